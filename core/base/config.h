@@ -1,0 +1,70 @@
+/*
+ * core/base/config.h: the one declared table of LINCOLL_* variables.
+ *
+ * Every variable has a name, a type, a default and a doc string, and is
+ * parsed once (lc_config_load) into an lc_config_t.  A bad value is an
+ * error that names the variable.  lincoll_info -c prints the table.
+ */
+#ifndef LC_CONFIG_H
+#define LC_CONFIG_H
+
+#include <lincoll/status.h>
+#include <stddef.h>
+
+typedef enum lc_cfg_type {
+    LC_CFG_STRING, /* free text (bounded length) */
+    LC_CFG_INT,    /* signed integer within [min, max] */
+    LC_CFG_SIZE,   /* byte count with optional k/m/g suffix (powers of 1024) */
+    LC_CFG_TIME,   /* seconds, fractional allowed, >= 0 */
+    LC_CFG_BOOL,   /* 1/0, y/n, yes/no, true/false, on/off */
+    LC_CFG_ENUM    /* one of a '|' separated list; stored as its index */
+} lc_cfg_type_t;
+
+typedef struct lc_config {
+    int log_level;         /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
+    double timeout;        /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
+    int transport;         /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
+    long ports;            /* LINCOLL_PORTS; 0 = automatic */
+    int plan_dump;         /* LINCOLL_PLAN_DUMP */
+    int kernel_isa;        /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
+    int bootstrap_kind;    /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
+    char bootstrap[256];   /* LINCOLL_BOOTSTRAP host:port of the TCP store */
+    long rank;             /* LINCOLL_RANK, -1 unset */
+    long size;             /* LINCOLL_SIZE, -1 unset */
+    char job_secret[128];  /* LINCOLL_JOB_SECRET */
+    double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
+    int ucx_err_mode;      /* LINCOLL_UCX_ERR_MODE: peer|none */
+    size_t rma_threshold;  /* LINCOLL_RMA_THRESHOLD bytes */
+    int bind;              /* LINCOLL_BIND: auto|core|numa|none */
+    int algo_fallback;     /* LINCOLL_ALGO_FALLBACK: warn|error */
+} lc_config_t;
+
+enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };
+enum { LC_BOOT_AUTO = 0, LC_BOOT_PMIX, LC_BOOT_TCP, LC_BOOT_SINGLE };
+enum { LC_UCX_ERR_PEER = 0, LC_UCX_ERR_NONE = 1 };
+enum { LC_FALLBACK_WARN = 0, LC_FALLBACK_ERROR = 1 };
+
+typedef struct lc_config_field {
+    const char *name;  /* full variable name, LINCOLL_... */
+    lc_cfg_type_t type;
+    const char *dflt;  /* default, as text */
+    const char *values; /* ENUM: "a|b|c"; INT: "min:max" */
+    const char *doc;
+    size_t offset;     /* into lc_config_t */
+    size_t size;       /* STRING: buffer size */
+} lc_config_field_t;
+
+/** The table and its length. */
+const lc_config_field_t *lc_config_table(size_t *count_p);
+
+/** Parse every variable from the environment into @p cfg (defaults first). */
+lincoll_status_t lc_config_load(lc_config_t *cfg);
+
+/** Parse one value of @p field from @p text into @p cfg (tests and fuzzers use it). */
+lincoll_status_t lc_config_parse_field(const lc_config_field_t *field, const char *text,
+                                       lc_config_t *cfg);
+
+/** Parse "64", "64k", "4M", "1g" into bytes. */
+lincoll_status_t lc_parse_size(const char *text, size_t *out);
+
+#endif

@@ -1,0 +1,61 @@
+/**
+ * @file info.h
+ * @brief Introspection: configuration variables, build options, kernels.
+ *
+ * Used by lincoll_info; also useful to print a daemon's settings.
+ */
+#ifndef LINCOLL_INFO_H
+#define LINCOLL_INFO_H
+
+#include <stddef.h>
+#include <lincoll/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One LINCOLL_* configuration variable. */
+typedef struct lincoll_config_var {
+    const char *name;          /**< e.g. "LINCOLL_TIMEOUT" */
+    const char *type;          /**< "string", "int", "size", "seconds", "bool" or "enum" */
+    const char *default_value; /**< default, as text */
+    const char *values;        /**< enum: "a|b|c"; int: "min:max"; otherwise NULL */
+    const char *doc;           /**< one-sentence documentation */
+    const char *current;       /**< value in the environment, or NULL when unset */
+} lincoll_config_var_t;
+
+/** @brief Number of LINCOLL_* variables. @return the count. */
+LINCOLL_API size_t lincoll_config_var_count(void);
+
+/**
+ * @brief Describe variable number @p index.
+ * @param [in]  index 0 .. lincoll_config_var_count() - 1.
+ * @param [out] var   filled with static strings.
+ * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
+ */
+LINCOLL_API lincoll_status_t lincoll_config_var(size_t index, lincoll_config_var_t *var);
+
+/**
+ * @brief Parse every LINCOLL_* variable of the environment.
+ * @return ::LINCOLL_OK, or ::LINCOLL_ERR_INVALID after logging each bad variable.
+ */
+LINCOLL_API lincoll_status_t lincoll_config_check(void);
+
+/** @brief Build options, e.g. "pmix=on verbs=on ucx=1.13.1". @return static string. */
+LINCOLL_API const char *lincoll_info_build(void);
+
+/**
+ * @brief Kernel dispatch: the chosen instruction set and the CPU's best.
+ * @param [out] active  ISA the kernels use ("base", "avx2", "avx512", "gfni").
+ * @param [out] best    best ISA this CPU supports.
+ * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID on NULL.
+ */
+LINCOLL_API lincoll_status_t lincoll_info_kernel_isa(const char **active, const char **best);
+
+/** @brief Transports compiled in, e.g. "ucx sim". @return static string. */
+LINCOLL_API const char *lincoll_info_transports(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,198 @@
+/*
+ * transports/transport.h: the whole contract between core/ and a transport.
+ *
+ * One const ops table per transport (ucx, sim).  Nothing outside transports/
+ * branches on the transport type.  A transport never includes core/: its
+ * logger and parameters come through lc_tl_set_log() and lc_tl_params_t.
+ *
+ * Completion model: send_nb/recv_nb/put_nb return a request owned by the
+ * transport.  The caller polls it with test() and hands it back with
+ * release(); releasing a request that is still in flight cancels it (a
+ * receive) or orphans it (a send or put): the transport frees it when UCX is
+ * done, so no callback ever writes into caller memory after release().
+ *
+ * Tag layout (64 bits, exact match, no wildcards):
+ *
+ *    63            52 51            40 39                    16 15            0
+ *   +----------------+----------------+------------------------+---------------+
+ *   |  comm id (12)  |  op seq (12)   |      source rank (24)   |  round (16)   |
+ *   +----------------+----------------+------------------------+---------------+
+ *
+ * comm id: agreed by all members when a communicator is created; op seq: the
+ * communicator's operation counter (every member increments it identically,
+ * wraps at 4096); source: rank of the sender *in the communicator*; round: the
+ * plan round (sim uses it for round accounting).  Two messages from one sender
+ * with equal tags match in posting order (UCX's per-sender tag ordering).
+ *
+ * RMA: put_nb writes into a peer's window (memory from mem_alloc or mem_reg,
+ * described by a packed remote key).  With a signal address it then fences and
+ * atomically adds 1 to a 64-bit counter in the peer's window, so the target
+ * learns that the data has landed by reading its own memory.
+ */
+#ifndef LC_TRANSPORT_H
+#define LC_TRANSPORT_H
+
+#include <lincoll/log.h>
+#include <lincoll/status.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- tag layout ------------------------------------------------------- */
+#define LC_TAG_COMM_BITS  12
+#define LC_TAG_SEQ_BITS   12
+#define LC_TAG_SRC_BITS   24
+#define LC_TAG_ROUND_BITS 16
+#define LC_TAG_ROUND_SHIFT 0
+#define LC_TAG_SRC_SHIFT   (LC_TAG_ROUND_SHIFT + LC_TAG_ROUND_BITS)
+#define LC_TAG_SEQ_SHIFT   (LC_TAG_SRC_SHIFT + LC_TAG_SRC_BITS)
+#define LC_TAG_COMM_SHIFT  (LC_TAG_SEQ_SHIFT + LC_TAG_SEQ_BITS)
+#define LC_TAG_MASK(_bits) ((UINT64_C(1) << (_bits)) - 1)
+#define LC_TAG_MAX_ROUND   LC_TAG_MASK(LC_TAG_ROUND_BITS)
+#define LC_TAG_MAX_SRC     LC_TAG_MASK(LC_TAG_SRC_BITS)
+
+static inline uint64_t lc_tag_make(unsigned comm, unsigned seq, unsigned src, unsigned round)
+{
+    return ((uint64_t)(comm & LC_TAG_MASK(LC_TAG_COMM_BITS)) << LC_TAG_COMM_SHIFT) |
+           ((uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT) |
+           ((uint64_t)(src & LC_TAG_MASK(LC_TAG_SRC_BITS)) << LC_TAG_SRC_SHIFT) |
+           ((uint64_t)(round & LC_TAG_MASK(LC_TAG_ROUND_BITS)) << LC_TAG_ROUND_SHIFT);
+}
+#define LC_TAG_FIELD(_tag, _name)                                                                  \
+    ((unsigned)(((_tag) >> LC_TAG_##_name##_SHIFT) & LC_TAG_MASK(LC_TAG_##_name##_BITS)))
+
+/* ---- objects ---------------------------------------------------------- */
+typedef struct lc_tl lc_tl_t;           /* one transport instance (per context) */
+typedef struct lc_tl_req lc_tl_req_t;   /* an in-flight operation */
+typedef struct lc_tl_mem lc_tl_mem_t;   /* a registered memory region */
+typedef struct lc_tl_rkey lc_tl_rkey_t; /* a peer's region, unpacked */
+
+typedef void (*lc_tl_log_fn_t)(lincoll_log_level_t level, const char *file, int line,
+                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/** Installed by core at load time. */
+void lc_tl_set_log(lc_tl_log_fn_t fn);
+extern lc_tl_log_fn_t lc_tl_log;
+#define lc_tl_error(...) lc_tl_log(LINCOLL_LOG_ERROR, __FILE__, __LINE__, __VA_ARGS__)
+#define lc_tl_warn(...)  lc_tl_log(LINCOLL_LOG_WARN, __FILE__, __LINE__, __VA_ARGS__)
+#define lc_tl_info(...)  lc_tl_log(LINCOLL_LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
+#define lc_tl_debug(...) lc_tl_log(LINCOLL_LOG_DEBUG, __FILE__, __LINE__, __VA_ARGS__)
+
+/** Parameters of init(). */
+typedef struct lc_tl_params {
+    int rank;            /* this process's world rank */
+    int size;            /* world size */
+    int err_mode_peer;   /* ucx: endpoints with UCP_ERR_HANDLING_MODE_PEER */
+    const char *net_devices; /* ucx: UCX_NET_DEVICES override, or NULL */
+    void *sim_world;     /* sim: the shared world (lc_sim_world_create) */
+} lc_tl_params_t;
+
+/** Counters a transport keeps (sim measures rounds; ucx counts traffic). */
+typedef struct lc_tl_counters {
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+    uint64_t puts;
+    uint64_t bytes_put;
+    uint64_t mem_registered; /* bytes currently registered */
+} lc_tl_counters_t;
+
+/** Flags of a memory region. */
+enum {
+    LC_TL_MEM_ALLOCATED = 1, /* transport allocated it: true one-sided RMA */
+};
+
+typedef struct lc_tl_ops {
+    const char *name;
+    lincoll_status_t (*init)(const lc_tl_params_t *params, lc_tl_t **tl_p);
+    void (*fini)(lc_tl_t *tl);
+
+    /* Address blob to hand to every peer (bootstrap allgather). */
+    lincoll_status_t (*address)(lc_tl_t *tl, const void **addr_p, size_t *len_p);
+    /* Learn every rank's address; endpoints are created lazily on first use. */
+    lincoll_status_t (*connect)(lc_tl_t *tl, const void *const *addrs, const size_t *lens);
+
+    /* Memory: allocate registered (one-sided) memory, or register user memory. */
+    lincoll_status_t (*mem_alloc)(lc_tl_t *tl, size_t len, lc_tl_mem_t **mem_p, void **addr_p);
+    lincoll_status_t (*mem_reg)(lc_tl_t *tl, void *addr, size_t len, lc_tl_mem_t **mem_p);
+    void (*mem_dereg)(lc_tl_t *tl, lc_tl_mem_t *mem);
+    /* Packed remote key of a region (caller frees with free()). */
+    lincoll_status_t (*rkey_pack)(lc_tl_t *tl, lc_tl_mem_t *mem, void **buf_p, size_t *len_p);
+    lincoll_status_t (*rkey_unpack)(lc_tl_t *tl, int peer, const void *buf, size_t len,
+                                    lc_tl_rkey_t **rkey_p);
+    void (*rkey_destroy)(lc_tl_t *tl, lc_tl_rkey_t *rkey);
+    /* Direct load/store pointer to a peer's region when it is mapped here
+     * (shared memory), else NULL. */
+    void *(*rkey_ptr)(lc_tl_t *tl, lc_tl_rkey_t *rkey, uint64_t raddr);
+
+    /* Point to point; *req_p is NULL when the operation completed at once. */
+    lincoll_status_t (*send_nb)(lc_tl_t *tl, int peer, const void *buf, size_t len, uint64_t tag,
+                                lc_tl_req_t **req_p);
+    lincoll_status_t (*recv_nb)(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
+                                lc_tl_req_t **req_p);
+    /* Put len bytes to raddr in the peer's region; with sig_rkey != NULL then
+     * fence and add 1 to the uint64_t at sig_raddr.  tag carries the round
+     * (accounting only). */
+    lincoll_status_t (*put_nb)(lc_tl_t *tl, int peer, const void *buf, size_t len,
+                               lc_tl_rkey_t *rkey, uint64_t raddr, lc_tl_rkey_t *sig_rkey,
+                               uint64_t sig_raddr, uint64_t tag, lc_tl_req_t **req_p);
+    /* Wait until every put to peer has landed remotely (peer < 0: all peers). */
+    lincoll_status_t (*flush_nb)(lc_tl_t *tl, int peer, lc_tl_req_t **req_p);
+
+    /* Drive communication; returns non-zero if anything happened. */
+    int (*progress)(lc_tl_t *tl);
+    /* LINCOLL_INPROGRESS, LINCOLL_OK (*len_p = bytes received) or an error. */
+    lincoll_status_t (*test)(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
+    /* Hand a request back (cancels or orphans it if still in flight). */
+    void (*release)(lc_tl_t *tl, lc_tl_req_t *req);
+    /* LINCOLL_OK, or LINCOLL_ERR_PEER_FAILED once the peer is known dead. */
+    lincoll_status_t (*peer_status)(lc_tl_t *tl, int peer);
+    /* File descriptor that becomes readable when progress may be needed
+     * (-1 if none), and arm it before blocking on it. */
+    int (*event_fd)(lc_tl_t *tl);
+    lincoll_status_t (*arm)(lc_tl_t *tl);
+    void (*counters)(lc_tl_t *tl, lc_tl_counters_t *out);
+    /* One line describing the transport in use (lanes, devices). */
+    void (*describe)(lc_tl_t *tl, int peer, char *buf, size_t len);
+} lc_tl_ops_t;
+
+extern const lc_tl_ops_t lc_tl_ucx_ops;
+extern const lc_tl_ops_t lc_tl_sim_ops;
+
+/* ---- sim world (shared by all virtual ranks of one process) ----------- */
+typedef struct lc_sim_world lc_sim_world_t;
+
+/** Per-round record the sim keeps: the largest message and the count. */
+typedef struct lc_sim_round_stat {
+    uint64_t max_bytes;  /* largest message (or put) sent in this round by any rank */
+    uint64_t msgs;       /* messages (and puts) in this round */
+    uint64_t bytes;      /* bytes in this round */
+} lc_sim_round_stat_t;
+
+/** Fault injection, applied to messages as they are delivered. */
+typedef enum lc_sim_fault {
+    LC_SIM_FAULT_NONE = 0,
+    LC_SIM_FAULT_DROP,      /* the message vanishes */
+    LC_SIM_FAULT_CORRUPT,   /* one byte is flipped */
+    LC_SIM_FAULT_DELAY,     /* delivered only after `delay` further progress calls */
+    LC_SIM_FAULT_DUPLICATE, /* delivered twice */
+} lc_sim_fault_t;
+
+typedef lc_sim_fault_t (*lc_sim_fault_fn_t)(void *arg, int src, int dst, unsigned round,
+                                            size_t len);
+
+lincoll_status_t lc_sim_world_create(int nranks, lc_sim_world_t **world_p);
+void lc_sim_world_destroy(lc_sim_world_t *world);
+/** Forget every record (between measured operations). */
+void lc_sim_world_reset_stats(lc_sim_world_t *world);
+/** Rounds recorded so far (highest round index + 1 that carried a message). */
+unsigned lc_sim_world_rounds(lc_sim_world_t *world);
+/** Statistics of round @p r (zeros when it carried nothing). */
+lc_sim_round_stat_t lc_sim_world_round(lc_sim_world_t *world, unsigned r);
+/** Messages/bytes sent and received by one rank. */
+void lc_sim_world_rank_stats(lc_sim_world_t *world, int rank, uint64_t *msgs_sent,
+                             uint64_t *bytes_sent, uint64_t *msgs_recvd, uint64_t *bytes_recvd);
+void lc_sim_world_set_fault(lc_sim_world_t *world, lc_sim_fault_fn_t fn, void *arg,
+                            unsigned delay);
+/** Mark a virtual rank dead: its peers see LINCOLL_ERR_PEER_FAILED. */
+void lc_sim_world_kill(lc_sim_world_t *world, int rank);
+
+#endif
