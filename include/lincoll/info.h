@@ -55,6 +55,15 @@ LINCOLL_API lincoll_status_t lincoll_info_kernel_isa(const char **active, const 
 /** @brief Transports compiled in, e.g. "ucx sim". @return static string. */
 LINCOLL_API const char *lincoll_info_transports(void);
 
+/**
+ * @brief Describe the machine as lincoll sees it (hwloc): cores, NUMA nodes,
+ *        network and GPU devices with their locality, and this process's binding.
+ * @param [out] buf text, several lines, NUL-terminated (truncated to @p len).
+ * @param [in]  len size of @p buf.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, or ::LINCOLL_ERR_IO if hwloc fails.
+ */
+LINCOLL_API lincoll_status_t lincoll_info_topology(char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,49 @@
+/*
+ * core/context/bootstrap/bootstrap.h: how ranks of one job find each other.
+ *
+ * Detection order (LINCOLL_BOOTSTRAP_KIND=auto): PMIx (PMIX_NAMESPACE in the
+ * environment: mpirun, srun --mpi=pmix) -> TCP store (LINCOLL_RANK,
+ * LINCOLL_SIZE, LINCOLL_BOOTSTRAP=host:port, LINCOLL_JOB_SECRET; served by
+ * lincoll-run) -> singleton.  The bootstrap only carries small metadata
+ * (transport addresses, remote keys, communicator ids); data moves over the
+ * transport.
+ */
+#ifndef LC_BOOTSTRAP_H
+#define LC_BOOTSTRAP_H
+
+#include <lincoll/status.h>
+#include <stddef.h>
+
+#include "core/base/config.h"
+
+typedef struct lc_bootstrap lc_bootstrap_t;
+
+typedef struct lc_bootstrap_ops {
+    const char *name; /* "pmix", "tcp", "single" */
+    /* Every rank contributes len bytes; out receives size*len bytes in rank order. */
+    lincoll_status_t (*allgather)(lc_bootstrap_t *b, const void *in, void *out, size_t len);
+    lincoll_status_t (*barrier)(lc_bootstrap_t *b);
+    void (*fini)(lc_bootstrap_t *b);
+} lc_bootstrap_ops_t;
+
+struct lc_bootstrap {
+    const lc_bootstrap_ops_t *ops;
+    int rank;        /* world rank */
+    int size;        /* world size */
+    int local_rank;  /* rank among the processes of this host (-1 if unknown) */
+    int local_size;  /* processes of this job on this host (-1 if unknown) */
+    double timeout;  /* seconds any one operation may wait */
+    void *impl;      /* backend state */
+};
+
+/* Detect and open the bootstrap (collective over the job). */
+lincoll_status_t lc_bootstrap_open(const lc_config_t *cfg, lc_bootstrap_t **b_p);
+void lc_bootstrap_close(lc_bootstrap_t *b);
+
+/* Allgather of variable-length blobs: *out_p is one malloc'd block holding
+ * every blob, (*ptrs_p)[r] points at rank r's blob and (*lens_p)[r] is its
+ * length.  Free *out_p, *ptrs_p and *lens_p with free(). */
+lincoll_status_t lc_bootstrap_allgatherv(lc_bootstrap_t *b, const void *in, size_t len,
+                                         void **out_p, void ***ptrs_p, size_t **lens_p);
+
+#endif

@@ -1,0 +1,125 @@
+/**
+ * @file plan.h
+ * @brief Persistent plans: compile once, start many times.
+ *
+ * Every lincoll operation compiles to a plan: rounds of sends, receives and
+ * puts on up to p ports, with local compute steps between them.  A plan is
+ * started, then tested or waited on; it can be started again once it has
+ * completed.  lincoll_plan_stats() reports its static cost.
+ */
+#ifndef LINCOLL_PLAN_H
+#define LINCOLL_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lincoll/context.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque compiled plan. */
+typedef struct lincoll_plan lincoll_plan_t;
+
+/** Static cost of a plan, for the calling rank and for the whole plan. */
+typedef struct lincoll_plan_stats {
+    const char *algorithm;   /**< name of the algorithm that compiled it */
+    unsigned rounds;         /**< C1: communication rounds */
+    uint64_t c2_elems;       /**< C2: sum over rounds of the largest message (elements) on any rank */
+    uint64_t c2_bytes;       /**< C2 in bytes */
+    uint64_t msgs_sent;      /**< messages (and puts) this rank sends per start */
+    uint64_t bytes_sent;     /**< bytes this rank sends per start */
+    uint64_t msgs_recvd;     /**< messages this rank receives per start */
+    uint64_t bytes_recvd;    /**< bytes this rank receives per start */
+    uint64_t compute_elems;  /**< elements this rank touches in compute steps */
+    uint64_t scratch_bytes;  /**< scratch memory the plan owns on this rank */
+    unsigned ports;          /**< ports p the plan was compiled for */
+    double predicted_us;     /**< alpha-beta-gamma prediction of one start, microseconds */
+} lincoll_plan_stats_t;
+
+/**
+ * @brief Start a plan (non-blocking).
+ * @param [in] plan a compiled plan that is not running.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_BUSY (still running)
+ *         or a transport error.
+ */
+LINCOLL_API lincoll_status_t lincoll_start(lincoll_plan_t *plan);
+
+/**
+ * @brief Drive a started plan without blocking.
+ * @return ::LINCOLL_INPROGRESS, ::LINCOLL_OK when complete, or the error that
+ *         ended it (::LINCOLL_ERR_TIMEOUT, ::LINCOLL_ERR_PEER_FAILED, ...).
+ */
+LINCOLL_API lincoll_status_t lincoll_test(lincoll_plan_t *plan);
+
+/**
+ * @brief Drive a started plan until it completes or fails (bounded by the
+ *        context timeout).
+ * @return ::LINCOLL_OK or the error that ended it.
+ */
+LINCOLL_API lincoll_status_t lincoll_wait(lincoll_plan_t *plan);
+
+/**
+ * @brief Free a plan (a running plan is canceled first).
+ * @param [in] plan plan, or NULL (no-op).
+ * @return ::LINCOLL_OK.
+ */
+LINCOLL_API lincoll_status_t lincoll_plan_free(lincoll_plan_t *plan);
+
+/**
+ * @brief Static cost of a plan.
+ * @param [in]  plan  plan.
+ * @param [out] stats filled on success.
+ * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
+ */
+LINCOLL_API lincoll_status_t lincoll_plan_stats(const lincoll_plan_t *plan,
+                                                lincoll_plan_stats_t *stats);
+
+/**
+ * @brief Print the plan (rounds, ports, peers, sizes, steps) to @p buf.
+ * @param [in]  plan plan.
+ * @param [out] buf  text, NUL-terminated, truncated to @p len.
+ * @param [in]  len  size of @p buf.
+ * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
+ */
+LINCOLL_API lincoll_status_t lincoll_plan_dump(const lincoll_plan_t *plan, char *buf, size_t len);
+
+/**
+ * @brief Ring shift: every rank sends @p bytes from @p sbuf to rank
+ *        (rank + shift) mod P and receives into @p rbuf from (rank - shift) mod P.
+ *
+ * One round.  Buffers are bound to the plan; they must stay valid while it lives.
+ * @param [in]  comm  communicator.
+ * @param [in]  sbuf  send buffer (may be NULL only if @p bytes is 0).
+ * @param [out] rbuf  receive buffer, must not overlap @p sbuf.
+ * @param [in]  bytes message size.
+ * @param [in]  shift distance (any integer; reduced mod P).
+ * @param [out] plan_p the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_ring_shift_init(lincoll_comm_t *comm, const void *sbuf,
+                                                     void *rbuf, size_t bytes, int shift,
+                                                     lincoll_plan_t **plan_p);
+
+/**
+ * @brief All-to-all exchange on p ports: block j of @p sbuf (each @p bytes
+ *        long) goes to rank j and lands as block i of rank j's @p rbuf.
+ *
+ * ceil((P-1)/p) rounds; in round r a rank sends to ranks rank+1+r*p ..
+ * rank+(r+1)*p and receives from the mirror ranks.
+ * @param [in]  comm  communicator of P ranks.
+ * @param [in]  sbuf  P blocks.
+ * @param [out] rbuf  P blocks, must not overlap @p sbuf.
+ * @param [in]  bytes block size.
+ * @param [in]  ports p >= 1 (0 = the context's default).
+ * @param [out] plan_p the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_alltoall_init(lincoll_comm_t *comm, const void *sbuf,
+                                                   void *rbuf, size_t bytes, int ports,
+                                                   lincoll_plan_t **plan_p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

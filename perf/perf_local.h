@@ -1,0 +1,14 @@
+/*
+ * perf/perf_local.h: single-process benchmarks that lincoll_perf dispatches to
+ * (-t gf, -t gemm, -t reduce).  Each lives in its own perf_<name>.c, uses only
+ * the public headers, parses its own options from argv and prints a table
+ * (or CSV with -f csv).  Returns a process exit code.
+ */
+#ifndef LC_PERF_LOCAL_H
+#define LC_PERF_LOCAL_H
+
+int lc_perf_gf_main(int argc, char **argv) __attribute__((weak));
+int lc_perf_gemm_main(int argc, char **argv) __attribute__((weak));
+int lc_perf_reduce_main(int argc, char **argv) __attribute__((weak));
+
+#endif
