@@ -1,0 +1,766 @@
+/*
+ * transports/ucx/tl_ucx.c: the UCX (UCP) transport.
+ *
+ * One ucp context and one worker per process (thread mode SINGLE), the
+ * worker address exchanged through the bootstrap, endpoints created lazily on
+ * first use.  Tag send/recv with the exact 64-bit tag of transport.h (mask
+ * ~0), RMA with ucp_put_nbx into registered windows, and a remote signal made
+ * of ucp_worker_fence + 64-bit atomic add so the target sees the counter only
+ * after the data (UCX defines fence ordering per endpoint).
+ *
+ * Error handling: endpoints use UCP_ERR_HANDLING_MODE_PEER so a dead peer
+ * fails its requests instead of hanging; UCX 1.13 then drops shared memory
+ * unless UCX_MM_ERROR_HANDLING=y, which init sets (unless the user set it).
+ *
+ * Requests: each operation gets an lc_tl_req_t from a free list; UCX
+ * callbacks write its status.  release() of an in-flight request cancels a
+ * receive and marks the request orphaned; the callback then frees it, so no
+ * UCX callback ever writes into memory the caller has given back.
+ */
+#include "transports/transport.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucp/api/ucp.h>
+
+enum { LC_UCX_REQ_SEND, LC_UCX_REQ_RECV, LC_UCX_REQ_PUT, LC_UCX_REQ_FLUSH };
+
+struct lc_tl_req {
+    struct lc_tl_req *next_free;
+    lc_tl_t *tl;
+    lincoll_status_t status;
+    int kind;
+    int orphaned;
+    int pending;       /* UCX requests still outstanding (put + signal = 2) */
+    void *ucx_req[2];
+    size_t length;
+    uint64_t one;      /* operand of the signal atomic */
+    ucp_tag_recv_info_t info;
+};
+
+struct lc_tl_mem {
+    ucp_mem_h memh;
+    void *addr;
+    size_t len;
+    int allocated;
+};
+
+struct lc_tl_rkey {
+    ucp_rkey_h rkey;
+    uint64_t base;
+    uint64_t len;
+    int peer;
+};
+
+struct lc_tl {
+    ucp_context_h context;
+    ucp_worker_h worker;
+    ucp_address_t *address;
+    size_t address_len;
+    int rank;
+    int size;
+    int err_mode_peer;
+    ucp_ep_h *eps;          /* lazily created */
+    void **peer_addrs;      /* copies of every rank's worker address */
+    unsigned char *failed;  /* peer known dead */
+    lc_tl_req_t *free_reqs;
+    int efd;
+    lc_tl_counters_t counters;
+};
+
+/* ---- status mapping (only here does ucs_status_t exist) ---------------- */
+
+static lincoll_status_t lc_ucx_status(ucs_status_t s)
+{
+    switch (s) {
+    case UCS_OK: return LINCOLL_OK;
+    case UCS_INPROGRESS: return LINCOLL_INPROGRESS;
+    case UCS_ERR_NO_MEMORY: return LINCOLL_ERR_NOMEM;
+    case UCS_ERR_INVALID_PARAM: return LINCOLL_ERR_INVALID;
+    case UCS_ERR_UNSUPPORTED: return LINCOLL_ERR_UNSUPPORTED;
+    case UCS_ERR_MESSAGE_TRUNCATED: return LINCOLL_ERR_TRUNCATED;
+    case UCS_ERR_CANCELED: return LINCOLL_ERR_CANCELED;
+    case UCS_ERR_TIMED_OUT: return LINCOLL_ERR_TIMEOUT;
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_REJECTED:
+    case UCS_ERR_NOT_CONNECTED: return LINCOLL_ERR_PEER_FAILED;
+    default: return LINCOLL_ERR_TRANSPORT;
+    }
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind)
+{
+    lc_tl_req_t *r = tl->free_reqs;
+    if (r != NULL) {
+        tl->free_reqs = r->next_free;
+    } else {
+        r = malloc(sizeof(*r));
+        if (r == NULL) {
+            return NULL;
+        }
+    }
+    memset(r, 0, sizeof(*r));
+    r->tl = tl;
+    r->kind = kind;
+    r->status = LINCOLL_INPROGRESS;
+    return r;
+}
+
+static void lc_ucx_req_put_back(lc_tl_req_t *r)
+{
+    lc_tl_t *tl = r->tl;
+    r->next_free = tl->free_reqs;
+    tl->free_reqs = r;
+}
+
+/* One of the request's UCX operations finished. */
+static void lc_ucx_req_done(lc_tl_req_t *r, ucs_status_t s)
+{
+    if (s != UCS_OK && (r->status == LINCOLL_INPROGRESS || r->status == LINCOLL_OK)) {
+        r->status = lc_ucx_status(s);
+    }
+    if (--r->pending > 0) {
+        return;
+    }
+    if (r->status == LINCOLL_INPROGRESS) {
+        r->status = LINCOLL_OK;
+    }
+    if (r->orphaned) {
+        lc_ucx_req_put_back(r);
+    }
+}
+
+static void lc_ucx_send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    lc_ucx_req_done(user_data, status);
+    ucp_request_free(request);
+}
+
+static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                           void *user_data)
+{
+    lc_tl_req_t *r = user_data;
+    if (status == UCS_OK) {
+        r->length = info->length;
+    }
+    lc_ucx_req_done(r, status);
+    ucp_request_free(request);
+}
+
+/* Record an nbx result: immediate completion, error, or a pending request. */
+static void lc_ucx_track(lc_tl_req_t *r, ucs_status_ptr_t p)
+{
+    int slot = r->ucx_req[0] != NULL ? 1 : 0;
+    r->pending++;
+    if (p == NULL) {
+        lc_ucx_req_done(r, UCS_OK);
+    } else if (UCS_PTR_IS_ERR(p)) {
+        lc_ucx_req_done(r, UCS_PTR_STATUS(p));
+    } else {
+        r->ucx_req[slot] = p;
+    }
+}
+
+/* ---- endpoints ------------------------------------------------------------ */
+
+static void lc_ucx_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    lc_tl_t *tl = ((void **)arg)[0];
+    int peer = (int)(intptr_t)((void **)arg)[1];
+    (void)ep;
+    if (!tl->failed[peer]) {
+        lc_tl_warn("ucx: peer %d failed: %s", peer, ucs_status_string(status));
+        tl->failed[peer] = 1;
+    }
+}
+
+static lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
+{
+    if (peer < 0 || peer >= tl->size || tl->peer_addrs == NULL) {
+        lc_tl_error("ucx: peer %d out of range [0, %d) or transport not connected", peer,
+                    tl->size);
+        return LINCOLL_ERR_INVALID;
+    }
+    if (tl->failed[peer]) {
+        return LINCOLL_ERR_PEER_FAILED;
+    }
+    if (tl->eps[peer] == NULL) {
+        /* the error callback needs (tl, peer); keep them in a small static-lifetime pair */
+        void **arg = malloc(2 * sizeof(void *));
+        if (arg == NULL) {
+            return LINCOLL_ERR_NOMEM;
+        }
+        arg[0] = tl;
+        arg[1] = (void *)(intptr_t)peer;
+        ucp_ep_params_t ep_params = {
+            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+            .address = tl->peer_addrs[peer],
+        };
+        if (tl->err_mode_peer) {
+            ep_params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+            ep_params.err_handler.cb = lc_ucx_ep_error_cb;
+            ep_params.err_handler.arg = arg;
+        }
+        ucs_status_t s = ucp_ep_create(tl->worker, &ep_params, &tl->eps[peer]);
+        if (s != UCS_OK) {
+            free(arg);
+            lc_tl_error("ucx: ucp_ep_create to peer %d failed: %s", peer, ucs_status_string(s));
+            return lc_ucx_status(s);
+        }
+        /* remember arg for fini: stash it after the address copy */
+        ((void **)tl->peer_addrs)[peer + tl->size] = arg;
+    }
+    *ep_p = tl->eps[peer];
+    return LINCOLL_OK;
+}
+
+/* ---- init / fini ---------------------------------------------------------- */
+
+static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
+{
+    if (params->err_mode_peer) {
+        /* keep posix/sysv shared memory with error handling (UCX 1.13) */
+        setenv("UCX_MM_ERROR_HANDLING", "y", 0);
+    }
+    lc_tl_t *tl = calloc(1, sizeof(*tl));
+    if (tl == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    tl->rank = params->rank;
+    tl->size = params->size;
+    tl->err_mode_peer = params->err_mode_peer;
+    tl->efd = -1;
+    tl->eps = calloc((size_t)params->size, sizeof(*tl->eps));
+    tl->failed = calloc((size_t)params->size, 1);
+    if (tl->eps == NULL || tl->failed == NULL) {
+        goto err_nomem;
+    }
+    ucp_config_t *cfg;
+    ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_config_read failed: %s", ucs_status_string(s));
+        goto err_status;
+    }
+    if (params->net_devices != NULL && *params->net_devices != '\0') {
+        ucp_config_modify(cfg, "NET_DEVICES", params->net_devices);
+    }
+    ucp_params_t up = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_TAG_SENDER_MASK |
+                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME,
+        .features = UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
+        .tag_sender_mask = LC_TAG_MASK(LC_TAG_SRC_BITS) << LC_TAG_SRC_SHIFT,
+        .estimated_num_eps = (size_t)params->size,
+        .name = "lincoll",
+    };
+    s = ucp_init(&up, cfg, &tl->context);
+    ucp_config_release(cfg);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_init failed: %s", ucs_status_string(s));
+        goto err_status;
+    }
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_SINGLE,
+    };
+    s = ucp_worker_create(tl->context, &wp, &tl->worker);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_worker_create failed: %s", ucs_status_string(s));
+        ucp_cleanup(tl->context);
+        goto err_status;
+    }
+    s = ucp_worker_get_address(tl->worker, &tl->address, &tl->address_len);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_worker_get_address failed: %s", ucs_status_string(s));
+        ucp_worker_destroy(tl->worker);
+        ucp_cleanup(tl->context);
+        goto err_status;
+    }
+    *tl_p = tl;
+    return LINCOLL_OK;
+
+err_status:
+    free(tl->eps);
+    free(tl->failed);
+    free(tl);
+    return LINCOLL_ERR_TRANSPORT;
+err_nomem:
+    free(tl->eps);
+    free(tl->failed);
+    free(tl);
+    return LINCOLL_ERR_NOMEM;
+}
+
+/* Wait for a UCX request with progress, at most `seconds`. */
+static ucs_status_t lc_ucx_wait(lc_tl_t *tl, ucs_status_ptr_t p, double seconds)
+{
+    if (p == NULL) {
+        return UCS_OK;
+    }
+    if (UCS_PTR_IS_ERR(p)) {
+        return UCS_PTR_STATUS(p);
+    }
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ucs_status_t s;
+    while ((s = ucp_request_check_status(p)) == UCS_INPROGRESS) {
+        ucp_worker_progress(tl->worker);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) > seconds) {
+            ucp_request_cancel(tl->worker, p);
+            s = UCS_ERR_TIMED_OUT;
+            break;
+        }
+    }
+    ucp_request_free(p);
+    return s;
+}
+
+static void lc_ucx_fini(lc_tl_t *tl)
+{
+    if (tl == NULL) {
+        return;
+    }
+    for (int i = 0; i < tl->size; i++) {
+        if (tl->eps[i] == NULL) {
+            continue;
+        }
+        ucp_request_param_t cp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                  .flags = (tl->failed[i] && tl->err_mode_peer)
+                                               ? UCP_EP_CLOSE_FLAG_FORCE
+                                               : 0};
+        ucs_status_t s = lc_ucx_wait(tl, ucp_ep_close_nbx(tl->eps[i], &cp), 5.0);
+        if (s != UCS_OK && !tl->failed[i]) {
+            lc_tl_debug("ucx: closing endpoint to %d: %s", i, ucs_status_string(s));
+        }
+        free(((void **)tl->peer_addrs)[i + tl->size]);
+    }
+    /* free requests that are back in the pool; orphaned in-flight ones are
+     * completed (with an error) by the worker destruction */
+    while (tl->free_reqs != NULL) {
+        lc_tl_req_t *n = tl->free_reqs->next_free;
+        free(tl->free_reqs);
+        tl->free_reqs = n;
+    }
+    if (tl->peer_addrs != NULL) {
+        for (int i = 0; i < tl->size; i++) {
+            free(tl->peer_addrs[i]);
+        }
+        free(tl->peer_addrs);
+    }
+    ucp_worker_release_address(tl->worker, tl->address);
+    ucp_worker_destroy(tl->worker);
+    ucp_cleanup(tl->context);
+    free(tl->eps);
+    free(tl->failed);
+    free(tl);
+}
+
+static lincoll_status_t lc_ucx_address(lc_tl_t *tl, const void **addr_p, size_t *len_p)
+{
+    *addr_p = tl->address;
+    *len_p = tl->address_len;
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, const size_t *lens)
+{
+    /* slots [0, size) hold address copies, [size, 2*size) the error-callback args */
+    tl->peer_addrs = calloc(2 * (size_t)tl->size, sizeof(void *));
+    if (tl->peer_addrs == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    for (int i = 0; i < tl->size; i++) {
+        if (addrs[i] == NULL || lens[i] == 0) {
+            lc_tl_error("ucx: rank %d published an empty worker address", i);
+            return LINCOLL_ERR_INVALID;
+        }
+        tl->peer_addrs[i] = malloc(lens[i]);
+        if (tl->peer_addrs[i] == NULL) {
+            return LINCOLL_ERR_NOMEM;
+        }
+        memcpy(tl->peer_addrs[i], addrs[i], lens[i]);
+    }
+    return LINCOLL_OK;
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static lincoll_status_t lc_ucx_map(lc_tl_t *tl, void *addr, size_t len, int allocate,
+                                   lc_tl_mem_t **mem_p)
+{
+    lc_tl_mem_t *m = calloc(1, sizeof(*m));
+    if (m == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    ucp_mem_map_params_t mp = {
+        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                      UCP_MEM_MAP_PARAM_FIELD_FLAGS,
+        .address = addr,
+        .length = len,
+        .flags = allocate ? UCP_MEM_MAP_ALLOCATE : 0,
+    };
+    ucs_status_t s = ucp_mem_map(tl->context, &mp, &m->memh);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_mem_map of %zu bytes failed: %s", len, ucs_status_string(s));
+        free(m);
+        return lc_ucx_status(s);
+    }
+    ucp_mem_attr_t attr = {.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH};
+    s = ucp_mem_query(m->memh, &attr);
+    if (s != UCS_OK) {
+        ucp_mem_unmap(tl->context, m->memh);
+        free(m);
+        return lc_ucx_status(s);
+    }
+    m->addr = attr.address;
+    m->len = attr.length;
+    m->allocated = allocate;
+    tl->counters.mem_registered += m->len;
+    *mem_p = m;
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_ucx_mem_alloc(lc_tl_t *tl, size_t len, lc_tl_mem_t **mem_p,
+                                         void **addr_p)
+{
+    lincoll_status_t st = lc_ucx_map(tl, NULL, len, 1, mem_p);
+    if (st == LINCOLL_OK) {
+        *addr_p = (*mem_p)->addr;
+    }
+    return st;
+}
+
+static lincoll_status_t lc_ucx_mem_reg(lc_tl_t *tl, void *addr, size_t len, lc_tl_mem_t **mem_p)
+{
+    return lc_ucx_map(tl, addr, len, 0, mem_p);
+}
+
+static void lc_ucx_mem_dereg(lc_tl_t *tl, lc_tl_mem_t *mem)
+{
+    if (mem == NULL) {
+        return;
+    }
+    tl->counters.mem_registered -= mem->len;
+    ucp_mem_unmap(tl->context, mem->memh);
+    free(mem);
+}
+
+/* Packed remote key: [u64 base][u64 len][UCX packed rkey]. */
+static lincoll_status_t lc_ucx_rkey_pack(lc_tl_t *tl, lc_tl_mem_t *mem, void **buf_p,
+                                         size_t *len_p)
+{
+    void *kb;
+    size_t kl;
+    ucs_status_t s = ucp_rkey_pack(tl->context, mem->memh, &kb, &kl);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_rkey_pack failed: %s", ucs_status_string(s));
+        return lc_ucx_status(s);
+    }
+    unsigned char *out = malloc(16 + kl);
+    if (out == NULL) {
+        ucp_rkey_buffer_release(kb);
+        return LINCOLL_ERR_NOMEM;
+    }
+    uint64_t base = (uint64_t)(uintptr_t)mem->addr, len = mem->len;
+    memcpy(out, &base, 8);
+    memcpy(out + 8, &len, 8);
+    memcpy(out + 16, kb, kl);
+    ucp_rkey_buffer_release(kb);
+    *buf_p = out;
+    *len_p = 16 + kl;
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_ucx_rkey_unpack(lc_tl_t *tl, int peer, const void *buf, size_t len,
+                                           lc_tl_rkey_t **rkey_p)
+{
+    if (buf == NULL || len <= 16) {
+        lc_tl_error("ucx: packed remote key from peer %d is %zu bytes, too short", peer, len);
+        return LINCOLL_ERR_INVALID;
+    }
+    ucp_ep_h ep;
+    lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    lc_tl_rkey_t *k = calloc(1, sizeof(*k));
+    if (k == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    memcpy(&k->base, buf, 8);
+    memcpy(&k->len, (const char *)buf + 8, 8);
+    k->peer = peer;
+    ucs_status_t s = ucp_ep_rkey_unpack(ep, (const char *)buf + 16, &k->rkey);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_ep_rkey_unpack from peer %d failed: %s", peer,
+                    ucs_status_string(s));
+        free(k);
+        return lc_ucx_status(s);
+    }
+    *rkey_p = k;
+    return LINCOLL_OK;
+}
+
+static void lc_ucx_rkey_destroy(lc_tl_t *tl, lc_tl_rkey_t *k)
+{
+    (void)tl;
+    if (k != NULL) {
+        ucp_rkey_destroy(k->rkey);
+        free(k);
+    }
+}
+
+static void *lc_ucx_rkey_ptr(lc_tl_t *tl, lc_tl_rkey_t *k, uint64_t raddr)
+{
+    (void)tl;
+    void *p = NULL;
+    if (k == NULL || ucp_rkey_ptr(k->rkey, raddr, &p) != UCS_OK) {
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- communication --------------------------------------------------------- */
+
+static lincoll_status_t lc_ucx_finish_post(lc_tl_req_t *r, lc_tl_req_t **req_p)
+{
+    if (r->pending == 0 && r->kind != LC_UCX_REQ_RECV) {
+        lincoll_status_t st = r->status;
+        lc_ucx_req_put_back(r);
+        *req_p = NULL;
+        return st == LINCOLL_INPROGRESS ? LINCOLL_OK : st;
+    }
+    *req_p = r;
+    return r->status == LINCOLL_INPROGRESS || r->status == LINCOLL_OK ? LINCOLL_OK : r->status;
+}
+
+static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
+                                       uint64_t tag, lc_tl_req_t **req_p)
+{
+    ucp_ep_h ep;
+    lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_SEND);
+    if (r == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.send = lc_ucx_send_cb,
+        .user_data = r,
+        .datatype = ucp_dt_make_contig(1),
+    };
+    tl->counters.msgs_sent++;
+    tl->counters.bytes_sent += len;
+    lc_ucx_track(r, ucp_tag_send_nbx(ep, buf, len, tag, &p));
+    return lc_ucx_finish_post(r, req_p);
+}
+
+static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len,
+                                       uint64_t tag, lc_tl_req_t **req_p)
+{
+    ucp_ep_h ep;
+    /* an endpoint to the sender lets UCX report its failure to us */
+    lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_RECV);
+    if (r == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_RECV_INFO,
+        .cb.recv = lc_ucx_recv_cb,
+        .user_data = r,
+        .datatype = ucp_dt_make_contig(1),
+        .recv_info.tag_info = &r->info,
+    };
+    ucs_status_ptr_t up = ucp_tag_recv_nbx(tl->worker, buf, len, tag, ~UINT64_C(0), &p);
+    if (up == NULL) {
+        r->length = r->info.length;
+    }
+    lc_ucx_track(r, up);
+    return lc_ucx_finish_post(r, req_p);
+}
+
+static lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
+                                      lc_tl_rkey_t *rkey, uint64_t raddr, lc_tl_rkey_t *sig_rkey,
+                                      uint64_t sig_raddr, uint64_t tag, lc_tl_req_t **req_p)
+{
+    (void)tag;
+    ucp_ep_h ep;
+    lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    if (rkey == NULL || raddr < rkey->base || raddr - rkey->base > rkey->len ||
+        len > rkey->len - (raddr - rkey->base)) {
+        lc_tl_error("ucx: put of %zu bytes at 0x%llx is outside peer %d's window", len,
+                    (unsigned long long)raddr, peer);
+        return LINCOLL_ERR_INVALID;
+    }
+    lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_PUT);
+    if (r == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = lc_ucx_send_cb,
+        .user_data = r,
+    };
+    tl->counters.puts++;
+    tl->counters.bytes_put += len;
+    lc_ucx_track(r, ucp_put_nbx(ep, buf, len, raddr, rkey->rkey, &p));
+    if (sig_rkey != NULL) {
+        ucp_worker_fence(tl->worker);
+        r->one = 1;
+        ucp_request_param_t ap = p;
+        ap.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+        ap.datatype = ucp_dt_make_contig(sizeof(uint64_t));
+        lc_ucx_track(r, ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &r->one, 1, sig_raddr,
+                                          sig_rkey->rkey, &ap));
+    }
+    return lc_ucx_finish_post(r, req_p);
+}
+
+static lincoll_status_t lc_ucx_flush_nb(lc_tl_t *tl, int peer, lc_tl_req_t **req_p)
+{
+    lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_FLUSH);
+    if (r == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    ucp_request_param_t p = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = lc_ucx_send_cb,
+        .user_data = r,
+    };
+    if (peer < 0) {
+        lc_ucx_track(r, ucp_worker_flush_nbx(tl->worker, &p));
+    } else {
+        ucp_ep_h ep;
+        lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
+        if (st != LINCOLL_OK) {
+            lc_ucx_req_put_back(r);
+            return st;
+        }
+        lc_ucx_track(r, ucp_ep_flush_nbx(ep, &p));
+    }
+    return lc_ucx_finish_post(r, req_p);
+}
+
+static int lc_ucx_progress(lc_tl_t *tl)
+{
+    return (int)ucp_worker_progress(tl->worker);
+}
+
+static lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
+{
+    (void)tl;
+    if (r->pending > 0) {
+        return LINCOLL_INPROGRESS;
+    }
+    if (len_p != NULL) {
+        *len_p = r->length;
+    }
+    return r->status == LINCOLL_INPROGRESS ? LINCOLL_OK : r->status;
+}
+
+static void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
+{
+    if (r == NULL) {
+        return;
+    }
+    if (r->pending > 0) {
+        r->orphaned = 1;
+        if (r->kind == LC_UCX_REQ_RECV && r->ucx_req[0] != NULL) {
+            ucp_request_cancel(tl->worker, r->ucx_req[0]);
+        }
+        return;
+    }
+    lc_ucx_req_put_back(r);
+}
+
+static lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
+{
+    if (peer < 0 || peer >= tl->size) {
+        return LINCOLL_ERR_INVALID;
+    }
+    return tl->failed[peer] ? LINCOLL_ERR_PEER_FAILED : LINCOLL_OK;
+}
+
+static int lc_ucx_event_fd(lc_tl_t *tl)
+{
+    if (tl->efd < 0 && ucp_worker_get_efd(tl->worker, &tl->efd) != UCS_OK) {
+        tl->efd = -1;
+    }
+    return tl->efd;
+}
+
+static lincoll_status_t lc_ucx_arm(lc_tl_t *tl)
+{
+    ucs_status_t s = ucp_worker_arm(tl->worker);
+    return s == UCS_ERR_BUSY ? LINCOLL_ERR_BUSY : lc_ucx_status(s);
+}
+
+static void lc_ucx_counters(lc_tl_t *tl, lc_tl_counters_t *out)
+{
+    *out = tl->counters;
+}
+
+static void lc_ucx_describe(lc_tl_t *tl, int peer, char *buf, size_t len)
+{
+    ucp_ep_h ep;
+    if (len == 0) {
+        return;
+    }
+    buf[0] = '\0';
+    if (lc_ucx_ep(tl, peer, &ep) != LINCOLL_OK) {
+        snprintf(buf, len, "no endpoint to %d", peer);
+        return;
+    }
+    FILE *f = fmemopen(buf, len, "w");
+    if (f != NULL) {
+        ucp_ep_print_info(ep, f);
+        fclose(f);
+    }
+}
+
+const lc_tl_ops_t lc_tl_ucx_ops = {
+    .name = "ucx",
+    .init = lc_ucx_init,
+    .fini = lc_ucx_fini,
+    .address = lc_ucx_address,
+    .connect = lc_ucx_connect,
+    .mem_alloc = lc_ucx_mem_alloc,
+    .mem_reg = lc_ucx_mem_reg,
+    .mem_dereg = lc_ucx_mem_dereg,
+    .rkey_pack = lc_ucx_rkey_pack,
+    .rkey_unpack = lc_ucx_rkey_unpack,
+    .rkey_destroy = lc_ucx_rkey_destroy,
+    .rkey_ptr = lc_ucx_rkey_ptr,
+    .send_nb = lc_ucx_send_nb,
+    .recv_nb = lc_ucx_recv_nb,
+    .put_nb = lc_ucx_put_nb,
+    .flush_nb = lc_ucx_flush_nb,
+    .progress = lc_ucx_progress,
+    .test = lc_ucx_test,
+    .release = lc_ucx_release,
+    .peer_status = lc_ucx_peer_status,
+    .event_fd = lc_ucx_event_fd,
+    .arm = lc_ucx_arm,
+    .counters = lc_ucx_counters,
+    .describe = lc_ucx_describe,
+};
