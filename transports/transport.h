@@ -114,7 +114,9 @@ typedef struct lc_tl_ops {
     lincoll_status_t (*mem_alloc)(lc_tl_t *tl, size_t len, lc_tl_mem_t **mem_p, void **addr_p);
     lincoll_status_t (*mem_reg)(lc_tl_t *tl, void *addr, size_t len, lc_tl_mem_t **mem_p);
     void (*mem_dereg)(lc_tl_t *tl, lc_tl_mem_t *mem);
-    /* Packed remote key of a region (caller frees with free()). */
+    /* Packed remote key of a region (caller frees with free()).  The blob
+     * starts with the region's base address as a native uint64_t: peers
+     * compute remote addresses (raddr) from it. */
     lincoll_status_t (*rkey_pack)(lc_tl_t *tl, lc_tl_mem_t *mem, void **buf_p, size_t *len_p);
     lincoll_status_t (*rkey_unpack)(lc_tl_t *tl, int peer, const void *buf, size_t len,
                                     lc_tl_rkey_t **rkey_p);

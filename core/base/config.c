@@ -54,6 +54,12 @@ static const lc_config_field_t lc_config_fields[] = {
          "bind each rank before UCX starts: auto binds to a core unless the launcher bound it"),
     LC_F("ALGO_FALLBACK", LC_CFG_ENUM, "warn", "warn|error", algo_fallback,
          "what a forced algorithm that cannot serve a call does: warn and fall back, or fail"),
+    LC_F("MODEL_ALPHA", LC_CFG_DOUBLE, "2e-6", NULL, model_alpha,
+         "cost model: seconds of latency per message round (alpha)"),
+    LC_F("MODEL_BW", LC_CFG_DOUBLE, "10e9", NULL, model_bw,
+         "cost model: bytes per second one port moves (1/beta)"),
+    LC_F("MODEL_COMPUTE_BW", LC_CFG_DOUBLE, "20e9", NULL, model_compute_bw,
+         "cost model: bytes per second a local reduction or copy processes (1/gamma)"),
 };
 
 const lc_config_field_t *lc_config_table(size_t *count_p)
@@ -168,6 +174,16 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
         *(double *)dst = v;
         return LINCOLL_OK;
     }
+    case LC_CFG_DOUBLE: {
+        errno = 0;
+        double v = strtod(text, &end);
+        if (errno != 0 || end == text || *end != '\0' || !(v > 0.0) || isinf(v)) {
+            lc_error("%s=%s: expected a positive number", f->name, text);
+            return LINCOLL_ERR_INVALID;
+        }
+        *(double *)dst = v;
+        return LINCOLL_OK;
+    }
     case LC_CFG_BOOL: {
         int v = lc_parse_bool(text);
         if (v < 0) {
@@ -229,7 +245,7 @@ lincoll_status_t lincoll_config_var(size_t index, lincoll_config_var_t *var)
         lc_error("lincoll_config_var: index %zu out of range [0, %zu) or var NULL", index, n);
         return LINCOLL_ERR_INVALID;
     }
-    static const char *const type_names[] = {"string", "int", "size", "seconds", "bool", "enum"};
+    static const char *const type_names[] = {"string", "int", "size", "seconds", "bool", "enum", "number"};
     var->name = t[index].name;
     var->type = type_names[t[index].type];
     var->default_value = t[index].dflt;

@@ -17,7 +17,8 @@ typedef enum lc_cfg_type {
     LC_CFG_SIZE,   /* byte count with optional k/m/g suffix (powers of 1024) */
     LC_CFG_TIME,   /* seconds, fractional allowed, >= 0 */
     LC_CFG_BOOL,   /* 1/0, y/n, yes/no, true/false, on/off */
-    LC_CFG_ENUM    /* one of a '|' separated list; stored as its index */
+    LC_CFG_ENUM,   /* one of a '|' separated list; stored as its index */
+    LC_CFG_DOUBLE  /* positive real number */
 } lc_cfg_type_t;
 
 typedef struct lc_config {
@@ -37,6 +38,9 @@ typedef struct lc_config {
     size_t rma_threshold;  /* LINCOLL_RMA_THRESHOLD bytes */
     int bind;              /* LINCOLL_BIND: auto|core|numa|none */
     int algo_fallback;     /* LINCOLL_ALGO_FALLBACK: warn|error */
+    double model_alpha;    /* LINCOLL_MODEL_ALPHA: seconds per message round */
+    double model_bw;       /* LINCOLL_MODEL_BW: bytes/s per port */
+    double model_compute_bw; /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
 } lc_config_t;
 
 enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };

@@ -17,6 +17,7 @@
 #include <lincoll/info.h>
 #include <lincoll/context.h>
 #include <lincoll/plan.h>
+#include <lincoll/rma.h>
 #if __has_include(<lincoll/gf.h>)
 #include <lincoll/gf.h>
 #endif

@@ -1,0 +1,156 @@
+/*
+ * core/context/comm.c: communicator split/free, barrier, and a small
+ * allgather of bytes — all compiled to plans and run by the executor, so
+ * they get timeouts and peer-failure detection like every operation.
+ *
+ * Communicator ids (the 12-bit field of the tag): each process counts the
+ * ids it has used; a split allgathers every member's counter and takes the
+ * maximum, so two communicators that share a process never share an id
+ * (until the 12-bit space wraps after 4095 splits).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/log.h"
+#include "core/context/win.h"
+#include "core/plan/plan.h"
+
+/* Ring allgather: P-1 rounds, each forwards the block received last round. */
+lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
+                                         size_t len)
+{
+    int P = comm->size, me = comm->rank;
+    memcpy((char *)out + (size_t)me * len, in, len);
+    if (P == 1) {
+        return LINCOLL_OK;
+    }
+    lincoll_plan_t *p;
+    lincoll_status_t st = lc_plan_create(comm, "ring_allgather_bytes", 1, &p);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    int slot = lc_plan_slot_user(p, out, (size_t)P * len);
+    int right = (me + 1) % P, left = (me - 1 + P) % P;
+    for (int r = 0; r < P - 1 && st == LINCOLL_OK; r++) {
+        int round = lc_plan_round(p);
+        size_t sblk = (size_t)((me - r + P) % P), rblk = (size_t)((me - r - 1 + P) % P);
+        st = lc_plan_send(p, round, right, lc_ref(slot, sblk * len), len);
+        if (st == LINCOLL_OK) st = lc_plan_recv(p, round, left, lc_ref(slot, rblk * len), len);
+    }
+    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
+    if (st == LINCOLL_OK) st = lc_plan_run(p);
+    lc_plan_destroy(p);
+    return st;
+}
+
+lincoll_status_t lincoll_barrier(lincoll_comm_t *comm)
+{
+    LC_CHECK_ARG(comm != NULL, "lincoll_barrier: comm must not be NULL");
+    int P = comm->size, me = comm->rank;
+    if (P == 1) {
+        return LINCOLL_OK;
+    }
+    lincoll_plan_t *p;
+    lincoll_status_t st = lc_plan_create(comm, "dissemination_barrier", 1, &p);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    int slot = lc_plan_slot_user(p, NULL, 0);
+    for (int d = 1; d < P && st == LINCOLL_OK; d *= 2) {
+        int round = lc_plan_round(p);
+        st = lc_plan_send(p, round, (me + d) % P, lc_ref(slot, 0), 0);
+        if (st == LINCOLL_OK) st = lc_plan_recv(p, round, (me - d + P) % P, lc_ref(slot, 0), 0);
+    }
+    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
+    if (st == LINCOLL_OK) st = lc_plan_run(p);
+    lc_plan_destroy(p);
+    return st;
+}
+
+typedef struct {
+    int32_t color;
+    int32_t key;
+    int32_t rank;
+    uint32_t next_id;
+} lc_split_entry_t;
+
+static int lc_split_cmp(const void *a, const void *b)
+{
+    const lc_split_entry_t *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
+                                    lincoll_comm_t **new_p)
+{
+    LC_CHECK_ARG(comm != NULL, "lincoll_comm_split: comm must not be NULL");
+    LC_CHECK_ARG(new_p != NULL, "lincoll_comm_split: new_p must not be NULL");
+    lincoll_context_t *ctx = comm->ctx;
+    int P = comm->size;
+    lc_split_entry_t mine = {color < 0 ? -1 : color, key, comm->rank, ctx->next_comm_id};
+    lc_split_entry_t *all = malloc((size_t)P * sizeof(*all));
+    if (all == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    lincoll_status_t st = lc_comm_allgather_bytes(comm, &mine, all, sizeof(mine));
+    if (st != LINCOLL_OK) {
+        free(all);
+        return st;
+    }
+    unsigned id = 0;
+    int n = 0;
+    for (int i = 0; i < P; i++) {
+        id = all[i].next_id > id ? all[i].next_id : id;
+        if (color >= 0 && all[i].color == color) {
+            all[n++] = all[i];
+        }
+    }
+    ctx->next_comm_id = (id + 1) & LC_TAG_MASK(LC_TAG_COMM_BITS);
+    if (ctx->next_comm_id == 0) {
+        ctx->next_comm_id = 1;
+    }
+    if (color < 0) {
+        free(all);
+        *new_p = NULL;
+        return LINCOLL_OK;
+    }
+    qsort(all, (size_t)n, sizeof(*all), lc_split_cmp);
+    lincoll_comm_t *c = calloc(1, sizeof(*c));
+    int *map = malloc((size_t)n * sizeof(int));
+    if (c == NULL || map == NULL) {
+        free(c);
+        free(map);
+        free(all);
+        return LINCOLL_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        map[i] = comm->to_world[all[i].rank];
+        if (all[i].rank == comm->rank) {
+            c->rank = i;
+        }
+    }
+    free(all);
+    c->ctx = ctx;
+    c->size = n;
+    c->to_world = map;
+    c->id = id & LC_TAG_MASK(LC_TAG_COMM_BITS);
+    ctx->live_comms++;
+    lc_debug("comm split: color %d key %d -> rank %d of %d, id %u", color, key, c->rank, n,
+             c->id);
+    *new_p = c;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_comm_free(lincoll_comm_t *comm)
+{
+    if (comm == NULL) {
+        return LINCOLL_OK;
+    }
+    LC_CHECK_ARG(comm != comm->ctx->world, "lincoll_comm_free: the world communicator is "
+                                           "owned by the context");
+    comm->ctx->live_comms--;
+    free(comm->to_world);
+    free(comm);
+    return LINCOLL_OK;
+}

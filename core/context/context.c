@@ -1,0 +1,347 @@
+/*
+ * core/context/context.c: lincoll_init/finalize, the world communicator and
+ * registered memory.
+ *
+ * init: parse the LINCOLL_* table once -> open the bootstrap (PMIx, TCP store
+ * or singleton) -> start the transport -> allgather transport addresses ->
+ * connect (endpoints are created lazily on first use).
+ * finalize: a bootstrap barrier so no rank tears down its endpoints while a
+ * peer still flushes to it, then the transport and the bootstrap.
+ */
+#include "core/context/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/base/log.h"
+#include "kernels/kernels.h"
+
+/* TEMPORARY until core/context/bootstrap lands */
+#pragma weak lc_bootstrap_open
+#pragma weak lc_bootstrap_close
+#pragma weak lc_bootstrap_allgatherv
+
+double lc_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static lincoll_status_t lc_comm_world_create(lincoll_context_t *ctx)
+{
+    lincoll_comm_t *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    w->to_world = malloc((size_t)ctx->size * sizeof(int));
+    if (w->to_world == NULL) {
+        free(w);
+        return LINCOLL_ERR_NOMEM;
+    }
+    for (int i = 0; i < ctx->size; i++) {
+        w->to_world[i] = i;
+    }
+    w->ctx = ctx;
+    w->rank = ctx->rank;
+    w->size = ctx->size;
+    w->id = 0;
+    ctx->next_comm_id = 1;
+    ctx->world = w;
+    return LINCOLL_OK;
+}
+
+static void lc_apply_config(lincoll_context_t *ctx, const lincoll_init_params_t *params)
+{
+    ctx->ports = ctx->cfg.ports > 0 ? (int)ctx->cfg.ports : 1;
+    ctx->timeout = ctx->cfg.timeout;
+    if (params != NULL) {
+        if (params->ports > 0) {
+            ctx->ports = params->ports;
+        }
+        if (params->timeout >= 0) {
+            ctx->timeout = params->timeout;
+        }
+    }
+    if (ctx->cfg.kernel_isa > 0) {
+        lc_kernel_isa_set((lc_isa_t)(ctx->cfg.kernel_isa - 1));
+    }
+}
+
+static lincoll_status_t lc_exchange_addresses(lincoll_context_t *ctx)
+{
+    const void *addr;
+    size_t len;
+    lincoll_status_t st = ctx->tl_ops->address(ctx->tl, &addr, &len);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    void *all, **ptrs;
+    size_t *lens;
+    st = lc_bootstrap_allgatherv(ctx->boot, addr, len, &all, &ptrs, &lens);
+    if (st != LINCOLL_OK) {
+        lc_error("exchanging transport addresses through the %s bootstrap failed: %s",
+                 ctx->boot->ops->name, lincoll_strerror(st));
+        return st;
+    }
+    st = ctx->tl_ops->connect(ctx->tl, (const void *const *)ptrs, lens);
+    free(all);
+    free(ptrs);
+    free(lens);
+    return st;
+}
+
+lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_context_t **ctx_p)
+{
+    LC_CHECK_ARG(ctx_p != NULL, "lincoll_init: ctx_p must not be NULL");
+    if (params != NULL) {
+        LC_CHECK_ARG(params->ports >= 0 && params->ports <= 64,
+                     "lincoll_init: params->ports=%d is outside [0, 64]", params->ports);
+    }
+    lincoll_context_t *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    lincoll_status_t st = lc_config_load(&ctx->cfg);
+    lc_log_level = (lincoll_log_level_t)ctx->cfg.log_level;
+    if (st != LINCOLL_OK) {
+        free(ctx);
+        return st;
+    }
+    lc_apply_config(ctx, params);
+    if (ctx->cfg.transport == LC_TRANSPORT_SIM) {
+        lc_error("LINCOLL_TRANSPORT=sim: the sim transport runs virtual ranks inside one "
+                 "process (tests); lincoll_init needs ucx");
+        free(ctx);
+        return LINCOLL_ERR_INVALID;
+    }
+    st = lc_bootstrap_open(&ctx->cfg, &ctx->boot);
+    if (st != LINCOLL_OK) {
+        free(ctx);
+        return st;
+    }
+    ctx->rank = ctx->boot->rank;
+    ctx->size = ctx->boot->size;
+    lc_log_set_rank(ctx->rank);
+    lc_info("bootstrap %s: rank %d of %d", ctx->boot->ops->name, ctx->rank, ctx->size);
+
+    ctx->tl_ops = &lc_tl_ucx_ops;
+    lc_tl_params_t tp = {
+        .rank = ctx->rank,
+        .size = ctx->size,
+        .err_mode_peer = ctx->cfg.ucx_err_mode == LC_UCX_ERR_PEER,
+    };
+    st = ctx->tl_ops->init(&tp, &ctx->tl);
+    if (st != LINCOLL_OK) {
+        goto err_boot;
+    }
+    st = lc_exchange_addresses(ctx);
+    if (st != LINCOLL_OK) {
+        goto err_tl;
+    }
+    st = lc_comm_world_create(ctx);
+    if (st != LINCOLL_OK) {
+        goto err_tl;
+    }
+    *ctx_p = ctx;
+    return LINCOLL_OK;
+
+err_tl:
+    ctx->tl_ops->fini(ctx->tl);
+err_boot:
+    lc_bootstrap_close(ctx->boot);
+    free(ctx);
+    return st;
+}
+
+lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size, int ports,
+                                       lincoll_context_t **ctx_p)
+{
+    lincoll_context_t *ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    lincoll_status_t st = lc_config_load(&ctx->cfg);
+    if (st != LINCOLL_OK) {
+        free(ctx);
+        return st;
+    }
+    lc_apply_config(ctx, NULL);
+    if (ports > 0) {
+        ctx->ports = ports;
+    }
+    ctx->rank = rank;
+    ctx->size = size;
+    ctx->tl_ops = &lc_tl_sim_ops;
+    lc_tl_params_t tp = {.rank = rank, .size = size, .sim_world = world};
+    st = ctx->tl_ops->init(&tp, &ctx->tl);
+    if (st == LINCOLL_OK) {
+        st = lc_comm_world_create(ctx);
+        if (st != LINCOLL_OK) {
+            ctx->tl_ops->fini(ctx->tl);
+        }
+    }
+    if (st != LINCOLL_OK) {
+        free(ctx);
+        return st;
+    }
+    *ctx_p = ctx;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
+{
+    if (ctx == NULL) {
+        return LINCOLL_OK;
+    }
+    lincoll_status_t st = LINCOLL_OK;
+    if (ctx->live_plans > 0) {
+        lc_warn("lincoll_finalize: %d plan(s) were not freed", ctx->live_plans);
+    }
+    if (ctx->live_comms > 0) {
+        lc_warn("lincoll_finalize: %d communicator(s) were not freed", ctx->live_comms);
+    }
+    while (ctx->mems != NULL) {
+        lc_mem_entry_t *e = ctx->mems;
+        ctx->mems = e->next;
+        lc_warn("lincoll_finalize: memory at %p (%zu bytes) was not freed", e->addr, e->len);
+        ctx->tl_ops->mem_dereg(ctx->tl, e->mem);
+        free(e);
+    }
+    if (ctx->boot != NULL) {
+        /* nobody closes endpoints while a peer may still flush to it */
+        st = ctx->boot->ops->barrier(ctx->boot);
+        if (st != LINCOLL_OK) {
+            lc_warn("lincoll_finalize: bootstrap barrier failed (%s); closing anyway",
+                    lincoll_strerror(st));
+        }
+    }
+    ctx->tl_ops->fini(ctx->tl);
+    if (ctx->boot != NULL) {
+        lc_bootstrap_close(ctx->boot);
+    }
+    free(ctx->world->to_world);
+    free(ctx->world);
+    free(ctx);
+    return st;
+}
+
+lincoll_status_t lincoll_comm_world(lincoll_context_t *ctx, lincoll_comm_t **comm_p)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_comm_world: ctx must not be NULL");
+    LC_CHECK_ARG(comm_p != NULL, "lincoll_comm_world: comm_p must not be NULL");
+    *comm_p = ctx->world;
+    return LINCOLL_OK;
+}
+
+int lincoll_comm_rank(const lincoll_comm_t *comm)
+{
+    return comm != NULL ? comm->rank : -1;
+}
+
+int lincoll_comm_size(const lincoll_comm_t *comm)
+{
+    return comm != NULL ? comm->size : -1;
+}
+
+lincoll_status_t lincoll_progress(lincoll_context_t *ctx)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_progress: ctx must not be NULL");
+    ctx->tl_ops->progress(ctx->tl);
+    return LINCOLL_OK;
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len)
+{
+    const char *a = addr;
+    for (lc_mem_entry_t *e = ctx->mems; e != NULL; e = e->next) {
+        const char *b = e->addr;
+        if (a >= b && a - b <= (ptrdiff_t)e->len && len <= e->len - (size_t)(a - b)) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t len, int allocate,
+                                   void **addr_p)
+{
+    lc_mem_entry_t *e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    lincoll_status_t st;
+    if (allocate) {
+        st = ctx->tl_ops->mem_alloc(ctx->tl, len, &e->mem, &e->addr);
+    } else {
+        e->addr = addr;
+        st = ctx->tl_ops->mem_reg(ctx->tl, addr, len, &e->mem);
+    }
+    if (st != LINCOLL_OK) {
+        free(e);
+        return st;
+    }
+    e->len = len;
+    e->allocated = allocate;
+    e->next = ctx->mems;
+    ctx->mems = e;
+    if (addr_p != NULL) {
+        *addr_p = e->addr;
+    }
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int allocated,
+                                      const char *fn)
+{
+    for (lc_mem_entry_t **pp = &ctx->mems; *pp != NULL; pp = &(*pp)->next) {
+        lc_mem_entry_t *e = *pp;
+        if (e->addr == addr && e->allocated == allocated) {
+            *pp = e->next;
+            ctx->tl_ops->mem_dereg(ctx->tl, e->mem);
+            free(e);
+            return LINCOLL_OK;
+        }
+    }
+    lc_error("%s: %p was not %s by lincoll", fn, addr, allocated ? "allocated" : "registered");
+    return LINCOLL_ERR_INVALID;
+}
+
+lincoll_status_t lincoll_mem_alloc(lincoll_context_t *ctx, size_t bytes, void **addr_p)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_alloc: ctx must not be NULL");
+    LC_CHECK_ARG(addr_p != NULL, "lincoll_mem_alloc: addr_p must not be NULL");
+    LC_CHECK_ARG(bytes > 0 && bytes <= ((size_t)1 << 46),
+                 "lincoll_mem_alloc: bytes=%zu must be in [1, 2^46]", bytes);
+    return lc_mem_add(ctx, NULL, bytes, 1, addr_p);
+}
+
+lincoll_status_t lincoll_mem_free(lincoll_context_t *ctx, void *addr)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_free: ctx must not be NULL");
+    if (addr == NULL) {
+        return LINCOLL_OK;
+    }
+    return lc_mem_remove(ctx, addr, 1, "lincoll_mem_free");
+}
+
+lincoll_status_t lincoll_mem_register(lincoll_context_t *ctx, void *addr, size_t bytes)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_register: ctx must not be NULL");
+    LC_CHECK_ARG(addr != NULL, "lincoll_mem_register: addr must not be NULL");
+    LC_CHECK_ARG(bytes > 0 && bytes <= ((size_t)1 << 46),
+                 "lincoll_mem_register: bytes=%zu must be in [1, 2^46]", bytes);
+    LC_CHECK_ARG(lc_mem_find(ctx, addr, bytes) == NULL,
+                 "lincoll_mem_register: [%p, +%zu) is already registered", addr, bytes);
+    return lc_mem_add(ctx, addr, bytes, 0, NULL);
+}
+
+lincoll_status_t lincoll_mem_deregister(lincoll_context_t *ctx, void *addr)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_deregister: ctx must not be NULL");
+    LC_CHECK_ARG(addr != NULL, "lincoll_mem_deregister: addr must not be NULL");
+    return lc_mem_remove(ctx, addr, 0, "lincoll_mem_deregister");
+}

@@ -1,0 +1,59 @@
+/*
+ * core/context/context.h: the context, communicators and registered memory
+ * (internal view of the opaque public types).
+ */
+#ifndef LC_CONTEXT_H
+#define LC_CONTEXT_H
+
+#include <lincoll/context.h>
+#include <lincoll/plan.h>
+
+#include "core/base/config.h"
+#include "core/context/bootstrap/bootstrap.h"
+#include "transports/transport.h"
+
+/* A region lincoll_mem_alloc()ed or lincoll_mem_register()ed. */
+typedef struct lc_mem_entry {
+    struct lc_mem_entry *next;
+    void *addr;
+    size_t len;
+    lc_tl_mem_t *mem;
+    int allocated;
+} lc_mem_entry_t;
+
+struct lincoll_context {
+    lc_config_t cfg;
+    lc_bootstrap_t *boot;          /* NULL for a sim virtual rank */
+    const lc_tl_ops_t *tl_ops;
+    lc_tl_t *tl;
+    int rank;
+    int size;
+    int ports;
+    double timeout;                /* seconds, 0 = never */
+    lincoll_comm_t *world;
+    unsigned next_comm_id;         /* see lc_comm_id_agree() */
+    lc_mem_entry_t *mems;
+    int live_plans;
+    int live_comms;                /* besides the world */
+};
+
+struct lincoll_comm {
+    lincoll_context_t *ctx;
+    int rank;                      /* my rank in the communicator */
+    int size;
+    int *to_world;                 /* communicator rank -> transport (world) rank */
+    unsigned id;                   /* comm id in the tag */
+    unsigned seq;                  /* operations started so far */
+};
+
+/* A sim virtual rank: context over the in-process sim transport. */
+lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size, int ports,
+                                       lincoll_context_t **ctx_p);
+
+/* The memory entry containing [addr, addr+len), or NULL. */
+lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len);
+
+/* Seconds on a monotonic clock. */
+double lc_now(void);
+
+#endif

@@ -1,0 +1,301 @@
+/*
+ * core/context/win.c: RMA windows (see win.h) and the public lincoll_win_* API.
+ *
+ * Creation is collective: each rank packs the remote keys of its data region
+ * and of its signal counters; two allgathers over the communicator (lengths,
+ * then blobs padded to the longest) give every rank everyone's keys, which
+ * are unpacked once per peer.
+ */
+#include "core/context/win.h"
+
+#include <lincoll/rma.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/log.h"
+
+static void lc_win_free_keys(lc_win_t *w)
+{
+    lincoll_context_t *ctx = w->comm->ctx;
+    for (int i = 0; i < w->comm->size; i++) {
+        if (w->rkeys != NULL && w->rkeys[i] != NULL) ctx->tl_ops->rkey_destroy(ctx->tl, w->rkeys[i]);
+        if (w->sig_rkeys != NULL && w->sig_rkeys[i] != NULL)
+            ctx->tl_ops->rkey_destroy(ctx->tl, w->sig_rkeys[i]);
+    }
+}
+
+void lc_win_destroy(lc_win_t *w)
+{
+    if (w == NULL) {
+        return;
+    }
+    lincoll_context_t *ctx = w->comm->ctx;
+    for (unsigned i = 0; i < w->npending; i++) {
+        ctx->tl_ops->release(ctx->tl, w->pending[i]);
+    }
+    lc_win_free_keys(w);
+    if (w->mem != NULL) ctx->tl_ops->mem_dereg(ctx->tl, w->mem);
+    if (w->sig_mem != NULL) ctx->tl_ops->mem_dereg(ctx->tl, w->sig_mem);
+    free(w->rkeys);
+    free(w->sig_rkeys);
+    free(w->rbase);
+    free(w->rsig);
+    free(w->consumed);
+    free(w->pending);
+    free(w);
+}
+
+/* Blob: [u64 data_len][u64 sig_len][data key][sig key]. */
+static lincoll_status_t lc_win_exchange(lc_win_t *w, lc_tl_mem_t *data_mem)
+{
+    lincoll_comm_t *comm = w->comm;
+    lincoll_context_t *ctx = comm->ctx;
+    int P = comm->size;
+    void *dk = NULL, *sk = NULL;
+    size_t dl = 0, sl = 0;
+    lincoll_status_t st = ctx->tl_ops->rkey_pack(ctx->tl, data_mem, &dk, &dl);
+    if (st == LINCOLL_OK) st = ctx->tl_ops->rkey_pack(ctx->tl, w->sig_mem, &sk, &sl);
+    uint64_t mylen = 16 + dl + sl;
+    uint64_t *lens = calloc((size_t)P, sizeof(uint64_t));
+    if (st == LINCOLL_OK && lens == NULL) st = LINCOLL_ERR_NOMEM;
+    if (st == LINCOLL_OK) st = lc_comm_allgather_bytes(comm, &mylen, lens, sizeof(uint64_t));
+    size_t maxlen = 0;
+    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
+        if (lens[i] < 16 || lens[i] > (1u << 20)) {
+            lc_error("window: rank %d published a %llu-byte key blob", i,
+                     (unsigned long long)lens[i]);
+            st = LINCOLL_ERR_MISMATCH;
+        }
+        maxlen = lens[i] > maxlen ? lens[i] : maxlen;
+    }
+    unsigned char *mine = NULL, *all = NULL;
+    if (st == LINCOLL_OK) {
+        mine = calloc(1, maxlen);
+        all = malloc(maxlen * (size_t)P);
+        if (mine == NULL || all == NULL) st = LINCOLL_ERR_NOMEM;
+    }
+    if (st == LINCOLL_OK) {
+        uint64_t h[2] = {dl, sl};
+        memcpy(mine, h, 16);
+        memcpy(mine + 16, dk, dl);
+        memcpy(mine + 16 + dl, sk, sl);
+        st = lc_comm_allgather_bytes(comm, mine, all, maxlen);
+    }
+    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
+        const unsigned char *b = all + (size_t)i * maxlen;
+        uint64_t h[2];
+        memcpy(h, b, 16);
+        if (h[0] + h[1] + 16 != lens[i]) {
+            st = LINCOLL_ERR_MISMATCH;
+            break;
+        }
+        int wpeer = comm->to_world[i];
+        st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 16, h[0], &w->rkeys[i]);
+        if (st == LINCOLL_OK)
+            st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 16 + h[0], h[1], &w->sig_rkeys[i]);
+        if (st == LINCOLL_OK) {
+            memcpy(&w->rbase[i], b + 16, 8);      /* packed keys start with their base */
+            memcpy(&w->rsig[i], b + 16 + h[0], 8);
+        }
+    }
+    free(dk);
+    free(sk);
+    free(lens);
+    free(mine);
+    free(all);
+    return st;
+}
+
+lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p)
+{
+    lincoll_context_t *ctx = comm->ctx;
+    int P = comm->size;
+    lc_win_t *w = calloc(1, sizeof(*w));
+    if (w == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    w->comm = comm;
+    w->base = base;
+    w->len = len;
+    w->rkeys = calloc((size_t)P, sizeof(*w->rkeys));
+    w->sig_rkeys = calloc((size_t)P, sizeof(*w->sig_rkeys));
+    w->rbase = calloc((size_t)P, sizeof(uint64_t));
+    w->rsig = calloc((size_t)P, sizeof(uint64_t));
+    w->consumed = calloc((size_t)P, sizeof(uint64_t));
+    lincoll_status_t st = LINCOLL_OK;
+    if (!w->rkeys || !w->sig_rkeys || !w->rbase || !w->rsig || !w->consumed) {
+        st = LINCOLL_ERR_NOMEM;
+    }
+    void *sig = NULL;
+    if (st == LINCOLL_OK) {
+        st = ctx->tl_ops->mem_alloc(ctx->tl, (size_t)P * sizeof(uint64_t), &w->sig_mem, &sig);
+    }
+    lc_tl_mem_t *data_mem = NULL;
+    if (st == LINCOLL_OK) {
+        memset(sig, 0, (size_t)P * sizeof(uint64_t));
+        w->sig = sig;
+        lc_mem_entry_t *e = lc_mem_find(ctx, base, len);
+        if (e != NULL) {
+            data_mem = e->mem;
+        } else {
+            st = ctx->tl_ops->mem_reg(ctx->tl, base, len, &w->mem);
+            data_mem = w->mem;
+        }
+    }
+    if (st == LINCOLL_OK) {
+        st = lc_win_exchange(w, data_mem);
+    }
+    if (st != LINCOLL_OK) {
+        lc_win_destroy(w);
+        return st;
+    }
+    *win_p = w;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_win_put(lc_win_t *w, int peer, const void *src, size_t len, size_t roff,
+                            int signal, unsigned round, lc_tl_req_t **req_p)
+{
+    lincoll_context_t *ctx = w->comm->ctx;
+    uint64_t tag = lc_tag_make(w->comm->id, 0, (unsigned)w->comm->rank, round);
+    return ctx->tl_ops->put_nb(ctx->tl, w->comm->to_world[peer], src, len, w->rkeys[peer],
+                               w->rbase[peer] + roff, signal ? w->sig_rkeys[peer] : NULL,
+                               w->rsig[peer] + 8 * (uint64_t)w->comm->rank, tag, req_p);
+}
+
+int lc_win_signal_ready(lc_win_t *w, int peer, uint64_t count)
+{
+    uint64_t arrived = __atomic_load_n(&w->sig[peer], __ATOMIC_ACQUIRE);
+    if (arrived - w->consumed[peer] >= count) {
+        w->consumed[peer] += count;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- public API ------------------------------------------------------------------ */
+
+lincoll_status_t lincoll_win_create(lincoll_comm_t *comm, void *base, size_t bytes,
+                                    lincoll_win_t **win_p)
+{
+    LC_CHECK_ARG(comm != NULL, "lincoll_win_create: comm must not be NULL");
+    LC_CHECK_ARG(base != NULL, "lincoll_win_create: base must not be NULL");
+    LC_CHECK_ARG(bytes > 0, "lincoll_win_create: bytes must be > 0");
+    LC_CHECK_ARG(win_p != NULL, "lincoll_win_create: win_p must not be NULL");
+    return lc_win_create(comm, base, bytes, win_p);
+}
+
+lincoll_status_t lincoll_win_free(lincoll_win_t *win)
+{
+    lc_win_destroy(win);
+    return LINCOLL_OK;
+}
+
+/* Drop completed puts from the pending list; first error wins. */
+static lincoll_status_t lc_win_reap(lc_win_t *w)
+{
+    lincoll_context_t *ctx = w->comm->ctx;
+    lincoll_status_t first = LINCOLL_OK;
+    unsigned k = 0;
+    for (unsigned i = 0; i < w->npending; i++) {
+        lincoll_status_t st = ctx->tl_ops->test(ctx->tl, w->pending[i], NULL);
+        if (st == LINCOLL_INPROGRESS) {
+            w->pending[k++] = w->pending[i];
+            continue;
+        }
+        ctx->tl_ops->release(ctx->tl, w->pending[i]);
+        if (st != LINCOLL_OK && first == LINCOLL_OK) {
+            first = st;
+        }
+    }
+    w->npending = k;
+    return first;
+}
+
+lincoll_status_t lincoll_put(lincoll_win_t *w, int peer, const void *src, size_t bytes,
+                             size_t offset, unsigned flags)
+{
+    LC_CHECK_ARG(w != NULL, "lincoll_put: win must not be NULL");
+    LC_CHECK_ARG(peer >= 0 && peer < w->comm->size, "lincoll_put: peer %d outside [0, %d)", peer,
+                 w->comm->size);
+    LC_CHECK_ARG(src != NULL || bytes == 0, "lincoll_put: src must not be NULL");
+    LC_CHECK_ARG((flags & ~LINCOLL_PUT_SIGNAL) == 0, "lincoll_put: unknown flags 0x%x", flags);
+    if (w->npending == w->cap_pending) {
+        lincoll_status_t st = lc_win_reap(w);
+        if (st != LINCOLL_OK) {
+            return st;
+        }
+        if (w->npending == w->cap_pending) {
+            unsigned cap = w->cap_pending ? 2 * w->cap_pending : 16;
+            void *p = realloc(w->pending, cap * sizeof(*w->pending));
+            if (p == NULL) {
+                return LINCOLL_ERR_NOMEM;
+            }
+            w->pending = p;
+            w->cap_pending = cap;
+        }
+    }
+    lc_tl_req_t *req = NULL;
+    lincoll_status_t st = lc_win_put(w, peer, src, bytes, offset, flags & LINCOLL_PUT_SIGNAL, 0,
+                                     &req);
+    if (st == LINCOLL_OK && req != NULL) {
+        w->pending[w->npending++] = req;
+    }
+    return st;
+}
+
+static lincoll_status_t lc_win_wait_req(lc_win_t *w, lc_tl_req_t *req)
+{
+    lincoll_context_t *ctx = w->comm->ctx;
+    double deadline = ctx->timeout > 0 ? lc_now() + ctx->timeout : 0;
+    lincoll_status_t st;
+    while ((st = ctx->tl_ops->test(ctx->tl, req, NULL)) == LINCOLL_INPROGRESS) {
+        ctx->tl_ops->progress(ctx->tl);
+        if (deadline > 0 && lc_now() > deadline) {
+            lc_error("window flush: no completion within LINCOLL_TIMEOUT");
+            st = LINCOLL_ERR_TIMEOUT;
+            break;
+        }
+    }
+    ctx->tl_ops->release(ctx->tl, req);
+    return st;
+}
+
+lincoll_status_t lincoll_win_flush(lincoll_win_t *w)
+{
+    LC_CHECK_ARG(w != NULL, "lincoll_win_flush: win must not be NULL");
+    lincoll_context_t *ctx = w->comm->ctx;
+    lincoll_status_t st = LINCOLL_OK;
+    for (unsigned i = 0; i < w->npending; i++) {
+        lincoll_status_t s = lc_win_wait_req(w, w->pending[i]);
+        if (s != LINCOLL_OK && st == LINCOLL_OK) st = s;
+    }
+    w->npending = 0;
+    lc_tl_req_t *req = NULL;
+    lincoll_status_t s = ctx->tl_ops->flush_nb(ctx->tl, -1, &req);
+    if (s == LINCOLL_OK && req != NULL) s = lc_win_wait_req(w, req);
+    return st != LINCOLL_OK ? st : s;
+}
+
+lincoll_status_t lincoll_win_wait_signal(lincoll_win_t *w, int peer, size_t count)
+{
+    LC_CHECK_ARG(w != NULL, "lincoll_win_wait_signal: win must not be NULL");
+    LC_CHECK_ARG(peer >= 0 && peer < w->comm->size,
+                 "lincoll_win_wait_signal: peer %d outside [0, %d)", peer, w->comm->size);
+    lincoll_context_t *ctx = w->comm->ctx;
+    double deadline = ctx->timeout > 0 ? lc_now() + ctx->timeout : 0;
+    while (!lc_win_signal_ready(w, peer, count)) {
+        ctx->tl_ops->progress(ctx->tl);
+        if (ctx->tl_ops->peer_status(ctx->tl, w->comm->to_world[peer]) != LINCOLL_OK) {
+            lc_error("lincoll_win_wait_signal: rank %d failed", peer);
+            return LINCOLL_ERR_PEER_FAILED;
+        }
+        if (deadline > 0 && lc_now() > deadline) {
+            lc_error("lincoll_win_wait_signal: %zu signal(s) from rank %d did not arrive within "
+                     "LINCOLL_TIMEOUT",
+                     count, peer);
+            return LINCOLL_ERR_TIMEOUT;
+        }
+    }
+    return LINCOLL_OK;
+}

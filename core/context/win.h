@@ -1,0 +1,41 @@
+/*
+ * core/context/win.h: RMA windows — a registered region on every rank of a
+ * communicator, with everyone's remote keys, plus a signal counter per
+ * source rank.  A put with signal lands the data, fences, then adds 1 to
+ * sig[source] in the target's window; the target reads its own counter.
+ */
+#ifndef LC_WIN_H
+#define LC_WIN_H
+
+#include "core/context/context.h"
+
+typedef struct lc_win {
+    lincoll_comm_t *comm;
+    void *base;
+    size_t len;
+    lc_tl_mem_t *mem;        /* own registration, or NULL when base is lincoll memory */
+    volatile uint64_t *sig;  /* comm->size counters, in transport-allocated memory */
+    lc_tl_mem_t *sig_mem;
+    lc_tl_rkey_t **rkeys;    /* per peer: its data region */
+    lc_tl_rkey_t **sig_rkeys;/* per peer: its signal counters */
+    uint64_t *rbase;         /* per peer: remote base address of the data region */
+    uint64_t *rsig;          /* per peer: remote address of its counter array */
+    uint64_t *consumed;      /* per peer: signals already waited for */
+    lc_tl_req_t **pending;   /* puts not yet locally complete */
+    unsigned npending, cap_pending;
+} lc_win_t;
+
+/* Collective over comm (blocking; exchanges remote keys over the transport). */
+lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p);
+void lc_win_destroy(lc_win_t *win);
+/* Post a put (+ signal); the request is tracked by the window. */
+lincoll_status_t lc_win_put(lc_win_t *win, int peer, const void *src, size_t len, size_t roff,
+                            int signal, unsigned round, lc_tl_req_t **req_p);
+/* Non-zero once `count` more signals from peer have arrived; consumes them. */
+int lc_win_signal_ready(lc_win_t *win, int peer, uint64_t count);
+
+/* Allgather of len bytes per rank over comm (blocking, through the transport). */
+lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
+                                         size_t len);
+
+#endif

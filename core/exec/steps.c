@@ -1,0 +1,40 @@
+/*
+ * core/exec/steps.c: compute steps between rounds, dispatched to kernels/.
+ *
+ * COPY is memmove (operands may overlap when an algorithm shifts in place);
+ * REDUCE calls the dispatched reduction kernel (dst = a op b); GF and GEMM
+ * steps call the GF and GEMM kernels with the operands the algorithm stored
+ * in step->ext.
+ */
+#include "core/exec/steps.h"
+
+#include <string.h>
+
+#include "core/base/log.h"
+#if __has_include("kernels/reduce/reduce_kernels.h")
+#include "kernels/reduce/reduce_kernels.h"
+#define LC_HAVE_REDUCE_KERNELS 1
+#endif
+
+lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
+{
+    switch (s->kind) {
+    case LC_STEP_COPY:
+        if (s->len > 0) {
+            memmove(lc_plan_ptr(p, s->dst), lc_plan_ptr(p, s->a), s->len);
+        }
+        return LINCOLL_OK;
+    case LC_STEP_REDUCE:
+#ifdef LC_HAVE_REDUCE_KERNELS
+        return lc_reduce3(lc_plan_ptr(p, s->dst), lc_plan_ptr(p, s->a), lc_plan_ptr(p, s->b),
+                          s->len, s->dtype, s->op);
+#else
+        lc_error("plan %s: reduction kernels are not built in", p->algorithm);
+        return LINCOLL_ERR_UNSUPPORTED;
+#endif
+    default:
+        break;
+    }
+    lc_error("plan %s: compute step kind %d is not supported", p->algorithm, (int)s->kind);
+    return LINCOLL_ERR_UNSUPPORTED;
+}
