@@ -1,22 +1,398 @@
-/* lincoll_perf: benchmarks (network tests are added with the round engine). */
+/*
+ * lincoll_perf: benchmarks in the style of ucx_perftest, bootstrapped by
+ * lincoll itself, so it runs under lincoll-run, mpirun and srun alike.
+ *
+ *   lincoll-run -n 2 lincoll_perf -t tag_lat -s 8
+ *   lincoll-run -n 2 lincoll_perf -t tag_bw -s 4194304 -f csv
+ *   lincoll-run -n 2 lincoll_perf -t put_bw -s 4m
+ *   lincoll-run -n 4 lincoll_perf -t alltoall -s 1k:1m -p 2
+ *   lincoll_perf -t gf|gemm|reduce ...        (single-process kernel benchmarks)
+ *
+ * Columns (as ucx_perftest): latency is per iteration (halved for the
+ * ping-pong tag_lat), bandwidth in MB/s with MB = 2^20 bytes, message rate in
+ * messages per second.  p50 is the median of per-iteration times.  Rank 0
+ * prints one row per size as soon as it finishes.
+ */
 #include <lincoll/lincoll.h>
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "perf_local.h"
 
+typedef struct perf_opts {
+    const char *test;
+    size_t sizes[64];
+    int nsizes;
+    long iters;        /* -1: default per size */
+    long warmup;
+    int ports;
+    int csv;
+    int host_mem;      /* -m host: malloc buffers instead of lincoll_mem_alloc */
+} perf_opts_t;
+
+typedef struct perf_result {
+    double p50_us;
+    double avg_us;
+    double bw_mbs;
+    double msg_rate;
+    long iters;
+} perf_result_t;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0') return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static int parse_sizes(const char *arg, perf_opts_t *o)
+{
+    const char *colon = strchr(arg, ':');
+    if (colon != NULL) {
+        char lo[64];
+        size_t n = (size_t)(colon - arg), a, b;
+        if (n >= sizeof(lo)) return -1;
+        memcpy(lo, arg, n);
+        lo[n] = '\0';
+        if (parse_size(lo, &a) || parse_size(colon + 1, &b) || a > b) return -1;
+        o->nsizes = 0;
+        for (size_t s = a; s <= b && o->nsizes < 64; s = s ? s * 2 : 1) {
+            o->sizes[o->nsizes++] = s;
+        }
+        return 0;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", arg);
+    o->nsizes = 0;
+    for (char *tok = strtok(buf, ","); tok && o->nsizes < 64; tok = strtok(NULL, ",")) {
+        if (parse_size(tok, &o->sizes[o->nsizes++])) return -1;
+    }
+    return o->nsizes > 0 ? 0 : -1;
+}
+
+static void usage(void)
+{
+    printf("usage: lincoll_perf -t TEST [options]\n"
+           "  -t TEST   tag_lat | tag_bw | put_bw | alltoall   (2+ ranks; under lincoll-run,\n"
+           "            mpirun or srun)  |  gf | gemm | reduce (one process, kernels)\n"
+           "  -s SIZES  bytes: 8,64k,4m  or  MIN:MAX (doubling)           default 8\n"
+           "  -n ITERS  measured iterations            default 1000 (100 above 1 MiB)\n"
+           "  -w ITERS  warm-up iterations             default ITERS/10\n"
+           "  -p PORTS  ports (alltoall)                default LINCOLL_PORTS\n"
+           "  -m MEM    lincoll (lincoll_mem_alloc, default) | host (malloc)\n"
+           "  -f csv    CSV: test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate\n");
+}
+
+/* ---- one measurement loop over a plan -------------------------------------------- */
+
+static int run_plan(lincoll_plan_t *plan, long warmup, long iters, double *samples)
+{
+    for (long i = 0; i < warmup + iters; i++) {
+        double t0 = now_s();
+        lincoll_status_t st = lincoll_start(plan);
+        if (st == LINCOLL_OK) st = lincoll_wait(plan);
+        if (st != LINCOLL_OK) {
+            fprintf(stderr, "lincoll_perf: iteration %ld failed: %s\n", i, lincoll_strerror(st));
+            return -1;
+        }
+        if (i >= warmup) samples[i - warmup] = now_s() - t0;
+    }
+    return 0;
+}
+
+static void summarize(double *samples, long iters, double divisor, size_t bytes_per_iter,
+                      double msgs_per_iter, perf_result_t *r)
+{
+    double total = 0;
+    for (long i = 0; i < iters; i++) total += samples[i];
+    qsort(samples, (size_t)iters, sizeof(double), cmp_double);
+    r->iters = iters;
+    r->p50_us = 1e6 * samples[iters / 2] / divisor;
+    r->avg_us = 1e6 * total / (double)iters / divisor;
+    r->bw_mbs = (double)bytes_per_iter * (double)iters / total / (1024.0 * 1024.0);
+    r->msg_rate = msgs_per_iter * (double)iters / total;
+}
+
+static lincoll_context_t *perf_ctx;
+
+typedef struct bufs {
+    lincoll_context_t *ctx;
+    void *a, *b;
+    int lincoll_mem;
+} bufs_t;
+
+static int bufs_alloc(bufs_t *bf, lincoll_context_t *ctx, size_t bytes, int host)
+{
+    bf->ctx = ctx;
+    bf->lincoll_mem = !host;
+    size_t n = bytes ? bytes : 1;
+    if (host) {
+        bf->a = malloc(n);
+        bf->b = malloc(n);
+        if (!bf->a || !bf->b) return -1;
+    } else if (lincoll_mem_alloc(ctx, n, &bf->a) != LINCOLL_OK ||
+               lincoll_mem_alloc(ctx, n, &bf->b) != LINCOLL_OK) {
+        return -1;
+    }
+    memset(bf->a, 1, n);
+    memset(bf->b, 2, n);
+    return 0;
+}
+
+static void bufs_free(bufs_t *bf)
+{
+    if (bf->lincoll_mem) {
+        lincoll_mem_free(bf->ctx, bf->a);
+        lincoll_mem_free(bf->ctx, bf->b);
+    } else {
+        free(bf->a);
+        free(bf->b);
+    }
+}
+
+/* ---- tests --------------------------------------------------------------------------- */
+
+static int test_p2p(lincoll_comm_t *world, const perf_opts_t *o, size_t size, long warmup,
+                    long iters, perf_result_t *r)
+{
+    int me = lincoll_comm_rank(world);
+    int lat = strcmp(o->test, "tag_lat") == 0;
+    bufs_t b;
+    if (bufs_alloc(&b, perf_ctx, size, o->host_mem) != 0) return -1;
+    lincoll_plan_t *plan = NULL;
+    lincoll_status_t st = LINCOLL_OK;
+    if (me > 1) {
+        /* extra ranks idle */
+    } else if (lat) {
+        st = lincoll_sendrecv_init(world, b.a, size, 1 - me, b.b, size, 1 - me,
+                                   me == 0 ? LINCOLL_SENDRECV_SEND_FIRST
+                                           : LINCOLL_SENDRECV_RECV_FIRST,
+                                   &plan);
+    } else {
+        st = lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size,
+                                   me == 1 ? 0 : -1, LINCOLL_SENDRECV_CONCURRENT, &plan);
+    }
+    int rc = st == LINCOLL_OK ? 0 : -1;
+    double *samples = malloc(sizeof(double) * (size_t)iters);
+    if (rc == 0 && plan != NULL && samples != NULL) {
+        rc = run_plan(plan, warmup, iters, samples);
+        if (rc == 0) summarize(samples, iters, lat ? 2.0 : 1.0, lat ? 2 * size : size,
+                               lat ? 2.0 : 1.0, r);
+    }
+    free(samples);
+    lincoll_plan_free(plan);
+    if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
+    bufs_free(&b);
+    return rc;
+}
+
+static int test_put_bw(lincoll_comm_t *world, const perf_opts_t *o, size_t size, long warmup,
+                       long iters, perf_result_t *r)
+{
+    int me = lincoll_comm_rank(world);
+    bufs_t b;
+    if (bufs_alloc(&b, perf_ctx, size, o->host_mem) != 0) return -1;
+    lincoll_win_t *win;
+    lincoll_status_t st = lincoll_win_create(world, b.b, size ? size : 1, &win);
+    if (st != LINCOLL_OK) {
+        bufs_free(&b);
+        return -1;
+    }
+    int rc = 0;
+    double *samples = malloc(sizeof(double) * (size_t)iters);
+    if (me == 0 && samples != NULL) {
+        for (long i = 0; i < warmup + iters && rc == 0; i++) {
+            double t0 = now_s();
+            st = lincoll_put(win, 1, b.a, size, 0, 0);
+            if (st == LINCOLL_OK) st = lincoll_win_flush(win);
+            if (st != LINCOLL_OK) rc = -1;
+            if (i >= warmup) samples[i - warmup] = now_s() - t0;
+        }
+        /* tell the target we are done */
+        if (rc == 0 && (lincoll_put(win, 1, b.a, 0, 0, LINCOLL_PUT_SIGNAL) != LINCOLL_OK ||
+                        lincoll_win_flush(win) != LINCOLL_OK)) {
+            rc = -1;
+        }
+        if (rc == 0) summarize(samples, iters, 1.0, size, 1.0, r);
+    } else if (me == 1) {
+        /* the target only progresses (puts into lincoll memory need none) */
+        if (lincoll_win_wait_signal(win, 0, 1) != LINCOLL_OK) rc = -1;
+    }
+    free(samples);
+    if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
+    lincoll_win_free(win);
+    bufs_free(&b);
+    return rc;
+}
+
+static int test_alltoall(lincoll_comm_t *world, const perf_opts_t *o, size_t size, long warmup,
+                         long iters, perf_result_t *r)
+{
+    int P = lincoll_comm_size(world);
+    bufs_t b;
+    if (bufs_alloc(&b, perf_ctx, size * (size_t)P, o->host_mem) != 0) return -1;
+    lincoll_plan_t *plan = NULL;
+    int rc = lincoll_alltoall_init(world, b.a, b.b, size, o->ports, &plan) == LINCOLL_OK ? 0 : -1;
+    double *samples = malloc(sizeof(double) * (size_t)iters);
+    if (rc == 0 && samples != NULL) {
+        rc = run_plan(plan, warmup, iters, samples);
+        if (rc == 0) summarize(samples, iters, 1.0, size * (size_t)(P - 1), (double)(P - 1), r);
+    }
+    free(samples);
+    lincoll_plan_free(plan);
+    if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
+    bufs_free(&b);
+    return rc;
+}
+
+static void print_header(const perf_opts_t *o)
+{
+    if (o->csv) {
+        printf("test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate\n");
+        return;
+    }
+    printf("+--------------+-------+-------+------------+---------+------------------------+"
+           "--------------+-------------+\n");
+    printf("|              |       |       |            |         |     latency (usec)     |"
+           "  bandwidth   | message rate|\n");
+    printf("| test         | ranks | ports |       size |   iters |   50.0%%ile     average |"
+           "      (MB/s)  |     (msg/s) |\n");
+    printf("+--------------+-------+-------+------------+---------+------------------------+"
+           "--------------+-------------+\n");
+}
+
+static void print_row(const perf_opts_t *o, int P, int ports, size_t size, const perf_result_t *r)
+{
+    if (o->csv) {
+        printf("%s,%d,%d,%zu,%ld,%.3f,%.3f,%.2f,%.0f\n", o->test, P, ports, size, r->iters,
+               r->p50_us, r->avg_us, r->bw_mbs, r->msg_rate);
+    } else {
+        printf("| %-12s | %5d | %5d | %10zu | %7ld | %10.3f  %10.3f | %12.2f | %11.0f |\n",
+               o->test, P, ports, size, r->iters, r->p50_us, r->avg_us, r->bw_mbs, r->msg_rate);
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
-    const char *test = NULL;
-    for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "-t") == 0) {
-            test = argv[i + 1];
+    perf_opts_t o = {.test = NULL, .nsizes = 1, .iters = -1, .warmup = -1, .ports = 0};
+    o.sizes[0] = 8;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) o.test = argv[i + 1];
+        if (strcmp(argv[i], "-h") == 0) {
+            usage();
+            return 0;
         }
     }
-    if (test != NULL && strcmp(test, "gf") == 0 && lc_perf_gf_main) return lc_perf_gf_main(argc, argv);
-    if (test != NULL && strcmp(test, "gemm") == 0 && lc_perf_gemm_main) return lc_perf_gemm_main(argc, argv);
-    if (test != NULL && strcmp(test, "reduce") == 0 && lc_perf_reduce_main) return lc_perf_reduce_main(argc, argv);
-    fprintf(stderr, "lincoll_perf: unknown test\n");
-    return 2;
+    if (o.test == NULL) {
+        usage();
+        return 2;
+    }
+    if (strcmp(o.test, "gf") == 0 || strcmp(o.test, "gemm") == 0 ||
+        strcmp(o.test, "reduce") == 0) {
+        int (*fn)(int, char **) = strcmp(o.test, "gf") == 0     ? lc_perf_gf_main
+                                  : strcmp(o.test, "gemm") == 0 ? lc_perf_gemm_main
+                                                                : lc_perf_reduce_main;
+        if (fn == NULL) {
+            fprintf(stderr, "lincoll_perf: the %s benchmark is not built in\n", o.test);
+            return 2;
+        }
+        return fn(argc, argv);
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-t") == 0 && v) {
+            i++;
+        } else if (strcmp(a, "-s") == 0 && v) {
+            if (parse_sizes(v, &o) != 0) {
+                fprintf(stderr, "lincoll_perf: bad -s %s\n", v);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "-n") == 0 && v) {
+            o.iters = atol(v), i++;
+        } else if (strcmp(a, "-w") == 0 && v) {
+            o.warmup = atol(v), i++;
+        } else if (strcmp(a, "-p") == 0 && v) {
+            o.ports = atoi(v), i++;
+        } else if (strcmp(a, "-f") == 0 && v) {
+            o.csv = strcmp(v, "csv") == 0, i++;
+        } else if (strcmp(a, "-m") == 0 && v) {
+            o.host_mem = strcmp(v, "host") == 0, i++;
+        } else {
+            fprintf(stderr, "lincoll_perf: unknown option %s\n", a);
+            usage();
+            return 2;
+        }
+    }
+    int (*test)(lincoll_comm_t *, const perf_opts_t *, size_t, long, long, perf_result_t *);
+    int min_ranks = 2;
+    if (strcmp(o.test, "tag_lat") == 0 || strcmp(o.test, "tag_bw") == 0) {
+        test = test_p2p;
+    } else if (strcmp(o.test, "put_bw") == 0) {
+        test = test_put_bw;
+    } else if (strcmp(o.test, "alltoall") == 0) {
+        test = test_alltoall;
+        min_ranks = 1;
+    } else {
+        fprintf(stderr, "lincoll_perf: unknown test %s\n", o.test);
+        return 2;
+    }
+    lincoll_comm_t *world;
+    lincoll_status_t st = lincoll_init(NULL, &perf_ctx);
+    if (st != LINCOLL_OK) {
+        fprintf(stderr, "lincoll_perf: lincoll_init failed: %s\n", lincoll_strerror(st));
+        return 1;
+    }
+    lincoll_comm_world(perf_ctx, &world);
+    int me = lincoll_comm_rank(world), P = lincoll_comm_size(world);
+    int rc = 0;
+    if (P < min_ranks) {
+        if (me == 0) fprintf(stderr, "lincoll_perf: %s needs at least %d ranks (run it under "
+                                     "lincoll-run -n 2, mpirun or srun)\n", o.test, min_ranks);
+        rc = 2;
+    }
+    if (rc == 0 && me == 0) print_header(&o);
+    for (int i = 0; rc == 0 && i < o.nsizes; i++) {
+        size_t size = o.sizes[i];
+        long iters = o.iters > 0 ? o.iters : (size > (1u << 20) ? 100 : 1000);
+        long warmup = o.warmup >= 0 ? o.warmup : iters / 10 + 1;
+        perf_result_t r = {0};
+        if (test(world, &o, size, warmup, iters, &r) != 0) {
+            fprintf(stderr, "lincoll_perf: rank %d: %s at %zu bytes failed\n", me, o.test, size);
+            rc = 1;
+            break;
+        }
+        if (me == 0) print_row(&o, P, o.ports > 0 ? o.ports : 1, size, &r);
+    }
+    lincoll_finalize(perf_ctx);
+    return rc;
 }

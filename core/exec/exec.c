@@ -20,6 +20,7 @@
  */
 #include "core/plan/plan.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,9 +52,12 @@ static void lc_exec_release_all(lincoll_plan_t *p)
 static lincoll_status_t lc_exec_fail(lincoll_plan_t *p, lincoll_status_t st, const char *why,
                                      int peer)
 {
-    lc_error("plan %s (comm %u, start %lu): round %u %s%s%d: %s", p->algorithm, p->comm->id,
-             p->ex.starts, p->ex.round, why, peer >= 0 ? " with rank " : "", peer,
-             lincoll_strerror(st));
+    char with[32] = "";
+    if (peer >= 0) {
+        snprintf(with, sizeof(with), " with rank %d", peer);
+    }
+    lc_error("plan %s (comm %u, start %lu): round %u: %s%s: %s", p->algorithm, p->comm->id,
+             p->ex.starts, p->ex.round, why, with, lincoll_strerror(st));
     lc_exec_release_all(p);
     p->ex.running = 0;
     p->ex.status = st;

@@ -119,6 +119,36 @@ LINCOLL_API lincoll_status_t lincoll_alltoall_init(lincoll_comm_t *comm, const v
                                                    void *rbuf, size_t bytes, int ports,
                                                    lincoll_plan_t **plan_p);
 
+/** Order of the two halves of a lincoll_sendrecv_init() plan. */
+typedef enum lincoll_sendrecv_order {
+    LINCOLL_SENDRECV_CONCURRENT = 0, /**< send and receive in the same round */
+    LINCOLL_SENDRECV_SEND_FIRST,     /**< round 0 sends, round 1 receives (ping) */
+    LINCOLL_SENDRECV_RECV_FIRST      /**< round 0 receives, round 1 sends (pong) */
+} lincoll_sendrecv_order_t;
+
+/**
+ * @brief Point-to-point plan: send @p sbytes to @p dst and/or receive
+ *        @p rbytes from @p src.
+ *
+ * Either side may be omitted by passing a negative rank.  Two ranks running
+ * SEND_FIRST and RECV_FIRST plans against each other form a ping-pong.
+ * @param [in]  comm   communicator.
+ * @param [in]  sbuf   send buffer (may be NULL if @p sbytes is 0 or @p dst < 0).
+ * @param [in]  sbytes bytes to send.
+ * @param [in]  dst    destination rank, or -1 for none.
+ * @param [out] rbuf   receive buffer (may be NULL if @p rbytes is 0 or @p src < 0).
+ * @param [in]  rbytes bytes expected (a different size from the sender is an error).
+ * @param [in]  src    source rank, or -1 for none.
+ * @param [in]  order  see ::lincoll_sendrecv_order_t.
+ * @param [out] plan_p the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf,
+                                                   size_t sbytes, int dst, void *rbuf,
+                                                   size_t rbytes, int src,
+                                                   lincoll_sendrecv_order_t order,
+                                                   lincoll_plan_t **plan_p);
+
 #ifdef __cplusplus
 }
 #endif

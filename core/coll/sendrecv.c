@@ -1,0 +1,51 @@
+/*
+ * core/coll/sendrecv.c: point-to-point plan (one send and/or one receive).
+ *
+ * Cost: alpha + n*beta per direction; SEND_FIRST/RECV_FIRST take two rounds
+ * (a ping-pong pair), CONCURRENT one.
+ * Restrictions: dst/src are ranks of the communicator or negative (none).
+ */
+#include "core/base/log.h"
+#include "core/plan/plan.h"
+
+lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf, size_t sbytes,
+                                       int dst, void *rbuf, size_t rbytes, int src,
+                                       lincoll_sendrecv_order_t order, lincoll_plan_t **plan_p)
+{
+    LC_CHECK_ARG(comm != NULL, "lincoll_sendrecv_init: comm must not be NULL");
+    LC_CHECK_ARG(plan_p != NULL, "lincoll_sendrecv_init: plan_p must not be NULL");
+    LC_CHECK_ARG(dst < comm->size, "lincoll_sendrecv_init: dst=%d outside [0, %d)", dst,
+                 comm->size);
+    LC_CHECK_ARG(src < comm->size, "lincoll_sendrecv_init: src=%d outside [0, %d)", src,
+                 comm->size);
+    LC_CHECK_ARG(dst < 0 || sbytes == 0 || sbuf != NULL,
+                 "lincoll_sendrecv_init: sbuf must not be NULL");
+    LC_CHECK_ARG(src < 0 || rbytes == 0 || rbuf != NULL,
+                 "lincoll_sendrecv_init: rbuf must not be NULL");
+    LC_CHECK_ARG(order >= LINCOLL_SENDRECV_CONCURRENT && order <= LINCOLL_SENDRECV_RECV_FIRST,
+                 "lincoll_sendrecv_init: order=%d is not a lincoll_sendrecv_order_t",
+                 (int)order);
+    lincoll_plan_t *p;
+    lincoll_status_t st = lc_plan_create(comm, "sendrecv", 1, &p);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    int in = lc_plan_slot_user(p, (void *)sbuf, dst >= 0 ? sbytes : 0);
+    int out = lc_plan_slot_user(p, rbuf, src >= 0 ? rbytes : 0);
+    int r0 = lc_plan_round(p);
+    int r1 = order == LINCOLL_SENDRECV_CONCURRENT ? r0 : lc_plan_round(p);
+    if (in < 0 || out < 0 || r0 < 0 || r1 < 0) {
+        st = LINCOLL_ERR_NOMEM;
+    }
+    int send_round = order == LINCOLL_SENDRECV_RECV_FIRST ? r1 : r0;
+    int recv_round = order == LINCOLL_SENDRECV_RECV_FIRST ? r0 : r1;
+    if (st == LINCOLL_OK && dst >= 0) st = lc_plan_send(p, send_round, dst, lc_ref(in, 0), sbytes);
+    if (st == LINCOLL_OK && src >= 0) st = lc_plan_recv(p, recv_round, src, lc_ref(out, 0), rbytes);
+    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(p);
+        return st;
+    }
+    *plan_p = p;
+    return LINCOLL_OK;
+}
