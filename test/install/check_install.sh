@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix and builds a tiny consumer
+# against it twice: with pkg-config and with find_package(lincoll).
+#   check_install.sh BUILD_DIR
+set -euo pipefail
+build=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+cat >"$tmp/consumer.c" <<'C'
+#include <lincoll/lincoll.h>
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+    /* a status string and the config table prove the library links and runs */
+    if (strcmp(lincoll_strerror(LINCOLL_ERR_TIMEOUT), "timed out") != 0) return 1;
+    if (lincoll_config_var_count() == 0) return 1;
+    printf("consumer ok: lincoll %s\n", LINCOLL_VERSION_STRING);
+    return 0;
+}
+C
+export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig:${PKG_CONFIG_PATH:-}"
+# pkg-config
+cc -std=c11 -o "$tmp/consumer_pc" "$tmp/consumer.c" $(pkg-config --cflags --libs lincoll) \
+   -Wl,-rpath,"$tmp/prefix/lib"
+"$tmp/consumer_pc"
+# CMake package
+mkdir -p "$tmp/cm"
+cat >"$tmp/cm/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.18)
+project(consumer C)
+find_package(lincoll REQUIRED)
+add_executable(consumer_cmake $tmp/consumer.c)
+target_link_libraries(consumer_cmake PRIVATE lincoll::lincoll)
+CM
+cmake -S "$tmp/cm" -B "$tmp/cm/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/cm/build" >/dev/null
+LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/cm/build/consumer_cmake"
+echo "1 passed, 0 failed"
