@@ -21,7 +21,10 @@
  * comm id: agreed by all members when a communicator is created; op seq: the
  * communicator's operation counter (every member increments it identically,
  * wraps at 4096); source: rank of the sender *in the communicator*; round: the
- * plan round (sim uses it for round accounting).  Two messages from one sender
+ * plan round (sim uses it for round accounting).  Matching is on the tag
+ * alone (UCX tag matching knows no sender): the peer argument of recv_nb()
+ * does not disambiguate, so two senders must never use the same tag towards
+ * one receiver — (comm id, source) in the tag guarantees it.  Two messages from one sender
  * with equal tags match in posting order (UCX's per-sender tag ordering).
  *
  * RMA: put_nb writes into a peer's window (memory from mem_alloc or mem_reg,

@@ -149,6 +149,7 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
     if (status == UCS_OK) {
         r->length = info->length;
     }
+
     lc_ucx_req_done(r, status);
     ucp_request_free(request);
 }
@@ -580,9 +581,12 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
     if (r == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
+    /* UCX 1.13 does not fill recv_info on immediate completion: always
+     * take a request so the callback reports the received length */
     ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_RECV_INFO,
+                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_RECV_INFO |
+                        UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
         .cb.recv = lc_ucx_recv_cb,
         .user_data = r,
         .datatype = ucp_dt_make_contig(1),
@@ -592,6 +596,7 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
     if (up == NULL) {
         r->length = r->info.length;
     }
+
     lc_ucx_track(r, up);
     return lc_ucx_finish_post(r, req_p);
 }
