@@ -11,4 +11,13 @@ int lc_perf_gf_main(int argc, char **argv) __attribute__((weak));
 int lc_perf_gemm_main(int argc, char **argv) __attribute__((weak));
 int lc_perf_reduce_main(int argc, char **argv) __attribute__((weak));
 
+/* Network tests in their own files (see perf_common.h for the signature). */
+#include "perf_common.h"
+int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o, size_t size,
+                 long warmup, long iters, perf_result_t *r) __attribute__((weak));
+int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o,
+                   size_t size, long warmup, long iters, perf_result_t *r) __attribute__((weak));
+int lc_perf_matmul(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o,
+                   size_t size, long warmup, long iters, perf_result_t *r) __attribute__((weak));
+
 #endif
