@@ -28,12 +28,12 @@ typedef struct lc_bootstrap_ops {
 
 struct lc_bootstrap {
     const lc_bootstrap_ops_t *ops;
-    int rank;        /* world rank */
-    int size;        /* world size */
-    int local_rank;  /* rank among the processes of this host (-1 if unknown) */
-    int local_size;  /* processes of this job on this host (-1 if unknown) */
-    double timeout;  /* seconds any one operation may wait */
-    void *impl;      /* backend state */
+    int rank;       /* world rank */
+    int size;       /* world size */
+    int local_rank; /* rank among the processes of this host (-1 if unknown) */
+    int local_size; /* processes of this job on this host (-1 if unknown) */
+    double timeout; /* seconds any one operation may wait */
+    void *impl;     /* backend state */
 };
 
 /* Detect and open the bootstrap (collective over the job). */
