@@ -211,7 +211,7 @@ void ct_recv(ct_env_t *e, int dst, int src, void *buf, size_t len, uint64_t tag,
     if (st != LINCOLL_OK) {
         /* failing at once is allowed, but then without a request */
         if (op->req) {
-            fail_msg("rank %d: recv_nb returned %d and also a request (which one counts?)", dst,
+            fail_msg("rank %d: recv_nb failed at once (%d) but still handed out a request", dst,
                      st);
         }
         op->done = 1;
