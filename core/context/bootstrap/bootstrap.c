@@ -72,13 +72,7 @@ static lincoll_status_t lc_bootstrap_pick(const lc_config_t *cfg, lc_bootstrap_t
 
     if (have_ns) {
 #ifdef LINCOLL_HAVE_PMIX
-        lincoll_status_t st = lc_bootstrap_pmix_open(cfg, b);
-        if (st != LINCOLL_OK) {
-            lc_error("PMIX_NAMESPACE=%s is set but PMIx failed; to bypass the launcher set "
-                     "LINCOLL_BOOTSTRAP_KIND=tcp or single",
-                     ns);
-        }
-        return st;
+        return lc_bootstrap_pmix_open(cfg, b); /* its error names PMIX_NAMESPACE */
 #else
         if (!tcp_set) {
             lc_error("PMIX_NAMESPACE=%s is set but this build has no PMIx support "

@@ -173,9 +173,11 @@ lincoll_status_t lc_bootstrap_pmix_open(const lc_config_t *cfg, lc_bootstrap_t *
     if (p == NULL) return LINCOLL_ERR_NOMEM;
     pmix_status_t rc = PMIx_Init(&p->me, NULL, 0);
     if (rc != PMIX_SUCCESS) {
-        lc_error("PMIx_Init failed: %s (is this process started by a PMIx launcher such as "
-                 "mpirun or srun --mpi=pmix?)",
-                 PMIx_Error_string(rc));
+        const char *ns = getenv("PMIX_NAMESPACE");
+        lc_error("PMIx_Init failed: %s (PMIX_NAMESPACE=%s; a PMIx launcher such as mpirun or "
+                 "srun --mpi=pmix must start this process; LINCOLL_BOOTSTRAP_KIND=tcp or single "
+                 "bypasses PMIx)",
+                 PMIx_Error_string(rc), ns ? ns : "(unset)");
         free(p);
         return LINCOLL_ERR_BOOTSTRAP;
     }
