@@ -81,14 +81,16 @@ __attribute__((target("avx512f,fma"))) static double perf_peak_avx512(void)
 {
     __m512d acc[24];
     const __m512d x = _mm512_set1_pd(1.0000001), y = _mm512_set1_pd(0.9999999);
-    for (int i = 0; i < 24; i++) acc[i] = _mm512_set1_pd(i);
+    for (int i = 0; i < 24; i++)
+        acc[i] = _mm512_set1_pd(i);
     const long iters = 4000000;
     double best = 0;
     for (int r = 0; r < 3; r++) {
         double t0 = perf_now();
         for (long it = 0; it < iters; it++) {
 #pragma GCC unroll 24
-            for (int i = 0; i < 24; i++) acc[i] = _mm512_fmadd_pd(acc[i], x, y);
+            for (int i = 0; i < 24; i++)
+                acc[i] = _mm512_fmadd_pd(acc[i], x, y);
         }
         double g = iters * 24.0 * 16 / (perf_now() - t0) / 1e9;
         if (g > best) best = g;
@@ -172,8 +174,8 @@ static int perf_run_case(const perf_case_t *pc, char dt, int row_major, int roun
     int rc = 0;
     for (int r = -1; r < rounds; r++) { /* r == -1: warm-up */
         double t0 = perf_now();
-        lincoll_status_t st = lincoll_gemm(lay, lta, ltb, m, n, k, dtype, 1.0, a, lda, b, ldb, 1.0,
-                                           c, ldc);
+        lincoll_status_t st =
+            lincoll_gemm(lay, lta, ltb, m, n, k, dtype, 1.0, a, lda, b, ldb, 1.0, c, ldc);
         double t1 = perf_now();
         if (st != LINCOLL_OK) {
             fprintf(stderr, "perf gemm: lincoll_gemm: %s\n", lincoll_strerror(st));
@@ -301,7 +303,8 @@ int lc_perf_gemm_main(int argc, char **argv)
                ob.lib ? ", core " : "", ob.lib ? ob.core : "");
         printf("# measured DP FMA peak %.1f GFLOP/s (SP x2); median of %d rounds, interleaved\n",
                peak, rounds);
-        printf("# op    lay  tr      m      n      k   lincoll  openblas   ratio  %%peak  kernel\n");
+        printf(
+            "# op    lay  tr      m      n      k   lincoll  openblas   ratio  %%peak  kernel\n");
     } else {
         printf("op,layout,trans,m,n,k,lincoll_gflops,openblas_gflops,ratio,pct_peak,kernel\n");
     }

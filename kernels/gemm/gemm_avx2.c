@@ -13,7 +13,7 @@
 #include <immintrin.h>
 
 #define LC_UKR_AVX2_DEFINE(T, V, VL, ZERO, LOAD, BCAST, FMA, STORE, NAME)                          \
-    static void NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *ap,        \
+    static void NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *ap,         \
                      const void *bp, const void *beta_p, void *c_, int64_t ldc)                    \
     {                                                                                              \
         enum { MR = 2 * (VL), NR = 6 };                                                            \
@@ -64,15 +64,17 @@
         STORE(t + 4 * MR + (VL), c14);                                                             \
         STORE(t + 5 * MR, c05);                                                                    \
         STORE(t + 5 * MR + (VL), c15);                                                             \
-        /* Write-back loops: full tiles vectorise with the constant MR; edges stay scalar. */     \
+        /* Write-back loops: full tiles vectorise with the constant MR; edges stay scalar. */      \
         if (m == MR) {                                                                             \
             for (int64_t j = 0; j < n; j++) {                                                      \
                 T *cj = c + j * ldc;                                                               \
                 const T *tj = t + j * MR;                                                          \
                 if (beta == 0) {                                                                   \
-                    for (int i = 0; i < MR; i++) cj[i] = alpha * tj[i];                            \
+                    for (int i = 0; i < MR; i++)                                                   \
+                        cj[i] = alpha * tj[i];                                                     \
                 } else {                                                                           \
-                    for (int i = 0; i < MR; i++) cj[i] = alpha * tj[i] + beta * cj[i];             \
+                    for (int i = 0; i < MR; i++)                                                   \
+                        cj[i] = alpha * tj[i] + beta * cj[i];                                      \
                 }                                                                                  \
             }                                                                                      \
             return;                                                                                \

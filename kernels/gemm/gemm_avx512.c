@@ -22,23 +22,23 @@
 #define LC_PF_A_STEPS 8
 
 /* ---- double: 3 x 8 doubles x 8 columns = 24 x 8 ---- */
-#define LC_T                     double
-#define LC_V                     __m512d
-#define LC_VL                    8
-#define LC_MASK_T                __mmask8
-#define LC_ZERO()                _mm512_setzero_pd()
-#define LC_SET1(x)               _mm512_set1_pd(x)
-#define LC_LOAD(p)               _mm512_load_pd(p)
-#define LC_LOADU(p)              _mm512_loadu_pd(p)
-#define LC_STORE(p, x)           _mm512_store_pd(p, x)
-#define LC_STOREU(p, x)          _mm512_storeu_pd(p, x)
-#define LC_BCAST(p)              _mm512_set1_pd(*(p))
-#define LC_FMA(x, y, z)          _mm512_fmadd_pd(x, y, z)
-#define LC_MUL(x, y)             _mm512_mul_pd(x, y)
-#define LC_MASKZ_LOADU(k, p)     _mm512_maskz_loadu_pd(k, p)
-#define LC_MASK_STOREU(p, k, x)  _mm512_mask_storeu_pd(p, k, x)
-#define LC_PF_A                  (LC_PF_A_STEPS * 24)
-#define LC_UKR_NAME              lc_dgemm_ukr_avx512_24x8
+#define LC_T                    double
+#define LC_V                    __m512d
+#define LC_VL                   8
+#define LC_MASK_T               __mmask8
+#define LC_ZERO()               _mm512_setzero_pd()
+#define LC_SET1(x)              _mm512_set1_pd(x)
+#define LC_LOAD(p)              _mm512_load_pd(p)
+#define LC_LOADU(p)             _mm512_loadu_pd(p)
+#define LC_STORE(p, x)          _mm512_store_pd(p, x)
+#define LC_STOREU(p, x)         _mm512_storeu_pd(p, x)
+#define LC_BCAST(p)             _mm512_set1_pd(*(p))
+#define LC_FMA(x, y, z)         _mm512_fmadd_pd(x, y, z)
+#define LC_MUL(x, y)            _mm512_mul_pd(x, y)
+#define LC_MASKZ_LOADU(k, p)    _mm512_maskz_loadu_pd(k, p)
+#define LC_MASK_STOREU(p, k, x) _mm512_mask_storeu_pd(p, k, x)
+#define LC_PF_A                 (LC_PF_A_STEPS * 24)
+#define LC_UKR_NAME             lc_dgemm_ukr_avx512_24x8
 #include "kernels/gemm/gemm_ukr_tmpl.h"
 #undef LC_T
 #undef LC_V
@@ -59,23 +59,23 @@
 #undef LC_UKR_NAME
 
 /* ---- float: 3 x 16 floats x 8 columns = 48 x 8 ---- */
-#define LC_T                     float
-#define LC_V                     __m512
-#define LC_VL                    16
-#define LC_MASK_T                __mmask16
-#define LC_ZERO()                _mm512_setzero_ps()
-#define LC_SET1(x)               _mm512_set1_ps(x)
-#define LC_LOAD(p)               _mm512_load_ps(p)
-#define LC_LOADU(p)              _mm512_loadu_ps(p)
-#define LC_STORE(p, x)           _mm512_store_ps(p, x)
-#define LC_STOREU(p, x)          _mm512_storeu_ps(p, x)
-#define LC_BCAST(p)              _mm512_set1_ps(*(p))
-#define LC_FMA(x, y, z)          _mm512_fmadd_ps(x, y, z)
-#define LC_MUL(x, y)             _mm512_mul_ps(x, y)
-#define LC_MASKZ_LOADU(k, p)     _mm512_maskz_loadu_ps(k, p)
-#define LC_MASK_STOREU(p, k, x)  _mm512_mask_storeu_ps(p, k, x)
-#define LC_PF_A                  (LC_PF_A_STEPS * 48)
-#define LC_UKR_NAME              lc_sgemm_ukr_avx512_48x8
+#define LC_T                    float
+#define LC_V                    __m512
+#define LC_VL                   16
+#define LC_MASK_T               __mmask16
+#define LC_ZERO()               _mm512_setzero_ps()
+#define LC_SET1(x)              _mm512_set1_ps(x)
+#define LC_LOAD(p)              _mm512_load_ps(p)
+#define LC_LOADU(p)             _mm512_loadu_ps(p)
+#define LC_STORE(p, x)          _mm512_store_ps(p, x)
+#define LC_STOREU(p, x)         _mm512_storeu_ps(p, x)
+#define LC_BCAST(p)             _mm512_set1_ps(*(p))
+#define LC_FMA(x, y, z)         _mm512_fmadd_ps(x, y, z)
+#define LC_MUL(x, y)            _mm512_mul_ps(x, y)
+#define LC_MASKZ_LOADU(k, p)    _mm512_maskz_loadu_ps(k, p)
+#define LC_MASK_STOREU(p, k, x) _mm512_mask_storeu_ps(p, k, x)
+#define LC_PF_A                 (LC_PF_A_STEPS * 48)
+#define LC_UKR_NAME             lc_sgemm_ukr_avx512_48x8
 #include "kernels/gemm/gemm_ukr_tmpl.h"
 
 /* Registration: {double, float}; mc % mr == 0, nc % nr == 0. */

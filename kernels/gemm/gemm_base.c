@@ -20,8 +20,8 @@ static int64_t lc_max1(int64_t x)
 
 lincoll_status_t lc_gemm_check(lincoll_layout_t layout, lincoll_trans_t ta, lincoll_trans_t tb,
                                int64_t m, int64_t n, int64_t k, lincoll_dtype_t dtype, double alpha,
-                               const void *a, int64_t lda, const void *b, int64_t ldb,
-                               double beta, const void *c, int64_t ldc)
+                               const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                               const void *c, int64_t ldc)
 {
     (void)beta;
     if (layout != LINCOLL_COL_MAJOR && layout != LINCOLL_ROW_MAJOR) {
@@ -85,25 +85,25 @@ lincoll_status_t lc_gemm_check(lincoll_layout_t layout, lincoll_trans_t ta, linc
 }
 
 /* Column-major reference: c(i,j) = alpha * sum_p opA(i,p) opB(p,j) + beta * c(i,j). */
-#define LC_GEMM_BASE_DEFINE(T, NAME)                                                              \
-    static void NAME(lincoll_trans_t ta, lincoll_trans_t tb, int64_t m, int64_t n, int64_t k,     \
-                     T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,     \
-                     int64_t ldc)                                                                 \
-    {                                                                                             \
-        int64_t ais = ta == LINCOLL_NO_TRANS ? 1 : lda, aps = ta == LINCOLL_NO_TRANS ? lda : 1;   \
-        int64_t bps = tb == LINCOLL_NO_TRANS ? 1 : ldb, bjs = tb == LINCOLL_NO_TRANS ? ldb : 1;   \
-        for (int64_t j = 0; j < n; j++) {                                                         \
-            for (int64_t i = 0; i < m; i++) {                                                     \
-                T s = 0;                                                                          \
-                if (alpha != 0) {                                                                 \
-                    for (int64_t p = 0; p < k; p++) {                                             \
-                        s += a[i * ais + p * aps] * b[p * bps + j * bjs];                         \
-                    }                                                                             \
-                }                                                                                 \
-                T *cij = &c[i + j * ldc];                                                         \
-                *cij = (beta == 0) ? alpha * s : alpha * s + beta * *cij;                         \
-            }                                                                                     \
-        }                                                                                         \
+#define LC_GEMM_BASE_DEFINE(T, NAME)                                                               \
+    static void NAME(lincoll_trans_t ta, lincoll_trans_t tb, int64_t m, int64_t n, int64_t k,      \
+                     T alpha, const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,      \
+                     int64_t ldc)                                                                  \
+    {                                                                                              \
+        int64_t ais = ta == LINCOLL_NO_TRANS ? 1 : lda, aps = ta == LINCOLL_NO_TRANS ? lda : 1;    \
+        int64_t bps = tb == LINCOLL_NO_TRANS ? 1 : ldb, bjs = tb == LINCOLL_NO_TRANS ? ldb : 1;    \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                T s = 0;                                                                           \
+                if (alpha != 0) {                                                                  \
+                    for (int64_t p = 0; p < k; p++) {                                              \
+                        s += a[i * ais + p * aps] * b[p * bps + j * bjs];                          \
+                    }                                                                              \
+                }                                                                                  \
+                T *cij = &c[i + j * ldc];                                                          \
+                *cij = (beta == 0) ? alpha * s : alpha * s + beta * *cij;                          \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 LC_GEMM_BASE_DEFINE(double, lc_dgemm_ref)
@@ -115,8 +115,8 @@ LINCOLL_API lincoll_status_t lincoll_gemm_base(lincoll_layout_t layout, lincoll_
                                                const void *a, int64_t lda, const void *b,
                                                int64_t ldb, double beta, void *c, int64_t ldc)
 {
-    lincoll_status_t st = lc_gemm_check(layout, transa, transb, m, n, k, dtype, alpha, a, lda, b,
-                                        ldb, beta, c, ldc);
+    lincoll_status_t st =
+        lc_gemm_check(layout, transa, transb, m, n, k, dtype, alpha, a, lda, b, ldb, beta, c, ldc);
     if (st != LINCOLL_OK || m == 0 || n == 0) {
         return st;
     }

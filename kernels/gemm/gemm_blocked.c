@@ -97,8 +97,8 @@ typedef struct lc_gemm_band {
 static void lc_gemm_band_run(lc_gemm_band_t *w)
 {
     if (w->kr->dtype == LINCOLL_DOUBLE) {
-        w->status = lc_dgemm_st(w->kr, w->ta, w->tb, w->m, w->n, w->k, w->alpha, w->a, w->lda,
-                                w->b, w->ldb, w->beta, w->c, w->ldc);
+        w->status = lc_dgemm_st(w->kr, w->ta, w->tb, w->m, w->n, w->k, w->alpha, w->a, w->lda, w->b,
+                                w->ldb, w->beta, w->c, w->ldc);
     } else {
         w->status = lc_sgemm_st(w->kr, w->ta, w->tb, w->m, w->n, w->k, (float)w->alpha, w->a,
                                 w->lda, w->b, w->ldb, (float)w->beta, w->c, w->ldc);
@@ -175,11 +175,15 @@ const lc_gemm_kernel_t *lc_gemm_kernel(lc_isa_t isa, lincoll_dtype_t dtype)
     int d = lc_gemm_dtype_index(dtype);
     if (d < 0 || !lc_cpu_supports(isa)) return NULL;
     switch (isa) {
-    case LC_ISA_BASE: return &lc_gemm_kernels_base[d];
-    case LC_ISA_AVX2: return &lc_gemm_kernels_avx2[d];
+    case LC_ISA_BASE:
+        return &lc_gemm_kernels_base[d];
+    case LC_ISA_AVX2:
+        return &lc_gemm_kernels_avx2[d];
     case LC_ISA_AVX512:
-    case LC_ISA_GFNI: return &lc_gemm_kernels_avx512[d];
-    default: return NULL;
+    case LC_ISA_GFNI:
+        return &lc_gemm_kernels_avx512[d];
+    default:
+        return NULL;
     }
 }
 
@@ -193,7 +197,8 @@ static void lc_gemm_dispatch_init(void)
     for (int d = 0; d < 2; d++) {
         lincoll_dtype_t dt = d == 0 ? LINCOLL_DOUBLE : LINCOLL_FLOAT;
         lc_isa_t i = isa;
-        while (lc_gemm_kernel(i, dt) == NULL && i > LC_ISA_BASE) i--;
+        while (lc_gemm_kernel(i, dt) == NULL && i > LC_ISA_BASE)
+            i--;
         lc_gemm_active[d] = lc_gemm_kernel(i, dt);
     }
     const char *env = getenv("LINCOLL_GEMM_THREADS");

@@ -10,22 +10,25 @@
  * ap[p * MR + i] = op(A)(i, p), rows mm..MR-1 zero.  MR is a constant at
  * every call site (the switch in LC_FN(pack_a)), so the copies vectorise.
  */
-static inline __attribute__((always_inline)) void
-LC_FN(pack_a_panel)(int MR, lincoll_trans_t ta, int64_t mm, int64_t kb, const LC_T *a, int64_t lda,
-                    LC_T *restrict ap)
+static inline __attribute__((always_inline)) void LC_FN(pack_a_panel)(int MR, lincoll_trans_t ta,
+                                                                      int64_t mm, int64_t kb,
+                                                                      const LC_T *a, int64_t lda,
+                                                                      LC_T *restrict ap)
 {
     if (ta == LINCOLL_NO_TRANS) {
         if (mm == MR) {
             for (int64_t p = 0; p < kb; p++) {
                 const LC_T *src = a + p * lda;
                 LC_T *dst = ap + p * MR;
-                for (int i = 0; i < MR; i++) dst[i] = src[i];
+                for (int i = 0; i < MR; i++)
+                    dst[i] = src[i];
             }
         } else {
             for (int64_t p = 0; p < kb; p++) {
                 const LC_T *src = a + p * lda;
                 LC_T *dst = ap + p * MR;
-                for (int i = 0; i < MR; i++) dst[i] = i < mm ? src[i] : (LC_T)0;
+                for (int i = 0; i < MR; i++)
+                    dst[i] = i < mm ? src[i] : (LC_T)0;
             }
         }
     } else {
@@ -35,16 +38,19 @@ LC_FN(pack_a_panel)(int MR, lincoll_trans_t ta, int64_t mm, int64_t kb, const LC
             const LC_T *s0 = a + i * lda;
             for (int64_t p = 0; p < kb; p++) {
                 LC_T *dst = ap + p * MR + i;
-                for (int r = 0; r < 8; r++) dst[r] = s0[r * lda + p];
+                for (int r = 0; r < 8; r++)
+                    dst[r] = s0[r * lda + p];
             }
         }
         for (; i < mm; i++) {
             const LC_T *src = a + i * lda;
-            for (int64_t p = 0; p < kb; p++) ap[p * MR + i] = src[p];
+            for (int64_t p = 0; p < kb; p++)
+                ap[p * MR + i] = src[p];
         }
         if (mm < MR) {
             for (int64_t p = 0; p < kb; p++) {
-                for (int r = (int)mm; r < MR; r++) ap[p * MR + r] = 0;
+                for (int r = (int)mm; r < MR; r++)
+                    ap[p * MR + r] = 0;
             }
         }
     }
@@ -61,13 +67,27 @@ static void LC_FN(pack_a)(int mr, lincoll_trans_t ta, int64_t mb, int64_t kb, co
         LC_T *dst = ap + i * kb;
         const LC_T *src = a + i * is;
         switch (mr) {
-        case 4: LC_FN(pack_a_panel)(4, ta, mm, kb, src, lda, dst); break;
-        case 8: LC_FN(pack_a_panel)(8, ta, mm, kb, src, lda, dst); break;
-        case 16: LC_FN(pack_a_panel)(16, ta, mm, kb, src, lda, dst); break;
-        case 24: LC_FN(pack_a_panel)(24, ta, mm, kb, src, lda, dst); break;
-        case 32: LC_FN(pack_a_panel)(32, ta, mm, kb, src, lda, dst); break;
-        case 48: LC_FN(pack_a_panel)(48, ta, mm, kb, src, lda, dst); break;
-        default: LC_FN(pack_a_panel)(mr, ta, mm, kb, src, lda, dst); break;
+        case 4:
+            LC_FN(pack_a_panel)(4, ta, mm, kb, src, lda, dst);
+            break;
+        case 8:
+            LC_FN(pack_a_panel)(8, ta, mm, kb, src, lda, dst);
+            break;
+        case 16:
+            LC_FN(pack_a_panel)(16, ta, mm, kb, src, lda, dst);
+            break;
+        case 24:
+            LC_FN(pack_a_panel)(24, ta, mm, kb, src, lda, dst);
+            break;
+        case 32:
+            LC_FN(pack_a_panel)(32, ta, mm, kb, src, lda, dst);
+            break;
+        case 48:
+            LC_FN(pack_a_panel)(48, ta, mm, kb, src, lda, dst);
+            break;
+        default:
+            LC_FN(pack_a_panel)(mr, ta, mm, kb, src, lda, dst);
+            break;
         }
     }
 }
@@ -76,9 +96,10 @@ static void LC_FN(pack_a)(int mr, lincoll_trans_t ta, int64_t mb, int64_t kb, co
  * Copy a kb x nn block of op(B) into one NR-column micro-panel:
  * bp[p * NR + j] = op(B)(p, j), columns nn..NR-1 zero.
  */
-static inline __attribute__((always_inline)) void
-LC_FN(pack_b_panel)(int NR, lincoll_trans_t tb, int64_t kb, int64_t nn, const LC_T *b, int64_t ldb,
-                    LC_T *restrict bp)
+static inline __attribute__((always_inline)) void LC_FN(pack_b_panel)(int NR, lincoll_trans_t tb,
+                                                                      int64_t kb, int64_t nn,
+                                                                      const LC_T *b, int64_t ldb,
+                                                                      LC_T *restrict bp)
 {
     if (tb == LINCOLL_TRANS) {
         /* op(B)(p,j) = b[j + p*ldb]: rows of the panel are contiguous. */
@@ -86,21 +107,25 @@ LC_FN(pack_b_panel)(int NR, lincoll_trans_t tb, int64_t kb, int64_t nn, const LC
             const LC_T *src = b + p * ldb;
             LC_T *dst = bp + p * NR;
             if (nn == NR) {
-                for (int j = 0; j < NR; j++) dst[j] = src[j];
+                for (int j = 0; j < NR; j++)
+                    dst[j] = src[j];
             } else {
-                for (int j = 0; j < NR; j++) dst[j] = j < nn ? src[j] : (LC_T)0;
+                for (int j = 0; j < NR; j++)
+                    dst[j] = j < nn ? src[j] : (LC_T)0;
             }
         }
     } else if (nn == NR) {
         /* op(B)(p,j) = b[p + j*ldb]: gather one element from each column per row. */
         for (int64_t p = 0; p < kb; p++) {
             LC_T *dst = bp + p * NR;
-            for (int j = 0; j < NR; j++) dst[j] = b[p + j * ldb];
+            for (int j = 0; j < NR; j++)
+                dst[j] = b[p + j * ldb];
         }
     } else {
         for (int64_t p = 0; p < kb; p++) {
             LC_T *dst = bp + p * NR;
-            for (int j = 0; j < NR; j++) dst[j] = j < nn ? b[p + j * ldb] : (LC_T)0;
+            for (int j = 0; j < NR; j++)
+                dst[j] = j < nn ? b[p + j * ldb] : (LC_T)0;
         }
     }
 }
@@ -115,11 +140,21 @@ static void LC_FN(pack_b)(int nr, lincoll_trans_t tb, int64_t kb, int64_t nb, co
         LC_T *dst = bp + j * kb;
         const LC_T *src = b + j * js;
         switch (nr) {
-        case 4: LC_FN(pack_b_panel)(4, tb, kb, nn, src, ldb, dst); break;
-        case 6: LC_FN(pack_b_panel)(6, tb, kb, nn, src, ldb, dst); break;
-        case 8: LC_FN(pack_b_panel)(8, tb, kb, nn, src, ldb, dst); break;
-        case 12: LC_FN(pack_b_panel)(12, tb, kb, nn, src, ldb, dst); break;
-        default: LC_FN(pack_b_panel)(nr, tb, kb, nn, src, ldb, dst); break;
+        case 4:
+            LC_FN(pack_b_panel)(4, tb, kb, nn, src, ldb, dst);
+            break;
+        case 6:
+            LC_FN(pack_b_panel)(6, tb, kb, nn, src, ldb, dst);
+            break;
+        case 8:
+            LC_FN(pack_b_panel)(8, tb, kb, nn, src, ldb, dst);
+            break;
+        case 12:
+            LC_FN(pack_b_panel)(12, tb, kb, nn, src, ldb, dst);
+            break;
+        default:
+            LC_FN(pack_b_panel)(nr, tb, kb, nn, src, ldb, dst);
+            break;
         }
     }
 }
@@ -130,9 +165,11 @@ static void LC_FN(scale_c)(int64_t m, int64_t n, LC_T beta, LC_T *c, int64_t ldc
     for (int64_t j = 0; j < n; j++) {
         LC_T *cj = c + j * ldc;
         if (beta == 0) {
-            for (int64_t i = 0; i < m; i++) cj[i] = 0;
+            for (int64_t i = 0; i < m; i++)
+                cj[i] = 0;
         } else if (beta != 1) {
-            for (int64_t i = 0; i < m; i++) cj[i] *= beta;
+            for (int64_t i = 0; i < m; i++)
+                cj[i] *= beta;
         }
     }
 }

@@ -71,8 +71,8 @@ lincoll_status_t lc_gemm_blocked(const lc_gemm_kernel_t *kr, int threads, lincol
 /** Argument checks shared by lincoll_gemm and lincoll_gemm_base (logs the bad argument). */
 lincoll_status_t lc_gemm_check(lincoll_layout_t layout, lincoll_trans_t ta, lincoll_trans_t tb,
                                int64_t m, int64_t n, int64_t k, lincoll_dtype_t dtype, double alpha,
-                               const void *a, int64_t lda, const void *b, int64_t ldb,
-                               double beta, const void *c, int64_t ldc);
+                               const void *a, int64_t lda, const void *b, int64_t ldb, double beta,
+                               const void *c, int64_t ldc);
 
 /**
  * Full public-style call on a chosen kernel (tests use it to run every variant):

@@ -12,7 +12,7 @@
 #include "kernels/gemm/gemm_kernels.h"
 
 #define LC_UKR_BASE_DEFINE(T, NAME)                                                                \
-    static void NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *ap,        \
+    static void NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *ap,         \
                      const void *bp, const void *beta_p, void *c_, int64_t ldc)                    \
     {                                                                                              \
         enum { MR = 8, NR = 4 };                                                                   \
@@ -23,7 +23,8 @@
         T acc[NR][MR] = {{0}};                                                                     \
         for (int64_t p = 0; p < k; p++) {                                                          \
             for (int j = 0; j < NR; j++) {                                                         \
-                for (int i = 0; i < MR; i++) acc[j][i] += a[p * MR + i] * b[p * NR + j];           \
+                for (int i = 0; i < MR; i++)                                                       \
+                    acc[j][i] += a[p * MR + i] * b[p * NR + j];                                    \
             }                                                                                      \
         }                                                                                          \
         for (int64_t j = 0; j < n; j++) {                                                          \

@@ -67,7 +67,7 @@ static void LC_UKR_NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, co
         /* Full tile: unmasked, straight from the registers. */
 #define LC_WB(j, OP)                                                                               \
     do {                                                                                           \
-        LC_T *cj = c + (j) * ldc;                                                                  \
+        LC_T *cj = c + (j)*ldc;                                                                    \
         OP(cj, c0##j);                                                                             \
         OP(cj + VL, c1##j);                                                                        \
         OP(cj + 2 * VL, c2##j);                                                                    \
@@ -105,9 +105,9 @@ static void LC_UKR_NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, co
     LC_T t[NR * MR] __attribute__((aligned(64)));
 #define LC_SPILL(j)                                                                                \
     do {                                                                                           \
-        LC_STORE(t + (j) * MR, c0##j);                                                             \
-        LC_STORE(t + (j) * MR + VL, c1##j);                                                        \
-        LC_STORE(t + (j) * MR + 2 * VL, c2##j);                                                    \
+        LC_STORE(t + (j)*MR, c0##j);                                                               \
+        LC_STORE(t + (j)*MR + VL, c1##j);                                                          \
+        LC_STORE(t + (j)*MR + 2 * VL, c2##j);                                                      \
     } while (0)
     LC_SPILL(0);
     LC_SPILL(1);
@@ -121,8 +121,9 @@ static void LC_UKR_NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, co
     LC_MASK_T mk[3];
     for (int v = 0; v < 3; v++) {
         int64_t rows = m - v * VL;
-        mk[v] = rows >= VL ? (LC_MASK_T)~(LC_MASK_T)0
-                           : rows <= 0 ? (LC_MASK_T)0 : (LC_MASK_T)((1u << rows) - 1u);
+        mk[v] = rows >= VL  ? (LC_MASK_T) ~(LC_MASK_T)0
+                : rows <= 0 ? (LC_MASK_T)0
+                            : (LC_MASK_T)((1u << rows) - 1u);
     }
     for (int64_t j = 0; j < n; j++) {
         LC_T *cj = c + j * ldc;
