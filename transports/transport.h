@@ -107,6 +107,11 @@ typedef struct lc_tl_ops {
     const char *name;
     lincoll_status_t (*init)(const lc_tl_params_t *params, lc_tl_t **tl_p);
     void (*fini)(lc_tl_t *tl);
+    /* Optional (may be NULL): close every endpoint, flushing what is in
+     * flight, while peers still progress.  The context calls it, then a
+     * bootstrap barrier, then fini(), so no rank destroys its worker while a
+     * peer still flushes towards it. */
+    void (*disconnect)(lc_tl_t *tl);
 
     /* Address blob to hand to every peer (bootstrap allgather). */
     lincoll_status_t (*address)(lc_tl_t *tl, const void **addr_p, size_t *len_p);

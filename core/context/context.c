@@ -17,10 +17,6 @@
 #include "core/base/log.h"
 #include "kernels/kernels.h"
 
-/* TEMPORARY until core/context/bootstrap lands */
-#pragma weak lc_bootstrap_open
-#pragma weak lc_bootstrap_close
-#pragma weak lc_bootstrap_allgatherv
 
 double lc_now(void)
 {
@@ -210,8 +206,14 @@ lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
         free(e);
     }
     if (ctx->boot != NULL) {
-        /* nobody closes endpoints while a peer may still flush to it */
+        /* every rank is done sending; then close endpoints while all peers still
+         * progress; then nobody destroys its worker before everyone closed */
         st = ctx->boot->ops->barrier(ctx->boot);
+        if (ctx->tl_ops->disconnect != NULL) {
+            ctx->tl_ops->disconnect(ctx->tl);
+        }
+        lincoll_status_t st2 = ctx->boot->ops->barrier(ctx->boot);
+        st = st != LINCOLL_OK ? st : st2;
         if (st != LINCOLL_OK) {
             lc_warn("lincoll_finalize: bootstrap barrier failed (%s); closing anyway",
                     lincoll_strerror(st));

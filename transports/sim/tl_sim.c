@@ -105,13 +105,14 @@ struct lc_tl_rkey {
     uint64_t len;
 };
 
+/* starts with the base address, as transport.h requires of every packed key */
 typedef struct sim_rkey_packed {
+    uint64_t base;
+    uint64_t len;
     uint32_t magic;
     uint32_t slot;
     uint32_t gen;
     int32_t owner;
-    uint64_t base;
-    uint64_t len;
 } sim_rkey_packed_t;
 
 typedef struct sim_region {

@@ -29,11 +29,13 @@ enum { LC_UCX_REQ_SEND, LC_UCX_REQ_RECV, LC_UCX_REQ_PUT, LC_UCX_REQ_FLUSH };
 
 struct lc_tl_req {
     struct lc_tl_req *next_free;
+    struct lc_tl_req *all_next; /* every request this transport allocated */
     lc_tl_t *tl;
     lincoll_status_t status;
     int kind;
     int orphaned;
     int pending;       /* UCX requests still outstanding (put + signal = 2) */
+    unsigned done_ops; /* UCX requests completed so far */
     void *ucx_req[2];
     size_t length;
     uint64_t one;      /* operand of the signal atomic */
@@ -66,7 +68,9 @@ struct lc_tl {
     void **peer_addrs;      /* copies of every rank's worker address */
     unsigned char *failed;  /* peer known dead */
     lc_tl_req_t *free_reqs;
+    lc_tl_req_t *all_reqs;
     int efd;
+    int closing;            /* disconnect started: peers' errors are expected */
     lc_tl_counters_t counters;
 };
 
@@ -104,8 +108,12 @@ static lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind)
         if (r == NULL) {
             return NULL;
         }
+        r->all_next = tl->all_reqs;
+        tl->all_reqs = r;
     }
+    lc_tl_req_t *keep = r->all_next;
     memset(r, 0, sizeof(*r));
+    r->all_next = keep;
     r->tl = tl;
     r->kind = kind;
     r->status = LINCOLL_INPROGRESS;
@@ -122,6 +130,7 @@ static void lc_ucx_req_put_back(lc_tl_req_t *r)
 /* One of the request's UCX operations finished. */
 static void lc_ucx_req_done(lc_tl_req_t *r, ucs_status_t s)
 {
+    r->done_ops++;
     if (s != UCS_OK && (r->status == LINCOLL_INPROGRESS || r->status == LINCOLL_OK)) {
         r->status = lc_ucx_status(s);
     }
@@ -154,19 +163,22 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
     ucp_request_free(request);
 }
 
-/* Record an nbx result: immediate completion, error, or a pending request. */
-static void lc_ucx_track(lc_tl_req_t *r, ucs_status_ptr_t p)
+/* Record an nbx result: immediate completion, error, or a pending request.
+ * r->pending was raised before the call, because UCX may run the callback
+ * inside the call (it does for receives with NO_IMM_CMPL in 1.13). */
+static void lc_ucx_track(lc_tl_req_t *r, unsigned done_before, ucs_status_ptr_t p)
 {
-    int slot = r->ucx_req[0] != NULL ? 1 : 0;
-    r->pending++;
     if (p == NULL) {
         lc_ucx_req_done(r, UCS_OK);
     } else if (UCS_PTR_IS_ERR(p)) {
         lc_ucx_req_done(r, UCS_PTR_STATUS(p));
-    } else {
-        r->ucx_req[slot] = p;
+    } else if (r->done_ops == done_before) {
+        /* still in flight: keep the handle for cancel */
+        r->ucx_req[r->ucx_req[0] != NULL ? 1 : 0] = p;
     }
 }
+
+#define LC_UCX_POST(_r, _call)                                                                         do {                                                                                                   unsigned _before = (_r)->done_ops;                                                                 (_r)->pending++;                                                                                   lc_ucx_track((_r), _before, (_call));                                                          } while (0)
 
 /* ---- endpoints ------------------------------------------------------------ */
 
@@ -175,7 +187,7 @@ static void lc_ucx_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
     lc_tl_t *tl = ((void **)arg)[0];
     int peer = (int)(intptr_t)((void **)arg)[1];
     (void)ep;
-    if (!tl->failed[peer]) {
+    if (!tl->failed[peer] && !tl->closing) {
         lc_tl_warn("ucx: peer %d failed: %s", peer, ucs_status_string(status));
         tl->failed[peer] = 1;
     }
@@ -299,34 +311,16 @@ err_nomem:
     return LINCOLL_ERR_NOMEM;
 }
 
-/* Wait for a UCX request with progress, at most `seconds`. */
-static ucs_status_t lc_ucx_wait(lc_tl_t *tl, ucs_status_ptr_t p, double seconds)
+/* Close every endpoint at once and progress until all closes finish or 10 s
+ * pass.  The context calls this after a barrier: every rank has completed
+ * its operations, so nothing that anyone waits for is still in flight.  With
+ * error handling the close is forced (local, needs no answer from the peer,
+ * which may already be closing too); without it UCX only allows flush mode. */
+static void lc_ucx_disconnect(lc_tl_t *tl)
 {
-    if (p == NULL) {
-        return UCS_OK;
-    }
-    if (UCS_PTR_IS_ERR(p)) {
-        return UCS_PTR_STATUS(p);
-    }
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    ucs_status_t s;
-    while ((s = ucp_request_check_status(p)) == UCS_INPROGRESS) {
-        ucp_worker_progress(tl->worker);
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) > seconds) {
-            ucp_request_cancel(tl->worker, p);
-            s = UCS_ERR_TIMED_OUT;
-            break;
-        }
-    }
-    ucp_request_free(p);
-    return s;
-}
-
-static void lc_ucx_fini(lc_tl_t *tl)
-{
-    if (tl == NULL) {
+    tl->closing = 1;
+    ucs_status_ptr_t *reqs = calloc((size_t)tl->size, sizeof(*reqs));
+    if (reqs == NULL) {
         return;
     }
     for (int i = 0; i < tl->size; i++) {
@@ -334,31 +328,64 @@ static void lc_ucx_fini(lc_tl_t *tl)
             continue;
         }
         ucp_request_param_t cp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                  .flags = (tl->failed[i] && tl->err_mode_peer)
-                                               ? UCP_EP_CLOSE_FLAG_FORCE
-                                               : 0};
-        ucs_status_t s = lc_ucx_wait(tl, ucp_ep_close_nbx(tl->eps[i], &cp), 5.0);
-        if (s != UCS_OK && !tl->failed[i]) {
-            lc_tl_debug("ucx: closing endpoint to %d: %s", i, ucs_status_string(s));
-        }
-        free(((void **)tl->peer_addrs)[i + tl->size]);
+                                  .flags = tl->err_mode_peer ? UCP_EP_CLOSE_FLAG_FORCE : 0};
+        reqs[i] = ucp_ep_close_nbx(tl->eps[i], &cp);
+        tl->eps[i] = NULL; /* the error-callback argument lives until fini */
     }
-    /* free requests that are back in the pool; orphaned in-flight ones are
-     * completed (with an error) by the worker destruction */
-    while (tl->free_reqs != NULL) {
-        lc_tl_req_t *n = tl->free_reqs->next_free;
-        free(tl->free_reqs);
-        tl->free_reqs = n;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < tl->size; i++) {
+            if (reqs[i] == NULL || UCS_PTR_IS_ERR(reqs[i])) {
+                continue;
+            }
+            if (ucp_request_check_status(reqs[i]) == UCS_INPROGRESS) {
+                busy = 1;
+            } else {
+                ucp_request_free(reqs[i]);
+                reqs[i] = NULL;
+            }
+        }
+        if (!busy) {
+            break;
+        }
+        ucp_worker_progress(tl->worker);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((double)(t.tv_sec - t0.tv_sec) > 10.0) {
+            lc_tl_debug("ucx: endpoints still closing after 10 s; destroying the worker anyway");
+            for (int i = 0; i < tl->size; i++) {
+                if (reqs[i] != NULL && !UCS_PTR_IS_ERR(reqs[i])) {
+                    ucp_request_free(reqs[i]);
+                }
+            }
+            break;
+        }
+    }
+    free(reqs);
+}
+
+static void lc_ucx_fini(lc_tl_t *tl)
+{
+    if (tl == NULL) {
+        return;
+    }
+    lc_ucx_disconnect(tl); /* no-op when the context already disconnected */
+    ucp_worker_release_address(tl->worker, tl->address);
+    ucp_worker_destroy(tl->worker);
+    ucp_cleanup(tl->context);
+    /* no callback runs any more: free every request, pooled or orphaned */
+    while (tl->all_reqs != NULL) {
+        lc_tl_req_t *n = tl->all_reqs->all_next;
+        free(tl->all_reqs);
+        tl->all_reqs = n;
     }
     if (tl->peer_addrs != NULL) {
-        for (int i = 0; i < tl->size; i++) {
+        for (int i = 0; i < 2 * tl->size; i++) {
             free(tl->peer_addrs[i]);
         }
         free(tl->peer_addrs);
     }
-    ucp_worker_release_address(tl->worker, tl->address);
-    ucp_worker_destroy(tl->worker);
-    ucp_cleanup(tl->context);
     free(tl->eps);
     free(tl->failed);
     free(tl);
@@ -531,16 +558,26 @@ static void *lc_ucx_rkey_ptr(lc_tl_t *tl, lc_tl_rkey_t *k, uint64_t raddr)
 
 /* ---- communication --------------------------------------------------------- */
 
+static void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r);
+
+/* After posting: an error returns no request (the request is released or,
+ * while UCX still holds part of it, orphaned); a finished send/put returns
+ * none either; everything else returns the request to test. */
 static lincoll_status_t lc_ucx_finish_post(lc_tl_req_t *r, lc_tl_req_t **req_p)
 {
+    lincoll_status_t st = r->status;
+    if (LINCOLL_IS_ERR(st)) {
+        *req_p = NULL;
+        lc_ucx_release(r->tl, r);
+        return st;
+    }
     if (r->pending == 0 && r->kind != LC_UCX_REQ_RECV) {
-        lincoll_status_t st = r->status;
         lc_ucx_req_put_back(r);
         *req_p = NULL;
-        return st == LINCOLL_INPROGRESS ? LINCOLL_OK : st;
+        return LINCOLL_OK;
     }
     *req_p = r;
-    return r->status == LINCOLL_INPROGRESS || r->status == LINCOLL_OK ? LINCOLL_OK : r->status;
+    return LINCOLL_OK;
 }
 
 static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
@@ -564,7 +601,7 @@ static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, s
     };
     tl->counters.msgs_sent++;
     tl->counters.bytes_sent += len;
-    lc_ucx_track(r, ucp_tag_send_nbx(ep, buf, len, tag, &p));
+    LC_UCX_POST(r, ucp_tag_send_nbx(ep, buf, len, tag, &p));
     return lc_ucx_finish_post(r, req_p);
 }
 
@@ -592,12 +629,7 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
         .datatype = ucp_dt_make_contig(1),
         .recv_info.tag_info = &r->info,
     };
-    ucs_status_ptr_t up = ucp_tag_recv_nbx(tl->worker, buf, len, tag, ~UINT64_C(0), &p);
-    if (up == NULL) {
-        r->length = r->info.length;
-    }
-
-    lc_ucx_track(r, up);
+    LC_UCX_POST(r, ucp_tag_recv_nbx(tl->worker, buf, len, tag, ~UINT64_C(0), &p));
     return lc_ucx_finish_post(r, req_p);
 }
 
@@ -628,15 +660,15 @@ static lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, si
     };
     tl->counters.puts++;
     tl->counters.bytes_put += len;
-    lc_ucx_track(r, ucp_put_nbx(ep, buf, len, raddr, rkey->rkey, &p));
+    LC_UCX_POST(r, ucp_put_nbx(ep, buf, len, raddr, rkey->rkey, &p));
     if (sig_rkey != NULL) {
         ucp_worker_fence(tl->worker);
         r->one = 1;
         ucp_request_param_t ap = p;
         ap.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
         ap.datatype = ucp_dt_make_contig(sizeof(uint64_t));
-        lc_ucx_track(r, ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &r->one, 1, sig_raddr,
-                                          sig_rkey->rkey, &ap));
+        LC_UCX_POST(r, ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &r->one, 1, sig_raddr,
+                                         sig_rkey->rkey, &ap));
     }
     return lc_ucx_finish_post(r, req_p);
 }
@@ -653,7 +685,7 @@ static lincoll_status_t lc_ucx_flush_nb(lc_tl_t *tl, int peer, lc_tl_req_t **req
         .user_data = r,
     };
     if (peer < 0) {
-        lc_ucx_track(r, ucp_worker_flush_nbx(tl->worker, &p));
+        LC_UCX_POST(r, ucp_worker_flush_nbx(tl->worker, &p));
     } else {
         ucp_ep_h ep;
         lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
@@ -661,7 +693,7 @@ static lincoll_status_t lc_ucx_flush_nb(lc_tl_t *tl, int peer, lc_tl_req_t **req
             lc_ucx_req_put_back(r);
             return st;
         }
-        lc_ucx_track(r, ucp_ep_flush_nbx(ep, &p));
+        LC_UCX_POST(r, ucp_ep_flush_nbx(ep, &p));
     }
     return lc_ucx_finish_post(r, req_p);
 }
@@ -747,6 +779,7 @@ const lc_tl_ops_t lc_tl_ucx_ops = {
     .name = "ucx",
     .init = lc_ucx_init,
     .fini = lc_ucx_fini,
+    .disconnect = lc_ucx_disconnect,
     .address = lc_ucx_address,
     .connect = lc_ucx_connect,
     .mem_alloc = lc_ucx_mem_alloc,
