@@ -10,6 +10,8 @@
  */
 #include "kernels/gemm/gemm_kernels.h"
 
+#include "kernels/gemm/gemm_pack_avx.h"
+
 #include <immintrin.h>
 
 #define LC_UKR_AVX2_DEFINE(T, V, VL, ZERO, LOAD, BCAST, FMA, STORE, NAME)                          \
@@ -95,6 +97,6 @@ LC_UKR_AVX2_DEFINE(float, __m256, 8, _mm256_setzero_ps, _mm256_load_ps, _mm256_b
 
 /* Registration: {double, float}; mc % mr == 0, nc % nr == 0. */
 const lc_gemm_kernel_t lc_gemm_kernels_avx2[2] = {
-    {"avx2 8x6", LINCOLL_DOUBLE, 8, 6, 72, 256, 4080, lc_dgemm_ukr_avx2_8x6},
-    {"avx2 16x6", LINCOLL_FLOAT, 16, 6, 144, 256, 4080, lc_sgemm_ukr_avx2_16x6},
+    {"avx2 8x6", LINCOLL_DOUBLE, 8, 6, 72, 256, 4080, lc_dgemm_ukr_avx2_8x6, NULL},
+    {"avx2 16x6", LINCOLL_FLOAT, 16, 6, 144, 256, 4080, lc_sgemm_ukr_avx2_16x6, lc_spack8_avx},
 };

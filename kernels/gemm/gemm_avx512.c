@@ -16,7 +16,46 @@
  */
 #include "kernels/gemm/gemm_kernels.h"
 
+#include "kernels/gemm/gemm_pack_avx.h"
+
 #include <immintrin.h>
+
+/* 8 x 8 double transpose-pack (lc_gemm_pack8_t): unpack pairs, then two rounds
+ * of 128-bit lane shuffles; remaining p copied one by one. */
+static void lc_dpack8_avx512(int64_t kb, const void *src_, int64_t ld, void *dst_, int64_t ds)
+{
+    const double *src = src_;
+    double *dst = dst_;
+    int64_t p = 0;
+    for (; p + 8 <= kb; p += 8) {
+        __m512d r0 = _mm512_loadu_pd(src + 0 * ld + p), r1 = _mm512_loadu_pd(src + 1 * ld + p);
+        __m512d r2 = _mm512_loadu_pd(src + 2 * ld + p), r3 = _mm512_loadu_pd(src + 3 * ld + p);
+        __m512d r4 = _mm512_loadu_pd(src + 4 * ld + p), r5 = _mm512_loadu_pd(src + 5 * ld + p);
+        __m512d r6 = _mm512_loadu_pd(src + 6 * ld + p), r7 = _mm512_loadu_pd(src + 7 * ld + p);
+        __m512d t0 = _mm512_unpacklo_pd(r0, r1), t1 = _mm512_unpackhi_pd(r0, r1);
+        __m512d t2 = _mm512_unpacklo_pd(r2, r3), t3 = _mm512_unpackhi_pd(r2, r3);
+        __m512d t4 = _mm512_unpacklo_pd(r4, r5), t5 = _mm512_unpackhi_pd(r4, r5);
+        __m512d t6 = _mm512_unpacklo_pd(r6, r7), t7 = _mm512_unpackhi_pd(r6, r7);
+        /* Even q from t0/t2/t4/t6, odd q from t1/t3/t5/t7. */
+        __m512d u0 = _mm512_shuffle_f64x2(t0, t2, 0x88), u1 = _mm512_shuffle_f64x2(t0, t2, 0xdd);
+        __m512d v0 = _mm512_shuffle_f64x2(t4, t6, 0x88), v1 = _mm512_shuffle_f64x2(t4, t6, 0xdd);
+        __m512d w0 = _mm512_shuffle_f64x2(t1, t3, 0x88), w1 = _mm512_shuffle_f64x2(t1, t3, 0xdd);
+        __m512d x0 = _mm512_shuffle_f64x2(t5, t7, 0x88), x1 = _mm512_shuffle_f64x2(t5, t7, 0xdd);
+        double *d = dst + p * ds;
+        _mm512_storeu_pd(d + 0 * ds, _mm512_shuffle_f64x2(u0, v0, 0x88));
+        _mm512_storeu_pd(d + 4 * ds, _mm512_shuffle_f64x2(u0, v0, 0xdd));
+        _mm512_storeu_pd(d + 2 * ds, _mm512_shuffle_f64x2(u1, v1, 0x88));
+        _mm512_storeu_pd(d + 6 * ds, _mm512_shuffle_f64x2(u1, v1, 0xdd));
+        _mm512_storeu_pd(d + 1 * ds, _mm512_shuffle_f64x2(w0, x0, 0x88));
+        _mm512_storeu_pd(d + 5 * ds, _mm512_shuffle_f64x2(w0, x0, 0xdd));
+        _mm512_storeu_pd(d + 3 * ds, _mm512_shuffle_f64x2(w1, x1, 0x88));
+        _mm512_storeu_pd(d + 7 * ds, _mm512_shuffle_f64x2(w1, x1, 0xdd));
+    }
+    for (; p < kb; p++) {
+        for (int j = 0; j < 8; j++)
+            dst[p * ds + j] = src[j * ld + p];
+    }
+}
 
 /* Prefetch distance for the A stream, in elements (a few k steps ahead). */
 #define LC_PF_A_STEPS 8
@@ -80,6 +119,7 @@
 
 /* Registration: {double, float}; mc % mr == 0, nc % nr == 0. */
 const lc_gemm_kernel_t lc_gemm_kernels_avx512[2] = {
-    {"avx512 24x8", LINCOLL_DOUBLE, 24, 8, 144, 384, 4032, lc_dgemm_ukr_avx512_24x8},
-    {"avx512 48x8", LINCOLL_FLOAT, 48, 8, 240, 512, 4032, lc_sgemm_ukr_avx512_48x8},
+    {"avx512 24x8", LINCOLL_DOUBLE, 24, 8, 144, 384, 4032, lc_dgemm_ukr_avx512_24x8,
+     lc_dpack8_avx512},
+    {"avx512 48x8", LINCOLL_FLOAT, 48, 8, 240, 512, 4032, lc_sgemm_ukr_avx512_48x8, lc_spack8_avx},
 };

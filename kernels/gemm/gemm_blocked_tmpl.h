@@ -10,10 +10,9 @@
  * ap[p * MR + i] = op(A)(i, p), rows mm..MR-1 zero.  MR is a constant at
  * every call site (the switch in LC_FN(pack_a)), so the copies vectorise.
  */
-static inline __attribute__((always_inline)) void LC_FN(pack_a_panel)(int MR, lincoll_trans_t ta,
-                                                                      int64_t mm, int64_t kb,
-                                                                      const LC_T *a, int64_t lda,
-                                                                      LC_T *restrict ap)
+static inline __attribute__((always_inline)) void
+LC_FN(pack_a_panel)(int MR, lincoll_trans_t ta, int64_t mm, int64_t kb, const LC_T *a, int64_t lda,
+                    LC_T *restrict ap, lc_gemm_pack8_t pack8)
 {
     if (ta == LINCOLL_NO_TRANS) {
         if (mm == MR) {
@@ -34,6 +33,10 @@ static inline __attribute__((always_inline)) void LC_FN(pack_a_panel)(int MR, li
     } else {
         /* op(A)(i,p) = a[p + i*lda]: 8 rows at a time, reads contiguous along p. */
         int64_t i = 0;
+        if (pack8 != NULL) {
+            for (; i + 8 <= mm; i += 8)
+                pack8(kb, a + i * lda, lda, ap + i, MR);
+        }
         for (; i + 8 <= mm; i += 8) {
             const LC_T *s0 = a + i * lda;
             for (int64_t p = 0; p < kb; p++) {
@@ -58,7 +61,7 @@ static inline __attribute__((always_inline)) void LC_FN(pack_a_panel)(int MR, li
 
 /* Pack the mb x kb block of op(A) at a into ceil(mb/MR) micro-panels. */
 static void LC_FN(pack_a)(int mr, lincoll_trans_t ta, int64_t mb, int64_t kb, const LC_T *a,
-                          int64_t lda, LC_T *restrict ap)
+                          int64_t lda, LC_T *restrict ap, lc_gemm_pack8_t pack8)
 {
     /* Address of op(A)(i, 0) for the panel starting at row i. */
     int64_t is = ta == LINCOLL_NO_TRANS ? 1 : lda;
@@ -68,25 +71,25 @@ static void LC_FN(pack_a)(int mr, lincoll_trans_t ta, int64_t mb, int64_t kb, co
         const LC_T *src = a + i * is;
         switch (mr) {
         case 4:
-            LC_FN(pack_a_panel)(4, ta, mm, kb, src, lda, dst);
+            LC_FN(pack_a_panel)(4, ta, mm, kb, src, lda, dst, pack8);
             break;
         case 8:
-            LC_FN(pack_a_panel)(8, ta, mm, kb, src, lda, dst);
+            LC_FN(pack_a_panel)(8, ta, mm, kb, src, lda, dst, pack8);
             break;
         case 16:
-            LC_FN(pack_a_panel)(16, ta, mm, kb, src, lda, dst);
+            LC_FN(pack_a_panel)(16, ta, mm, kb, src, lda, dst, pack8);
             break;
         case 24:
-            LC_FN(pack_a_panel)(24, ta, mm, kb, src, lda, dst);
+            LC_FN(pack_a_panel)(24, ta, mm, kb, src, lda, dst, pack8);
             break;
         case 32:
-            LC_FN(pack_a_panel)(32, ta, mm, kb, src, lda, dst);
+            LC_FN(pack_a_panel)(32, ta, mm, kb, src, lda, dst, pack8);
             break;
         case 48:
-            LC_FN(pack_a_panel)(48, ta, mm, kb, src, lda, dst);
+            LC_FN(pack_a_panel)(48, ta, mm, kb, src, lda, dst, pack8);
             break;
         default:
-            LC_FN(pack_a_panel)(mr, ta, mm, kb, src, lda, dst);
+            LC_FN(pack_a_panel)(mr, ta, mm, kb, src, lda, dst, pack8);
             break;
         }
     }
@@ -96,10 +99,9 @@ static void LC_FN(pack_a)(int mr, lincoll_trans_t ta, int64_t mb, int64_t kb, co
  * Copy a kb x nn block of op(B) into one NR-column micro-panel:
  * bp[p * NR + j] = op(B)(p, j), columns nn..NR-1 zero.
  */
-static inline __attribute__((always_inline)) void LC_FN(pack_b_panel)(int NR, lincoll_trans_t tb,
-                                                                      int64_t kb, int64_t nn,
-                                                                      const LC_T *b, int64_t ldb,
-                                                                      LC_T *restrict bp)
+static inline __attribute__((always_inline)) void
+LC_FN(pack_b_panel)(int NR, lincoll_trans_t tb, int64_t kb, int64_t nn, const LC_T *b, int64_t ldb,
+                    LC_T *restrict bp, lc_gemm_pack8_t pack8)
 {
     if (tb == LINCOLL_TRANS) {
         /* op(B)(p,j) = b[j + p*ldb]: rows of the panel are contiguous. */
@@ -114,6 +116,8 @@ static inline __attribute__((always_inline)) void LC_FN(pack_b_panel)(int NR, li
                     dst[j] = j < nn ? src[j] : (LC_T)0;
             }
         }
+    } else if (nn == NR && NR == 8 && pack8 != NULL) {
+        pack8(kb, b, ldb, bp, 8);
     } else if (nn == NR) {
         /* op(B)(p,j) = b[p + j*ldb]: gather one element from each column per row. */
         for (int64_t p = 0; p < kb; p++) {
@@ -132,7 +136,7 @@ static inline __attribute__((always_inline)) void LC_FN(pack_b_panel)(int NR, li
 
 /* Pack the kb x nb block of op(B) at b into ceil(nb/NR) micro-panels. */
 static void LC_FN(pack_b)(int nr, lincoll_trans_t tb, int64_t kb, int64_t nb, const LC_T *b,
-                          int64_t ldb, LC_T *restrict bp)
+                          int64_t ldb, LC_T *restrict bp, lc_gemm_pack8_t pack8)
 {
     int64_t js = tb == LINCOLL_NO_TRANS ? ldb : 1;
     for (int64_t j = 0; j < nb; j += nr) {
@@ -141,19 +145,19 @@ static void LC_FN(pack_b)(int nr, lincoll_trans_t tb, int64_t kb, int64_t nb, co
         const LC_T *src = b + j * js;
         switch (nr) {
         case 4:
-            LC_FN(pack_b_panel)(4, tb, kb, nn, src, ldb, dst);
+            LC_FN(pack_b_panel)(4, tb, kb, nn, src, ldb, dst, pack8);
             break;
         case 6:
-            LC_FN(pack_b_panel)(6, tb, kb, nn, src, ldb, dst);
+            LC_FN(pack_b_panel)(6, tb, kb, nn, src, ldb, dst, pack8);
             break;
         case 8:
-            LC_FN(pack_b_panel)(8, tb, kb, nn, src, ldb, dst);
+            LC_FN(pack_b_panel)(8, tb, kb, nn, src, ldb, dst, pack8);
             break;
         case 12:
-            LC_FN(pack_b_panel)(12, tb, kb, nn, src, ldb, dst);
+            LC_FN(pack_b_panel)(12, tb, kb, nn, src, ldb, dst, pack8);
             break;
         default:
-            LC_FN(pack_b_panel)(nr, tb, kb, nn, src, ldb, dst);
+            LC_FN(pack_b_panel)(nr, tb, kb, nn, src, ldb, dst, pack8);
             break;
         }
     }
@@ -204,10 +208,10 @@ static lincoll_status_t LC_FN(gemm_st)(const lc_gemm_kernel_t *kr, lincoll_trans
         for (int64_t pc = 0; pc < k; pc += kc) { /* 4th loop: kc-deep rank update */
             int64_t kb = k - pc < kc ? k - pc : kc;
             LC_T beta_p = pc == 0 ? beta : (LC_T)1;
-            LC_FN(pack_b)(nr, tb, kb, nb, b + pc * b_ps + jc * b_js, ldb, bp);
+            LC_FN(pack_b)(nr, tb, kb, nb, b + pc * b_ps + jc * b_js, ldb, bp, kr->pack8);
             for (int64_t ic = 0; ic < m; ic += mc) { /* 3rd loop: mc rows of C and A */
                 int64_t mb = m - ic < mc ? m - ic : mc;
-                LC_FN(pack_a)(mr, ta, mb, kb, a + ic * a_is + pc * a_ps, lda, ap);
+                LC_FN(pack_a)(mr, ta, mb, kb, a + ic * a_is + pc * a_ps, lda, ap, kr->pack8);
                 for (int64_t jr = 0; jr < nb; jr += nr) { /* 2nd loop: one B micro-panel */
                     int64_t nn = nb - jr < nr ? nb - jr : nr;
                     const LC_T *bpj = bp + jr * kb;

@@ -37,6 +37,14 @@
 typedef void (*lc_gemm_ukr_t)(int64_t m, int64_t n, int64_t k, const void *alpha, const void *ap,
                               const void *bp, const void *beta, void *c, int64_t ldc);
 
+/**
+ * Optional SIMD packing helper: transpose 8 source rows (row j at src + j*ld,
+ * contiguous along p) of length kb into dst[p * dst_stride + j], j < 8.
+ * Packs op(B) panels stored column-major (NR == 8) and transposed op(A).
+ */
+typedef void (*lc_gemm_pack8_t)(int64_t kb, const void *src, int64_t ld, void *dst,
+                                int64_t dst_stride);
+
 /** One micro-kernel with its register and cache block sizes (one per ISA and dtype). */
 typedef struct lc_gemm_kernel {
     const char *name;      /* "avx512 24x8" */
@@ -44,6 +52,7 @@ typedef struct lc_gemm_kernel {
     int mr, nr;            /* register block */
     int mc, kc, nc;        /* cache blocks: mc % mr == 0, nc % nr == 0 */
     lc_gemm_ukr_t ukr;
+    lc_gemm_pack8_t pack8; /* NULL: scalar packing */
 } lc_gemm_kernel_t;
 
 /* Per-ISA registration tables: {double, float}.  Block sizes live there. */

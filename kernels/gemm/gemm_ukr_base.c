@@ -40,6 +40,6 @@ LC_UKR_BASE_DEFINE(float, lc_sgemm_ukr_base_8x4)
 
 /* Registration: {double, float}. */
 const lc_gemm_kernel_t lc_gemm_kernels_base[2] = {
-    {"base 8x4", LINCOLL_DOUBLE, 8, 4, 64, 256, 2048, lc_dgemm_ukr_base_8x4},
-    {"base 8x4", LINCOLL_FLOAT, 8, 4, 128, 256, 2048, lc_sgemm_ukr_base_8x4},
+    {"base 8x4", LINCOLL_DOUBLE, 8, 4, 64, 256, 2048, lc_dgemm_ukr_base_8x4, NULL},
+    {"base 8x4", LINCOLL_FLOAT, 8, 4, 128, 256, 2048, lc_sgemm_ukr_base_8x4, NULL},
 };
