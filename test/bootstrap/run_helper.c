@@ -85,6 +85,7 @@ int main(int argc, char **argv)
         ready();
         b->ops->barrier(b);
         if (2 + rank < argc && strcmp(argv[2 + rank], "-") != 0) {
+            lc_bootstrap_close(b);
             exit(atoi(argv[2 + rank]));
         }
         sleep_forever();
@@ -96,6 +97,7 @@ int main(int argc, char **argv)
         if (argc > 2 && rank == atoi(argv[2])) {
             struct rlimit no_core = {0, 0};
             setrlimit(RLIMIT_CORE, &no_core);
+            signal(SIGSEGV, SIG_DFL); /* a real crash, also under a sanitizer */
             raise(SIGSEGV);
         }
         sleep_forever();
