@@ -47,6 +47,16 @@ static void lc_exec_release_all(lincoll_plan_t *p)
         }
     }
     p->ex.nreqs = 0;
+    if (p->ex.next_posted) {
+        const lc_round_t *N = &p->rounds[p->ex.round + 1];
+        for (unsigned i = 0; i < N->nxfers; i++) {
+            if (p->ex.next_reqs[i] != NULL) {
+                ctx->tl_ops->release(ctx->tl, p->ex.next_reqs[i]);
+                p->ex.next_reqs[i] = NULL;
+            }
+        }
+        p->ex.next_posted = 0;
+    }
 }
 
 static lincoll_status_t lc_exec_fail(lincoll_plan_t *p, lincoll_status_t st, const char *why,
@@ -80,11 +90,34 @@ static lincoll_status_t lc_exec_steps(lincoll_plan_t *p, const lc_step_t *steps,
     return LINCOLL_OK;
 }
 
+/* Post the receives of round r+1 now (the plan marked it safe). */
+static lincoll_status_t lc_exec_prepost_next(lincoll_plan_t *p)
+{
+    lincoll_context_t *ctx = p->ctx;
+    unsigned next = p->ex.round + 1;
+    lc_round_t *N = &p->rounds[next];
+    for (unsigned i = 0; i < N->nxfers; i++) {
+        lc_xfer_t *x = &N->xfers[i];
+        p->ex.next_reqs[i] = NULL;
+        if (x->kind != LC_XFER_RECV) continue;
+        lincoll_status_t st = ctx->tl_ops->recv_nb(
+            ctx->tl, p->comm->to_world[x->peer], lc_plan_ptr(p, x->buf), x->len,
+            lc_exec_tag(p, x->peer, next), &p->ex.next_reqs[i]);
+        if (st != LINCOLL_OK) {
+            return lc_exec_fail(p, st, "posting a receive early", x->peer);
+        }
+    }
+    p->ex.next_posted = 1;
+    return LINCOLL_OK;
+}
+
 static lincoll_status_t lc_exec_post_round(lincoll_plan_t *p)
 {
     lincoll_context_t *ctx = p->ctx;
     lc_round_t *R = &p->rounds[p->ex.round];
     lincoll_comm_t *comm = p->comm;
+    int preposted = p->ex.next_posted; /* posted while the previous round ran */
+    p->ex.next_posted = 0;
     p->ex.nreqs = R->nxfers;
     /* receives first, then sends and puts */
     for (int pass = 0; pass < 2; pass++) {
@@ -97,6 +130,11 @@ static lincoll_status_t lc_exec_post_round(lincoll_plan_t *p)
             int wpeer = comm->to_world[x->peer];
             lincoll_status_t st = LINCOLL_OK;
             p->ex.reqs[i] = NULL;
+            if (preposted && x->kind == LC_XFER_RECV) {
+                p->ex.reqs[i] = p->ex.next_reqs[i];
+                p->ex.next_reqs[i] = NULL;
+                continue;
+            }
             switch (x->kind) {
             case LC_XFER_SEND:
                 st = ctx->tl_ops->send_nb(ctx->tl, wpeer, lc_plan_ptr(p, x->buf), x->len,
@@ -119,6 +157,9 @@ static lincoll_status_t lc_exec_post_round(lincoll_plan_t *p)
     }
     p->ex.posted = 1;
     lc_exec_deadline(p);
+    if (p->ex.round + 1 < p->nrounds && p->rounds[p->ex.round + 1].prepost) {
+        return lc_exec_prepost_next(p);
+    }
     return LINCOLL_OK;
 }
 
@@ -194,10 +235,12 @@ lincoll_status_t lc_exec_start(lincoll_plan_t *p)
     }
     if (p->ex.reqs == NULL && maxx > 0) {
         p->ex.reqs = calloc(maxx, sizeof(*p->ex.reqs));
-        if (p->ex.reqs == NULL) {
+        p->ex.next_reqs = calloc(maxx, sizeof(*p->ex.next_reqs));
+        if (p->ex.reqs == NULL || p->ex.next_reqs == NULL) {
             return LINCOLL_ERR_NOMEM;
         }
     }
+    p->ex.next_posted = 0;
     if (p->on_start != NULL) {
         lincoll_status_t st = p->on_start(p);
         if (st != LINCOLL_OK) {

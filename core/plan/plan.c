@@ -236,6 +236,56 @@ static void lc_plan_compute_stats(lincoll_plan_t *p)
                              p->compute_bytes / cfg->model_compute_bw);
 }
 
+static int lc_ranges_overlap(lc_bufref_t a, size_t alen, lc_bufref_t b, size_t blen)
+{
+    return a.slot == b.slot && a.off < b.off + blen && b.off < a.off + alen;
+}
+
+/* Does [ref, +len) overlap anything round R touches (transfers and steps)?
+ * Steps with extra operands (GF, GEMM) count as touching everything. */
+static int lc_round_touches(const lc_round_t *R, int with_post, lc_bufref_t ref, size_t len)
+{
+    for (unsigned i = 0; i < R->nxfers; i++) {
+        const lc_xfer_t *x = &R->xfers[i];
+        if (x->kind != LC_XFER_WAIT_PUT && lc_ranges_overlap(ref, len, x->buf, x->len)) return 1;
+    }
+    for (unsigned i = 0; i < R->npre + (with_post ? R->npost : 0); i++) {
+        const lc_step_t *st = i < R->npre ? &R->pre[i] : &R->post[i - R->npre];
+        size_t n = st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype) : st->len;
+        if (st->ext != NULL || lc_ranges_overlap(ref, len, st->dst, n) ||
+            lc_ranges_overlap(ref, len, st->a, n) ||
+            (st->kind == LC_STEP_REDUCE && lc_ranges_overlap(ref, len, st->b, n))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Round r+1's receives can be posted when round r's transfers are posted if
+ * nothing round r does, and no PRE step of round r+1, touches their buffers. */
+static void lc_plan_mark_prepost(lincoll_plan_t *p)
+{
+    for (unsigned r = 0; r + 1 < p->nrounds; r++) {
+        lc_round_t *R = &p->rounds[r], *N = &p->rounds[r + 1];
+        int ok = 1;
+        for (unsigned i = 0; ok && i < N->nxfers; i++) {
+            const lc_xfer_t *x = &N->xfers[i];
+            if (x->kind != LC_XFER_RECV) continue;
+            ok = !lc_round_touches(R, 1, x->buf, x->len);
+            /* PRE steps of round r+1 only: compare against its steps, not its own recvs */
+            for (unsigned k = 0; ok && k < N->npre; k++) {
+                const lc_step_t *st = &N->pre[k];
+                size_t n = st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype)
+                                                      : st->len;
+                ok = st->ext == NULL && !lc_ranges_overlap(x->buf, x->len, st->dst, n) &&
+                     !lc_ranges_overlap(x->buf, x->len, st->a, n) &&
+                     !(st->kind == LC_STEP_REDUCE && lc_ranges_overlap(x->buf, x->len, st->b, n));
+            }
+        }
+        N->prepost = ok;
+    }
+}
+
 lincoll_status_t lc_plan_finalize(lincoll_plan_t *p)
 {
     /* the multi-port model: at most p sends and p receives per round */
@@ -272,6 +322,7 @@ lincoll_status_t lc_plan_finalize(lincoll_plan_t *p)
         }
     }
     p->scratch_bytes = total;
+    lc_plan_mark_prepost(p);
     lc_plan_compute_stats(p);
     p->finalized = 1;
     if (p->ctx->cfg.plan_dump) {
@@ -314,6 +365,7 @@ void lc_plan_destroy(lincoll_plan_t *p)
     free(p->slots);
     free(p->scratch_mem);
     free(p->ex.reqs);
+    free(p->ex.next_reqs);
     p->ctx->live_plans--;
     free(p);
 }

@@ -69,6 +69,7 @@ typedef struct lc_round {
     unsigned nxfers, cap_xfers;
     lc_step_t *pre, *post;
     unsigned npre, npost, cap_pre, cap_post;
+    int prepost;       /* receives may be posted while the previous round runs */
 } lc_round_t;
 
 enum { LC_SLOT_USER = 0, LC_SLOT_SCRATCH = 1 };
@@ -88,6 +89,8 @@ typedef struct lc_exec_state {
     unsigned seq;          /* tag sequence of this start */
     lc_tl_req_t **reqs;    /* one per xfer of the current round */
     unsigned nreqs;
+    lc_tl_req_t **next_reqs; /* receives of round `round + 1` posted early */
+    int next_posted;
     double deadline;       /* lc_now() limit for the current round */
     unsigned long starts;
 } lc_exec_state_t;

@@ -239,7 +239,10 @@ static lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
 
 static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
 {
-    if (params->err_mode_peer) {
+    const char *tls = getenv("UCX_TLS");
+    int mm_allowed = tls == NULL || strstr(tls, "mm") || strstr(tls, "sm") ||
+                     strstr(tls, "posix") || strstr(tls, "sysv") || strstr(tls, "all");
+    if (params->err_mode_peer && mm_allowed) {
         /* keep posix/sysv shared memory with error handling (UCX 1.13) */
         setenv("UCX_MM_ERROR_HANDLING", "y", 0);
     }

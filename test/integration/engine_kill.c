@@ -1,0 +1,90 @@
+/*
+ * test/integration/engine_kill.c: a rank dies by SIGKILL in the middle of a
+ * run of all-to-all exchanges; every survivor must see LINCOLL_ERR_PEER_FAILED
+ * or LINCOLL_ERR_TIMEOUT within LINCOLL_TIMEOUT (+ slack), never hang, and
+ * finalize cleanly.
+ *
+ * Run under `lincoll-run --keep-going -n N`.  The victim (rank 1) forks: the
+ * child is the rank and kills itself with SIGKILL at a pseudo-random
+ * iteration; the parent only waits for it and exits 0, so lincoll-run keeps
+ * the survivors running and the exit status reflects the survivors' checks.
+ */
+#include <lincoll/lincoll.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(void)
+{
+    const char *rank_env = getenv("LINCOLL_RANK");
+    int victim = rank_env != NULL && atoi(rank_env) == 1;
+    if (victim) {
+        pid_t child = fork();
+        if (child < 0) {
+            perror("fork");
+            return 1;
+        }
+        if (child > 0) {
+            int status;
+            waitpid(child, &status, 0);
+            int killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+            printf("engine_kill: victim %s\n", killed ? "died by SIGKILL as planned" : "did not die");
+            return killed ? 0 : 1;
+        }
+    }
+    double timeout = getenv("LINCOLL_TIMEOUT") ? atof(getenv("LINCOLL_TIMEOUT")) : 60.0;
+    lincoll_context_t *ctx;
+    lincoll_comm_t *world;
+    lincoll_status_t st = lincoll_init(NULL, &ctx);
+    if (st != LINCOLL_OK) {
+        fprintf(stderr, "engine_kill: lincoll_init: %s\n", lincoll_strerror(st));
+        return 1;
+    }
+    lincoll_comm_world(ctx, &world);
+    int me = lincoll_comm_rank(world), P = lincoll_comm_size(world);
+    size_t n = 64 * 1024;
+    char *in = calloc((size_t)P, n), *out = calloc((size_t)P, n);
+    lincoll_plan_t *plan;
+    if (lincoll_alltoall_init(world, in, out, n, 1, &plan) != LINCOLL_OK) {
+        return 1;
+    }
+    srand((unsigned)getpid());
+    int die_at = 20 + rand() % 200;
+    double last_ok = now();
+    long iter;
+    for (iter = 0;; iter++) {
+        if (victim && iter == die_at) {
+            raise(SIGKILL);
+        }
+        st = lincoll_start(plan);
+        if (st == LINCOLL_OK) st = lincoll_wait(plan);
+        if (st != LINCOLL_OK) break;
+        last_ok = now();
+    }
+    double waited = now() - last_ok;
+    int ok = (st == LINCOLL_ERR_PEER_FAILED || st == LINCOLL_ERR_TIMEOUT) &&
+             waited <= timeout + 15.0;
+    printf("engine_kill: survivor rank %d: iteration %ld ended with %s after %.2f s "
+           "(LINCOLL_TIMEOUT %.0f s): %s\n",
+           me, iter, lincoll_strerror(st), waited, timeout, ok ? "OK" : "FAILED");
+    lincoll_plan_free(plan);
+    double t0 = now();
+    lincoll_status_t fst = lincoll_finalize(ctx);
+    printf("engine_kill: survivor rank %d: finalize returned %s after %.2f s\n", me,
+           lincoll_strerror(fst), now() - t0);
+    free(in);
+    free(out);
+    return ok ? 0 : 1;
+}
