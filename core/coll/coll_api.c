@@ -1,0 +1,372 @@
+/*
+ * core/coll/coll_api.c: the public reduction/gather collectives
+ * (include/lincoll/coll.h): argument checks, then select.c compiles the plan.
+ *
+ * Every check logs one line naming the argument and returns
+ * LINCOLL_ERR_INVALID (LINCOLL_ERR_UNSUPPORTED for a dtype/op pair without
+ * meaning).  Sizes are checked for overflow before any buffer is bound.
+ * Blocking calls compile a plan, run it once and free it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/base/log.h"
+#include "core/coll/coll_int.h"
+#include "kernels/reduce/reduce_kernels.h"
+
+#define LC_MAX_BYTES ((size_t)1 << 46)
+
+static int lc_overlap(const void *x, size_t xn, const void *y, size_t yn)
+{
+    if (xn == 0 || yn == 0) return 0;
+    uintptr_t a = (uintptr_t)x, b = (uintptr_t)y;
+    return a < b + yn && b < a + xn;
+}
+
+static lincoll_status_t lc_check_dtype(const char *fn, lincoll_dtype_t dtype)
+{
+    LC_CHECK_ARG((unsigned)dtype < LINCOLL_DTYPE_LAST, "%s: dtype=%d is not a lincoll_dtype_t", fn,
+                 (int)dtype);
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_check_op(const char *fn, lincoll_dtype_t dtype, lincoll_op_t op)
+{
+    lincoll_status_t st = lc_check_dtype(fn, dtype);
+    if (st != LINCOLL_OK) return st;
+    LC_CHECK_ARG((unsigned)op < LINCOLL_OP_LAST, "%s: op=%d is not a lincoll_op_t", fn, (int)op);
+    if (lc_reduce_fn(LC_ISA_BASE, dtype, op) == NULL) {
+        lc_error("%s: op %s is not defined on dtype %s", fn, lincoll_op_name(op),
+                 lincoll_dtype_name(dtype));
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_check_common(const char *fn, lincoll_comm_t *comm,
+                                        lincoll_plan_t **plan_p)
+{
+    LC_CHECK_ARG(comm != NULL, "%s: comm must not be NULL", fn);
+    LC_CHECK_ARG(plan_p != NULL, "%s: plan_p must not be NULL", fn);
+    *plan_p = NULL;
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_check_count(const char *fn, const char *what, size_t count, size_t es)
+{
+    LC_CHECK_ARG(count <= LC_MAX_BYTES / es, "%s: %s=%zu elements of %zu bytes is too large", fn,
+                 what, count, es);
+    return LINCOLL_OK;
+}
+
+#define LC_TRY(_expr)                                                                              \
+    do {                                                                                           \
+        lincoll_status_t _st = (_expr);                                                            \
+        if (_st != LINCOLL_OK) return _st;                                                         \
+    } while (0)
+
+static lincoll_status_t lc_run_once(lincoll_status_t st, lincoll_plan_t *plan)
+{
+    if (st != LINCOLL_OK) return st;
+    st = lincoll_start(plan);
+    if (st == LINCOLL_OK) st = lincoll_wait(plan);
+    lincoll_plan_free(plan);
+    return st;
+}
+
+/* ---- allreduce ------------------------------------------------------------------ */
+
+LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_op_t op, lincoll_plan_t **plan_p)
+{
+    static const char fn[] = "lincoll_allreduce_init";
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    LC_TRY(lc_check_op(fn, dtype, op));
+    size_t es = lincoll_dtype_size(dtype);
+    LC_TRY(lc_check_count(fn, "count", count, es));
+    int inplace = sbuf == LINCOLL_IN_PLACE || sbuf == rbuf;
+    LC_CHECK_ARG(count == 0 || rbuf != NULL, "%s: rbuf must not be NULL (count %zu)", fn, count);
+    LC_CHECK_ARG(count == 0 || inplace || sbuf != NULL, "%s: sbuf must not be NULL (count %zu)", fn,
+                 count);
+    LC_CHECK_ARG(inplace || !lc_overlap(sbuf, count * es, rbuf, count * es),
+                 "%s: sbuf and rbuf overlap (use LINCOLL_IN_PLACE)", fn);
+    lc_coll_args_t a = {.op = LC_COLL_ALLREDUCE,
+                        .sbuf = inplace ? NULL : sbuf,
+                        .rbuf = rbuf,
+                        .count = count,
+                        .total = count,
+                        .dtype = dtype,
+                        .rop = op,
+                        .inplace = inplace,
+                        .es = es};
+    return lc_coll_plan(comm, &a, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allreduce(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                               size_t count, lincoll_dtype_t dtype, lincoll_op_t op)
+{
+    lincoll_plan_t *plan = NULL;
+    return lc_run_once(lincoll_allreduce_init(comm, sbuf, rbuf, count, dtype, op, &plan), plan);
+}
+
+/* ---- reduce-scatter and allgather (counts[]) ------------------------------------ */
+
+/* counts[] -> displs[] and total, with overflow checks; *displs_p is malloc'ed. */
+static lincoll_status_t lc_prefix(const char *fn, int P, const size_t *counts, size_t es,
+                                  size_t **displs_p, size_t *total_p)
+{
+    size_t *d = malloc((size_t)P * sizeof(*d));
+    if (d == NULL) return LINCOLL_ERR_NOMEM;
+    size_t t = 0;
+    for (int i = 0; i < P; i++) {
+        d[i] = t;
+        if (counts[i] > LC_MAX_BYTES / es - t) {
+            lc_error("%s: counts[%d]=%zu makes the total too large", fn, i, counts[i]);
+            free(d);
+            return LINCOLL_ERR_INVALID;
+        }
+        t += counts[i];
+    }
+    *displs_p = d;
+    *total_p = t;
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_rs_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                   void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
+                                   lincoll_op_t op, lincoll_plan_t **plan_p)
+{
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    LC_TRY(lc_check_op(fn, dtype, op));
+    LC_CHECK_ARG(counts != NULL, "%s: counts must not be NULL", fn);
+    size_t es = lincoll_dtype_size(dtype), total, *displs;
+    LC_TRY(lc_prefix(fn, comm->size, counts, es, &displs, &total));
+    int inplace = sbuf == LINCOLL_IN_PLACE || sbuf == rbuf;
+    size_t mine = counts[comm->rank], rlen = inplace ? total : mine;
+    lincoll_status_t st = LINCOLL_OK;
+    if (rlen > 0 && rbuf == NULL) {
+        lc_error("%s: rbuf must not be NULL (%zu elements)", fn, rlen);
+        st = LINCOLL_ERR_INVALID;
+    } else if (!inplace && total > 0 && sbuf == NULL) {
+        lc_error("%s: sbuf must not be NULL (%zu elements)", fn, total);
+        st = LINCOLL_ERR_INVALID;
+    } else if (!inplace && lc_overlap(sbuf, total * es, rbuf, mine * es)) {
+        lc_error("%s: sbuf and rbuf overlap (use LINCOLL_IN_PLACE)", fn);
+        st = LINCOLL_ERR_INVALID;
+    }
+    if (st == LINCOLL_OK) {
+        lc_coll_args_t a = {.op = LC_COLL_REDUCE_SCATTER,
+                            .sbuf = inplace ? NULL : sbuf,
+                            .rbuf = rbuf,
+                            .counts = counts,
+                            .displs = displs,
+                            .total = total,
+                            .dtype = dtype,
+                            .rop = op,
+                            .inplace = inplace,
+                            .es = es};
+        st = lc_coll_plan(comm, &a, plan_p);
+    }
+    free(displs);
+    return st;
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_scatterv_init(lincoll_comm_t *comm, const void *sbuf,
+                                                          void *rbuf, const size_t *counts,
+                                                          lincoll_dtype_t dtype, lincoll_op_t op,
+                                                          lincoll_plan_t **plan_p)
+{
+    return lc_rs_init("lincoll_reduce_scatterv_init", comm, sbuf, rbuf, counts, dtype, op, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_scatterv(lincoll_comm_t *comm, const void *sbuf,
+                                                     void *rbuf, const size_t *counts,
+                                                     lincoll_dtype_t dtype, lincoll_op_t op)
+{
+    lincoll_plan_t *plan = NULL;
+    return lc_run_once(lincoll_reduce_scatterv_init(comm, sbuf, rbuf, counts, dtype, op, &plan),
+                       plan);
+}
+
+/* P copies of count, or NULL (logged) */
+static size_t *lc_block_counts(const char *fn, lincoll_comm_t *comm, size_t count)
+{
+    if (comm == NULL) return NULL;
+    size_t *c = malloc((size_t)comm->size * sizeof(*c));
+    if (c == NULL) {
+        lc_error("%s: out of memory for %d counts", fn, comm->size);
+        return NULL;
+    }
+    for (int i = 0; i < comm->size; i++)
+        c[i] = count;
+    return c;
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_scatter_init(lincoll_comm_t *comm, const void *sbuf,
+                                                         void *rbuf, size_t count,
+                                                         lincoll_dtype_t dtype, lincoll_op_t op,
+                                                         lincoll_plan_t **plan_p)
+{
+    static const char fn[] = "lincoll_reduce_scatter_init";
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    size_t *c = lc_block_counts(fn, comm, count);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = lc_rs_init(fn, comm, sbuf, rbuf, c, dtype, op, plan_p);
+    free(c);
+    return st;
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_op_t op)
+{
+    lincoll_plan_t *plan = NULL;
+    return lc_run_once(lincoll_reduce_scatter_init(comm, sbuf, rbuf, count, dtype, op, &plan),
+                       plan);
+}
+
+static lincoll_status_t lc_ag_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                   void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
+                                   lincoll_plan_t **plan_p)
+{
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    LC_TRY(lc_check_dtype(fn, dtype));
+    LC_CHECK_ARG(counts != NULL, "%s: counts must not be NULL", fn);
+    size_t es = lincoll_dtype_size(dtype), total, *displs;
+    LC_TRY(lc_prefix(fn, comm->size, counts, es, &displs, &total));
+    size_t mine = counts[comm->rank];
+    int inplace = sbuf == LINCOLL_IN_PLACE ||
+                  (rbuf != NULL && sbuf == (const char *)rbuf + displs[comm->rank] * es);
+    lincoll_status_t st = LINCOLL_OK;
+    if (total > 0 && rbuf == NULL) {
+        lc_error("%s: rbuf must not be NULL (%zu elements)", fn, total);
+        st = LINCOLL_ERR_INVALID;
+    } else if (!inplace && mine > 0 && sbuf == NULL) {
+        lc_error("%s: sbuf must not be NULL (%zu elements)", fn, mine);
+        st = LINCOLL_ERR_INVALID;
+    } else if (!inplace && lc_overlap(sbuf, mine * es, rbuf, total * es)) {
+        lc_error("%s: sbuf and rbuf overlap (use LINCOLL_IN_PLACE)", fn);
+        st = LINCOLL_ERR_INVALID;
+    }
+    if (st == LINCOLL_OK) {
+        lc_coll_args_t a = {.op = LC_COLL_ALLGATHER,
+                            .sbuf = inplace ? NULL : sbuf,
+                            .rbuf = rbuf,
+                            .counts = counts,
+                            .displs = displs,
+                            .total = total,
+                            .dtype = dtype,
+                            .inplace = inplace,
+                            .es = es};
+        st = lc_coll_plan(comm, &a, plan_p);
+    }
+    free(displs);
+    return st;
+}
+
+LINCOLL_API lincoll_status_t lincoll_allgatherv_init(lincoll_comm_t *comm, const void *sbuf,
+                                                     void *rbuf, const size_t *counts,
+                                                     lincoll_dtype_t dtype, lincoll_plan_t **plan_p)
+{
+    return lc_ag_init("lincoll_allgatherv_init", comm, sbuf, rbuf, counts, dtype, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                const size_t *counts, lincoll_dtype_t dtype)
+{
+    lincoll_plan_t *plan = NULL;
+    return lc_run_once(lincoll_allgatherv_init(comm, sbuf, rbuf, counts, dtype, &plan), plan);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allgather_init(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_plan_t **plan_p)
+{
+    static const char fn[] = "lincoll_allgather_init";
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    size_t *c = lc_block_counts(fn, comm, count);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = lc_ag_init(fn, comm, sbuf, rbuf, c, dtype, plan_p);
+    free(c);
+    return st;
+}
+
+LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                               size_t count, lincoll_dtype_t dtype)
+{
+    lincoll_plan_t *plan = NULL;
+    return lc_run_once(lincoll_allgather_init(comm, sbuf, rbuf, count, dtype, &plan), plan);
+}
+
+/* ---- broadcast and reduce -------------------------------------------------------- */
+
+LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
+                                                lincoll_dtype_t dtype, int root,
+                                                lincoll_plan_t **plan_p)
+{
+    static const char fn[] = "lincoll_bcast_init";
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    LC_TRY(lc_check_dtype(fn, dtype));
+    size_t es = lincoll_dtype_size(dtype);
+    LC_TRY(lc_check_count(fn, "count", count, es));
+    LC_CHECK_ARG(root >= 0 && root < comm->size, "%s: root=%d outside [0, %d)", fn, root,
+                 comm->size);
+    LC_CHECK_ARG(count == 0 || buf != NULL, "%s: buf must not be NULL (count %zu)", fn, count);
+    lc_coll_args_t a = {.op = LC_COLL_BCAST,
+                        .rbuf = buf,
+                        .count = count,
+                        .total = count,
+                        .dtype = dtype,
+                        .root = root,
+                        .inplace = 1,
+                        .es = es};
+    return lc_coll_plan(comm, &a, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size_t count,
+                                           lincoll_dtype_t dtype, int root)
+{
+    lincoll_plan_t *plan = NULL;
+    return lc_run_once(lincoll_bcast_init(comm, buf, count, dtype, root, &plan), plan);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                 size_t count, lincoll_dtype_t dtype,
+                                                 lincoll_op_t op, int root, lincoll_plan_t **plan_p)
+{
+    static const char fn[] = "lincoll_reduce_init";
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    LC_TRY(lc_check_op(fn, dtype, op));
+    size_t es = lincoll_dtype_size(dtype);
+    LC_TRY(lc_check_count(fn, "count", count, es));
+    LC_CHECK_ARG(root >= 0 && root < comm->size, "%s: root=%d outside [0, %d)", fn, root,
+                 comm->size);
+    int inplace = sbuf == LINCOLL_IN_PLACE || (sbuf == rbuf && rbuf != NULL);
+    int is_root = comm->rank == root;
+    LC_CHECK_ARG(count == 0 || !(is_root || inplace) || rbuf != NULL,
+                 "%s: rbuf must not be NULL at the root (count %zu)", fn, count);
+    LC_CHECK_ARG(count == 0 || inplace || sbuf != NULL, "%s: sbuf must not be NULL (count %zu)", fn,
+                 count);
+    LC_CHECK_ARG(inplace || !is_root || !lc_overlap(sbuf, count * es, rbuf, count * es),
+                 "%s: sbuf and rbuf overlap (use LINCOLL_IN_PLACE)", fn);
+    lc_coll_args_t a = {.op = LC_COLL_REDUCE,
+                        .sbuf = inplace ? NULL : sbuf,
+                        .rbuf = rbuf,
+                        .count = count,
+                        .total = count,
+                        .dtype = dtype,
+                        .rop = op,
+                        .root = root,
+                        .inplace = inplace,
+                        .es = es};
+    return lc_coll_plan(comm, &a, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_coll(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                 size_t count, lincoll_dtype_t dtype,
+                                                 lincoll_op_t op, int root)
+{
+    lincoll_plan_t *plan = NULL;
+    return lc_run_once(lincoll_reduce_init(comm, sbuf, rbuf, count, dtype, op, root, &plan), plan);
+}

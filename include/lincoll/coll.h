@@ -1,0 +1,223 @@
+/**
+ * @file coll.h
+ * @brief Reduction and gather collectives: allreduce, reduce-scatter,
+ *        allgather, broadcast, reduce — any number of ranks.
+ *
+ * Every operation exists as a blocking call and as a persistent plan
+ * (`*_init`) that is started with lincoll_start(), completed with
+ * lincoll_test() / lincoll_wait() and can be started again any number of
+ * times; buffers are bound to the plan at init and must stay valid while it
+ * lives.  All ranks of the communicator must make the same calls in the same
+ * order with matching arguments (count, dtype, op, root, counts[]).
+ *
+ * Algorithms (chosen per call by an alpha-beta-gamma cost model with
+ * LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW, or forced with
+ * `LINCOLL_<OP>_ALGO=auto|rhd|ring|binomial`, OP one of ALLREDUCE,
+ * REDUCE_SCATTER, ALLGATHER, BCAST, REDUCE):
+ *  - rhd: recursive halving-doubling for all five operations (HCCL's
+ *    non-power-of-two fold: pairs (2i, 2i+1), i < p - 2^floor(log2 p));
+ *  - ring: allreduce, reduce-scatter, allgather;
+ *  - binomial: broadcast and reduce.
+ * A forced algorithm that cannot serve the operation falls back to the
+ * automatic choice with a warning, or fails with ::LINCOLL_ERR_UNSUPPORTED
+ * when LINCOLL_ALGO_FALLBACK=error.  The plan's algorithm name is in
+ * lincoll_plan_stats().
+ *
+ * Determinism: for a fixed algorithm and rank count every element is
+ * reduced once along a fixed tree and then copied, so results are bitwise
+ * identical on every rank and from run to run, and do not depend on count
+ * or on the element's position.  They can differ between algorithms (and so
+ * between message sizes when the choice is automatic): pin the algorithm
+ * with LINCOLL_<OP>_ALGO for bitwise reproducibility across sizes.
+ *
+ * Operators: those of lincoll_reduce() (see reduce.h); a (dtype, op) pair
+ * without meaning (BXOR on floats, arithmetic on LINCOLL_BYTE) is
+ * ::LINCOLL_ERR_UNSUPPORTED.  All operators are commutative.
+ *
+ * Errors: bad arguments give ::LINCOLL_ERR_INVALID and one log line naming
+ * the argument; ranks whose arguments disagree get ::LINCOLL_ERR_MISMATCH
+ * (message sizes differ) or, on ranks left waiting, ::LINCOLL_ERR_TIMEOUT
+ * after LINCOLL_TIMEOUT — never a buffer overflow.
+ */
+#ifndef LINCOLL_COLL_H
+#define LINCOLL_COLL_H
+
+#include <stddef.h>
+#include <lincoll/context.h>
+#include <lincoll/plan.h>
+#include <lincoll/status.h>
+#include <lincoll/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Pass as the send buffer to run in place: the input is taken from the
+ * receive buffer (allgather: from the rank's own block of it).
+ */
+#define LINCOLL_IN_PLACE ((const void *)1)
+
+/**
+ * @brief Persistent allreduce: rbuf[i] = sbuf_0[i] (+) ... (+) sbuf_(p-1)[i].
+ * @param [in]  comm   communicator.
+ * @param [in]  sbuf   count elements, or ::LINCOLL_IN_PLACE (or rbuf) for in place;
+ *                     must not partly overlap @p rbuf.
+ * @param [out] rbuf   count elements (may be NULL only if count is 0).
+ * @param [in]  count  elements per rank (0 allowed).
+ * @param [in]  dtype  element type.
+ * @param [in]  op     reduction operator.
+ * @param [out] plan_p the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_UNSUPPORTED or
+ *         ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_op_t op, lincoll_plan_t **plan_p);
+
+/**
+ * @brief Blocking allreduce (compiles, runs and frees a plan).
+ * @return see lincoll_allreduce_init(), plus any error of lincoll_wait().
+ */
+LINCOLL_API lincoll_status_t lincoll_allreduce(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                               size_t count, lincoll_dtype_t dtype,
+                                               lincoll_op_t op);
+
+/**
+ * @brief Persistent reduce-scatter, v form: the element-wise reduction of
+ *        every rank's sbuf (sum of counts elements) is split in rank order;
+ *        rank i receives counts[i] elements.
+ * @param [in]  comm   communicator of p ranks.
+ * @param [in]  sbuf   sum(counts) elements, or ::LINCOLL_IN_PLACE (or rbuf): then
+ *                     rbuf holds the sum(counts) input elements, the result lands
+ *                     at its start and the rest of rbuf is overwritten.
+ * @param [out] rbuf   counts[rank] elements (sum(counts) in place).
+ * @param [in]  counts p element counts (zeros allowed), equal on every rank.
+ * @param [in]  dtype  element type.
+ * @param [in]  op     reduction operator.
+ * @param [out] plan_p the plan.
+ * @return see lincoll_allreduce_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_scatterv_init(lincoll_comm_t *comm, const void *sbuf,
+                                                          void *rbuf, const size_t *counts,
+                                                          lincoll_dtype_t dtype, lincoll_op_t op,
+                                                          lincoll_plan_t **plan_p);
+
+/**
+ * @brief Blocking reduce-scatter, v form.
+ * @return see lincoll_reduce_scatterv_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_scatterv(lincoll_comm_t *comm, const void *sbuf,
+                                                     void *rbuf, const size_t *counts,
+                                                     lincoll_dtype_t dtype, lincoll_op_t op);
+
+/**
+ * @brief Persistent reduce-scatter, block form: every rank receives @p count
+ *        elements (sbuf holds p * count).
+ * @return see lincoll_reduce_scatterv_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_scatter_init(lincoll_comm_t *comm, const void *sbuf,
+                                                         void *rbuf, size_t count,
+                                                         lincoll_dtype_t dtype, lincoll_op_t op,
+                                                         lincoll_plan_t **plan_p);
+
+/**
+ * @brief Blocking reduce-scatter, block form.
+ * @return see lincoll_reduce_scatterv_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_op_t op);
+
+/**
+ * @brief Persistent allgather, v form: rank i contributes counts[i] elements;
+ *        every rank receives all of them in rank order (displacements are the
+ *        prefix sums of @p counts).
+ * @param [in]  comm   communicator of p ranks.
+ * @param [in]  sbuf   counts[rank] elements, or ::LINCOLL_IN_PLACE (or the rank's
+ *                     own block of rbuf): the own block is already in rbuf.
+ * @param [out] rbuf   sum(counts) elements; must not partly overlap @p sbuf.
+ * @param [in]  counts p element counts (zeros allowed), equal on every rank.
+ * @param [in]  dtype  element type (any, including ::LINCOLL_BYTE).
+ * @param [out] plan_p the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_allgatherv_init(lincoll_comm_t *comm, const void *sbuf,
+                                                     void *rbuf, const size_t *counts,
+                                                     lincoll_dtype_t dtype,
+                                                     lincoll_plan_t **plan_p);
+
+/**
+ * @brief Blocking allgather, v form.
+ * @return see lincoll_allgatherv_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                const size_t *counts, lincoll_dtype_t dtype);
+
+/**
+ * @brief Persistent allgather, block form: @p count elements per rank.
+ * @return see lincoll_allgatherv_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_allgather_init(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_plan_t **plan_p);
+
+/**
+ * @brief Blocking allgather, block form.
+ * @return see lincoll_allgatherv_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                               size_t count, lincoll_dtype_t dtype);
+
+/**
+ * @brief Persistent broadcast of @p count elements from @p root.
+ * @param [in]     comm   communicator.
+ * @param [in,out] buf    count elements: input at the root, output elsewhere.
+ * @param [in]     count  elements (0 allowed).
+ * @param [in]     dtype  element type.
+ * @param [in]     root   rank in [0, p).
+ * @param [out]    plan_p the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
+                                                lincoll_dtype_t dtype, int root,
+                                                lincoll_plan_t **plan_p);
+
+/**
+ * @brief Blocking broadcast.
+ * @return see lincoll_bcast_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size_t count,
+                                           lincoll_dtype_t dtype, int root);
+
+/**
+ * @brief Persistent reduce to @p root: rbuf[i] = sbuf_0[i] (+) ... at the root.
+ * @param [in]  comm   communicator.
+ * @param [in]  sbuf   count elements, or ::LINCOLL_IN_PLACE (or rbuf): the input
+ *                     is in rbuf (on a non-root rbuf is then left unspecified).
+ * @param [out] rbuf   count elements at the root; ignored elsewhere (may be NULL)
+ *                     unless in place.
+ * @param [in]  count  elements (0 allowed).
+ * @param [in]  dtype  element type.
+ * @param [in]  op     reduction operator.
+ * @param [in]  root   rank in [0, p).
+ * @param [out] plan_p the plan.
+ * @return see lincoll_allreduce_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                 size_t count, lincoll_dtype_t dtype,
+                                                 lincoll_op_t op, int root,
+                                                 lincoll_plan_t **plan_p);
+
+/**
+ * @brief Blocking reduce.
+ * @return see lincoll_reduce_init().
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_coll(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                 size_t count, lincoll_dtype_t dtype,
+                                                 lincoll_op_t op, int root);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
