@@ -56,6 +56,13 @@ static inline void lc_test_fill(const lincoll_field_t *f, void *buf, size_t len,
 #define LC_TEST_GUARD      64
 #define LC_TEST_GUARD_BYTE 0xa5
 
+/* 64-byte aligned allocation of at least len bytes (C11 aligned_alloc wants
+ * a multiple of the alignment). */
+static inline void *lc_test_alloc(size_t len)
+{
+    return aligned_alloc(64, len < 64 ? 64 : (len + 63) & ~(size_t)63);
+}
+
 /* A buffer with LC_TEST_GUARD bytes of 0xa5 on both sides of [off, off+len). */
 typedef struct {
     uint8_t *mem;

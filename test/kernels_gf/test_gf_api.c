@@ -63,8 +63,8 @@ static void test_kernel_bad(void **state)
     uint64_t m[6] = {1, 2, 3, 4, 5, 6};
     lincoll_gf_coeffs_t *c;
     assert_int_equal(lincoll_gf_coeffs_create(f, 2, 3, m, &c), LINCOLL_OK);
-    uint32_t *a = aligned_alloc(64, 256), *b = aligned_alloc(64, 256), *d0 = aligned_alloc(64, 256),
-             *d1 = aligned_alloc(64, 256);
+    uint32_t *a = lc_test_alloc(256), *b = lc_test_alloc(256), *d0 = lc_test_alloc(256),
+             *d1 = lc_test_alloc(256);
     memset(a, 0, 256);
     memset(b, 0, 256);
     const void *src[3] = {a, b, a};

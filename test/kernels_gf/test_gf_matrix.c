@@ -191,9 +191,9 @@ static void round_trip(uint64_t q, int k, int m, lincoll_gf_rs_kind_t kind, size
     void **buf = calloc((size_t)n, sizeof(void *)), **out = calloc((size_t)m, sizeof(void *));
     uint64_t s = q + (uint64_t)k;
     for (int i = 0; i < n; i++)
-        buf[i] = aligned_alloc(64, len + 64);
+        buf[i] = lc_test_alloc(len + 64);
     for (int i = 0; i < m; i++)
-        out[i] = aligned_alloc(64, len + 64);
+        out[i] = lc_test_alloc(len + 64);
     for (int i = 0; i < k; i++)
         lc_test_fill(f, buf[i], len, &s);
     assert_int_equal(

@@ -160,7 +160,7 @@ static void lc_test_prime_extremes(uint64_t q)
     assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
     const void *src[37];
     void *dst[5], *ref[5];
-    uint8_t *sbuf = aligned_alloc(64, len);
+    uint8_t *sbuf = lc_test_alloc(len);
     for (size_t e = 0; e < len / f->elem_size; e++) {
         uint64_t v = q - 1;
         memcpy(sbuf + e * f->elem_size, &v, f->elem_size);
@@ -168,8 +168,8 @@ static void lc_test_prime_extremes(uint64_t q)
     for (int i = 0; i < k; i++)
         src[i] = sbuf;
     for (int j = 0; j < r; j++) {
-        dst[j] = aligned_alloc(64, len);
-        ref[j] = aligned_alloc(64, len);
+        dst[j] = lc_test_alloc(len);
+        ref[j] = lc_test_alloc(len);
     }
     /* sum of k terms (q-1)^2 = k mod q */
     uint64_t want = (uint64_t)k % q;
@@ -252,11 +252,11 @@ static void test_mad_sums_to_lincomb(void **state)
         assert_int_equal(lincoll_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
         void *src[11], *a[6], *b[6];
         for (int i = 0; i < k; i++) {
-            src[i] = aligned_alloc(64, len);
+            src[i] = lc_test_alloc(len);
             lc_test_fill(f, src[i], len, &seed);
         }
         for (int j = 0; j < r; j++) {
-            a[j] = aligned_alloc(64, len);
+            a[j] = lc_test_alloc(len);
             b[j] = calloc(1, len);
         }
         assert_int_equal(lincoll_gf_lincomb(c, len, (const void *const *)src, a), LINCOLL_OK);
