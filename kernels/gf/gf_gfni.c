@@ -25,6 +25,7 @@
 #define LC_XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
 #define LC_AFF(x, m)     _mm512_gf2p8affine_epi64_epi8((x), _mm512_set1_epi64((long long)(m)), 0)
 #define LC_RMAX          8
+#define GF16_RMAX        4
 
 /* ------------------------------------------------------------ GF(2^8) */
 
@@ -150,31 +151,45 @@ LC_AI void gf16_planes(const uint8_t *s, __m512i *xl, __m512i *xh)
     *xh = _mm512_packus_epi16(_mm512_srli_epi16(a, 8), _mm512_srli_epi16(b, 8));
 }
 
-LC_AI void gf16_gfni_rows(const int R, const lincoll_gf_coeffs_t *c, int j0, const void *const *src,
-                          void *const *dst, size_t off, size_t n)
+LC_AI void gf16_gfni_rows(const int R, const int NV, const lincoll_gf_coeffs_t *c, int j0,
+                          const void *const *src, void *const *dst, size_t off, size_t n)
 {
     const int k = c->k;
     const uint64_t *aff = c->aff + 4 * (size_t)j0 * k;
-    for (size_t p = off; p < off + n; p += 128) {
-        __m512i yl[LC_RMAX], yh[LC_RMAX];
+    for (size_t p = off; p < off + n; p += 128 * (size_t)NV) {
+        __m512i yl[GF16_RMAX][2], yh[GF16_RMAX][2];
 #pragma GCC unroll 8
-        for (int j = 0; j < R; j++)
-            yl[j] = yh[j] = _mm512_setzero_si512();
+        for (int j = 0; j < R; j++) {
+            for (int v = 0; v < NV; v++)
+                yl[j][v] = yh[j][v] = _mm512_setzero_si512();
+        }
         for (int i = 0; i < k; i++) {
-            __m512i xl, xh;
-            gf16_planes((const uint8_t *)src[i] + p, &xl, &xh);
+            __m512i xl[2], xh[2];
+            for (int v = 0; v < NV; v++) {
+                gf16_planes((const uint8_t *)src[i] + p + 128 * v, &xl[v], &xh[v]);
+            }
 #pragma GCC unroll 8
             for (int j = 0; j < R; j++) {
                 const uint64_t *m = aff + 4 * ((size_t)j * k + i);
-                yl[j] = LC_XOR3(yl[j], LC_AFF(xl, m[0]), LC_AFF(xh, m[1]));
-                yh[j] = LC_XOR3(yh[j], LC_AFF(xl, m[2]), LC_AFF(xh, m[3]));
+                __m512i m0 = _mm512_set1_epi64((long long)m[0]);
+                __m512i m1 = _mm512_set1_epi64((long long)m[1]);
+                __m512i m2 = _mm512_set1_epi64((long long)m[2]);
+                __m512i m3 = _mm512_set1_epi64((long long)m[3]);
+                for (int v = 0; v < NV; v++) {
+                    yl[j][v] = LC_XOR3(yl[j][v], _mm512_gf2p8affine_epi64_epi8(xl[v], m0, 0),
+                                       _mm512_gf2p8affine_epi64_epi8(xh[v], m1, 0));
+                    yh[j][v] = LC_XOR3(yh[j][v], _mm512_gf2p8affine_epi64_epi8(xl[v], m2, 0),
+                                       _mm512_gf2p8affine_epi64_epi8(xh[v], m3, 0));
+                }
             }
         }
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++) {
             uint8_t *d = (uint8_t *)dst[j0 + j] + p;
-            _mm512_storeu_si512(d, _mm512_unpacklo_epi8(yl[j], yh[j]));
-            _mm512_storeu_si512(d + 64, _mm512_unpackhi_epi8(yl[j], yh[j]));
+            for (int v = 0; v < NV; v++) {
+                _mm512_storeu_si512(d + 128 * v, _mm512_unpacklo_epi8(yl[j][v], yh[j][v]));
+                _mm512_storeu_si512(d + 128 * v + 64, _mm512_unpackhi_epi8(yl[j][v], yh[j][v]));
+            }
         }
     }
 }
@@ -183,27 +198,24 @@ LC_AI void gf16_gfni_rows(const int R, const lincoll_gf_coeffs_t *c, int j0, con
     static void gf16_gfni_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,       \
                                void *const *dst, size_t off, size_t n)                             \
     {                                                                                              \
-        gf16_gfni_rows(R, c, j0, src, dst, off, n);                                                \
+        size_t n2 = n & ~(size_t)255;                                                              \
+        gf16_gfni_rows(R, 2, c, j0, src, dst, off, n2);                                            \
+        if (n2 < n) gf16_gfni_rows(R, 1, c, j0, src, dst, off + n2, n - n2);                       \
     }
 LC_GF16_GFNI_R(1)
 LC_GF16_GFNI_R(2)
 LC_GF16_GFNI_R(3)
 LC_GF16_GFNI_R(4)
-LC_GF16_GFNI_R(5)
-LC_GF16_GFNI_R(6)
-LC_GF16_GFNI_R(7)
-LC_GF16_GFNI_R(8)
 
-static const lc_gf_rows_fn_t gf16_gfni_rows_fn[LC_RMAX + 1] = {
-    NULL,         gf16_gfni_r1, gf16_gfni_r2, gf16_gfni_r3, gf16_gfni_r4,
-    gf16_gfni_r5, gf16_gfni_r6, gf16_gfni_r7, gf16_gfni_r8,
+static const lc_gf_rows_fn_t gf16_gfni_rows_fn[GF16_RMAX + 1] = {
+    NULL, gf16_gfni_r1, gf16_gfni_r2, gf16_gfni_r3, gf16_gfni_r4,
 };
 
 void lc_gf16_lincomb_gfni(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
                           void *const *dst)
 {
     size_t nv = len & ~(size_t)127;
-    lc_gf_run_blocks(gf16_gfni_rows_fn, LC_RMAX, c, nv, 128, src, dst);
+    lc_gf_run_blocks(gf16_gfni_rows_fn, GF16_RMAX, c, nv, 256, src, dst);
     if (nv < len) lc_gf16_lincomb_range_base(c, nv, len, src, dst);
 }
 
