@@ -30,8 +30,7 @@
 #include <time.h>
 
 typedef void (*isal_init_fn)(int, int, unsigned char *, unsigned char *);
-typedef void (*isal_encode_fn)(int, int, int, unsigned char *, unsigned char **,
-                               unsigned char **);
+typedef void (*isal_encode_fn)(int, int, int, unsigned char *, unsigned char **, unsigned char **);
 typedef void (*isal_update_fn)(int, int, int, int, unsigned char *, unsigned char *,
                                unsigned char **);
 
@@ -126,7 +125,8 @@ static double perf_run(const perf_cfg_t *cfg, double gf8_ref)
         a8 = malloc((size_t)m * (size_t)k);
         tbl = malloc(32 * (size_t)m * (size_t)k);
         if (a8 == NULL || tbl == NULL) goto out;
-        for (size_t e = 0; e < (size_t)m * (size_t)k; e++) a8[e] = (unsigned char)gen[k * k + e];
+        for (size_t e = 0; e < (size_t)m * (size_t)k; e++)
+            a8[e] = (unsigned char)gen[k * k + e];
         cfg->isal->init(k, m, a8, tbl);
     }
     int iters = cfg->iters;
@@ -144,7 +144,8 @@ static double perf_run(const perf_cfg_t *cfg, double gf8_ref)
         double t0 = perf_now();
         for (int it = 0; it < iters; it++) {
             if (cfg->mad) {
-                for (int i = 0; i < k; i++) lincoll_gf_mad(c, len, i, buf[i], dst);
+                for (int i = 0; i < k; i++)
+                    lincoll_gf_mad(c, len, i, buf[i], dst);
             } else {
                 lincoll_gf_lincomb(c, len, src, dst);
             }
@@ -187,7 +188,8 @@ static double perf_run(const perf_cfg_t *cfg, double gf8_ref)
     result = ours;
 out:
     if (buf != NULL) {
-        for (int i = 0; i < k + m; i++) free(buf[i]);
+        for (int i = 0; i < k + m; i++)
+            free(buf[i]);
     }
     free(buf);
     free(gen);
@@ -197,8 +199,9 @@ out:
     free(tbl);
     lincoll_gf_coeffs_destroy(c);
     lincoll_gf_field_destroy(f);
-    if (result < 0) fprintf(stderr, "perf_gf: run failed for k=%d m=%d q=%llu\n", k, m,
-                            (unsigned long long)cfg->q);
+    if (result < 0)
+        fprintf(stderr, "perf_gf: run failed for k=%d m=%d q=%llu\n", k, m,
+                (unsigned long long)cfg->q);
     return result;
 }
 
@@ -273,12 +276,11 @@ int lc_perf_gf_main(int argc, char **argv)
     if (csv) {
         printf("config,bytes,field,kernel,shape,gbps,isal_gbps,ratio_isal,ratio_gf8\n");
     } else {
-        printf("# lincoll GF(q) encode, data-in GB/s (k*len/time), median of %d; anchor: %s\n",
-               reps,
-               have_isal ? "ISA-L ec_encode_data (libisal.so.2), same buffers, same matrix"
-                         : "none");
-        printf("%-7s %9s  %-15s %-13s %-8s %9s %9s %7s %8s\n", "config", "bytes", "field",
-               "kernel", "shape", "GB/s", "isal", "x_isal", "x_gf8");
+        printf(
+            "# lincoll GF(q) encode, data-in GB/s (k*len/time), median of %d; anchor: %s\n", reps,
+            have_isal ? "ISA-L ec_encode_data (libisal.so.2), same buffers, same matrix" : "none");
+        printf("%-7s %9s  %-15s %-13s %-8s %9s %9s %7s %8s\n", "config", "bytes", "field", "kernel",
+               "shape", "GB/s", "isal", "x_isal", "x_gf8");
     }
     int rc = 0;
     for (int c = 0; c < nconf; c++) {
