@@ -107,7 +107,8 @@ LINCOLL_API lincoll_status_t lincoll_allreduce(lincoll_comm_t *comm, const void 
                                                size_t count, lincoll_dtype_t dtype, lincoll_op_t op)
 {
     lincoll_plan_t *plan = NULL;
-    return lc_run_once(lincoll_allreduce_init(comm, sbuf, rbuf, count, dtype, op, &plan), plan);
+    lincoll_status_t st = lincoll_allreduce_init(comm, sbuf, rbuf, count, dtype, op, &plan);
+    return lc_run_once(st, plan);
 }
 
 /* ---- reduce-scatter and allgather (counts[]) ------------------------------------ */
@@ -185,8 +186,8 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatterv(lincoll_comm_t *comm, const
                                                      lincoll_dtype_t dtype, lincoll_op_t op)
 {
     lincoll_plan_t *plan = NULL;
-    return lc_run_once(lincoll_reduce_scatterv_init(comm, sbuf, rbuf, counts, dtype, op, &plan),
-                       plan);
+    lincoll_status_t st = lincoll_reduce_scatterv_init(comm, sbuf, rbuf, counts, dtype, op, &plan);
+    return lc_run_once(st, plan);
 }
 
 /* P copies of count, or NULL (logged) */
@@ -222,8 +223,8 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const 
                                                     lincoll_op_t op)
 {
     lincoll_plan_t *plan = NULL;
-    return lc_run_once(lincoll_reduce_scatter_init(comm, sbuf, rbuf, count, dtype, op, &plan),
-                       plan);
+    lincoll_status_t st = lincoll_reduce_scatter_init(comm, sbuf, rbuf, count, dtype, op, &plan);
+    return lc_run_once(st, plan);
 }
 
 static lincoll_status_t lc_ag_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
@@ -276,7 +277,8 @@ LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void
                                                 const size_t *counts, lincoll_dtype_t dtype)
 {
     lincoll_plan_t *plan = NULL;
-    return lc_run_once(lincoll_allgatherv_init(comm, sbuf, rbuf, counts, dtype, &plan), plan);
+    lincoll_status_t st = lincoll_allgatherv_init(comm, sbuf, rbuf, counts, dtype, &plan);
+    return lc_run_once(st, plan);
 }
 
 LINCOLL_API lincoll_status_t lincoll_allgather_init(lincoll_comm_t *comm, const void *sbuf,
@@ -296,7 +298,8 @@ LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void 
                                                size_t count, lincoll_dtype_t dtype)
 {
     lincoll_plan_t *plan = NULL;
-    return lc_run_once(lincoll_allgather_init(comm, sbuf, rbuf, count, dtype, &plan), plan);
+    lincoll_status_t st = lincoll_allgather_init(comm, sbuf, rbuf, count, dtype, &plan);
+    return lc_run_once(st, plan);
 }
 
 /* ---- broadcast and reduce -------------------------------------------------------- */
@@ -328,7 +331,8 @@ LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size
                                            lincoll_dtype_t dtype, int root)
 {
     lincoll_plan_t *plan = NULL;
-    return lc_run_once(lincoll_bcast_init(comm, buf, count, dtype, root, &plan), plan);
+    lincoll_status_t st = lincoll_bcast_init(comm, buf, count, dtype, root, &plan);
+    return lc_run_once(st, plan);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -368,5 +372,6 @@ LINCOLL_API lincoll_status_t lincoll_reduce_coll(lincoll_comm_t *comm, const voi
                                                  lincoll_op_t op, int root)
 {
     lincoll_plan_t *plan = NULL;
-    return lc_run_once(lincoll_reduce_init(comm, sbuf, rbuf, count, dtype, op, root, &plan), plan);
+    lincoll_status_t st = lincoll_reduce_init(comm, sbuf, rbuf, count, dtype, op, root, &plan);
+    return lc_run_once(st, plan);
 }

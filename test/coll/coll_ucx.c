@@ -1,0 +1,328 @@
+/*
+ * test/coll/coll_ucx.c: the five collectives over real UCX, one process per
+ * rank (run under lincoll-run or mpirun).  Public API only.
+ *
+ * Every operation x every algorithm (forced with LINCOLL_<OP>_ALGO) x counts
+ * {0, 1, P-1, P, P+1, 1001, 1 Mi (COLL_UCX_BIG=0 skips it)} x in place / out
+ * of place x every root (two roots at 1 Mi) x dtype/op pairs in rotation is
+ * checked bitwise against a serial reference each rank computes itself
+ * (values are small integers, exact in any order); a persistent plan is
+ * restarted; bad arguments are rejected locally; ranks that pass different
+ * counts all return an error (MISMATCH, or TIMEOUT on ranks left waiting) and
+ * nothing is written past count.  Exits 0 only if every check
+ * passed; prints "coll_ucx: rank R: N checks passed".
+ */
+#include <lincoll/lincoll.h>
+#include <lincoll/coll.h>
+#include <lincoll/reduce.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int checks, failures, me = -1, P;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            if (failures < 20) {                                                                   \
+                fprintf(stderr, "coll_ucx: rank %d: FAILED %s:%d: ", me, __FILE__, __LINE__);      \
+                fprintf(stderr, __VA_ARGS__);                                                      \
+                fputc('\n', stderr);                                                               \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+enum { AR, RS, AG, BC, RD };
+static const char *const op_name[] = {"allreduce", "reduce_scatter", "allgather", "bcast",
+                                      "reduce"};
+static const char *const op_var[] = {"LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO",
+                                     "LINCOLL_ALLGATHER_ALGO", "LINCOLL_BCAST_ALGO",
+                                     "LINCOLL_REDUCE_ALGO"};
+static const struct {
+    lincoll_dtype_t dt;
+    lincoll_op_t op;
+} combos[] = {{LINCOLL_INT32, LINCOLL_SUM},  {LINCOLL_DOUBLE, LINCOLL_SUM},
+              {LINCOLL_FLOAT, LINCOLL_MAX},  {LINCOLL_UINT8, LINCOLL_BXOR},
+              {LINCOLL_INT64, LINCOLL_PROD}, {LINCOLL_FLOAT, LINCOLL_SUM},
+              {LINCOLL_UINT16, LINCOLL_MIN}, {LINCOLL_DOUBLE, LINCOLL_MIN}};
+#define NCOMBOS (sizeof(combos) / sizeof(combos[0]))
+
+static double val(int rank, size_t i, int salt, lincoll_op_t op)
+{
+    unsigned h = (unsigned)rank * 2654435761u ^ (unsigned)i * 40503u ^ (unsigned)salt * 97u;
+    h ^= h >> 13;
+    if (op == LINCOLL_PROD) return (h & 4) ? -1.0 : 1.0;
+    return (double)(h % 8);
+}
+
+static void put(lincoll_dtype_t dt, void *b, size_t i, double v)
+{
+    switch (dt) {
+    case LINCOLL_INT32:
+        ((int32_t *)b)[i] = (int32_t)v;
+        break;
+    case LINCOLL_INT64:
+        ((int64_t *)b)[i] = (int64_t)v;
+        break;
+    case LINCOLL_UINT8:
+        ((uint8_t *)b)[i] = (uint8_t)v;
+        break;
+    case LINCOLL_UINT16:
+        ((uint16_t *)b)[i] = (uint16_t)v;
+        break;
+    case LINCOLL_FLOAT:
+        ((float *)b)[i] = (float)v;
+        break;
+    case LINCOLL_DOUBLE:
+        ((double *)b)[i] = v;
+        break;
+    default:
+        break;
+    }
+}
+
+static size_t *counts_of(int op, size_t n, int vform)
+{
+    size_t *c = malloc((size_t)P * sizeof(size_t));
+    for (int i = 0; i < P; i++)
+        c[i] = vform ? (size_t)((7 * i + (int)n) % 5) + n / (size_t)P : n;
+    (void)op;
+    return c;
+}
+
+/* One case: returns the plan's algorithm name check too. */
+static void run_case(lincoll_comm_t *w, int op, const char *algo, size_t n, int root, int inplace,
+                     int combo, int salt)
+{
+    lincoll_dtype_t dt = combos[combo].dt;
+    lincoll_op_t rop = combos[combo].op;
+    size_t es = lincoll_dtype_size(dt);
+    int vform = (op == RS || op == AG) && (salt & 1);
+    size_t *c =
+        (op == RS || op == AG) ? counts_of(op, op == RS || op == AG ? n / 2 : n, vform) : NULL;
+    size_t total = n, mine = n, myoff = 0;
+    if (c) {
+        total = 0;
+        for (int i = 0; i < P; i++) {
+            if (i == me) myoff = total;
+            total += c[i];
+        }
+        mine = c[me];
+    }
+    size_t in_n = op == AG ? mine : total;
+    char *in = malloc(in_n * es + 1), *out = malloc(total * es + 1), *ref = malloc(total * es + 1),
+         *tmp = malloc(total * es + 1);
+    memset(out, 0x5a, total * es + 1);
+    for (size_t i = 0; i < in_n; i++) {
+        put(dt, in, i, val(op == BC ? root : me, op == AG ? myoff + i : i, salt, rop));
+    }
+    if (inplace || op == BC) {
+        if (op == AG)
+            memcpy(out + myoff * es, in, mine * es);
+        else if (op != BC || me == root)
+            memcpy(out, in, in_n * es);
+    }
+    setenv(op_var[op], algo, 1);
+    const void *sb = inplace ? LINCOLL_IN_PLACE : in;
+    lincoll_plan_t *pl = NULL;
+    lincoll_status_t st = LINCOLL_ERR_INTERNAL;
+    switch (op) {
+    case AR:
+        st = lincoll_allreduce_init(w, sb, out, n, dt, rop, &pl);
+        break;
+    case RS:
+        st = vform ? lincoll_reduce_scatterv_init(w, sb, out, c, dt, rop, &pl)
+                   : lincoll_reduce_scatter_init(w, sb, out, c[0], dt, rop, &pl);
+        break;
+    case AG:
+        st = vform ? lincoll_allgatherv_init(w, sb, out, c, dt, &pl)
+                   : lincoll_allgather_init(w, sb, out, c[0], dt, &pl);
+        break;
+    case BC:
+        st = lincoll_bcast_init(w, out, n, dt, root, &pl);
+        break;
+    case RD:
+        st = lincoll_reduce_init(w, sb, out, n, dt, rop, root, &pl);
+        break;
+    }
+    unsetenv(op_var[op]);
+    CHECK(st == LINCOLL_OK, "%s/%s n=%zu init: %s", op_name[op], algo, n, lincoll_strerror(st));
+    if (st == LINCOLL_OK) {
+        lincoll_plan_stats_t s;
+        lincoll_plan_stats(pl, &s);
+        char want[48];
+        snprintf(want, sizeof(want), "%s_%s", algo, op_name[op]);
+        CHECK(strcmp(s.algorithm, want) == 0, "forced %s, got %s", want, s.algorithm);
+        st = lincoll_start(pl);
+        if (st == LINCOLL_OK) st = lincoll_wait(pl);
+        CHECK(st == LINCOLL_OK, "%s/%s n=%zu root %d inplace %d: %s", op_name[op], algo, n, root,
+              inplace, lincoll_strerror(st));
+        lincoll_plan_free(pl);
+    }
+    /* reference */
+    if (op == AG) {
+        size_t off = 0;
+        for (int r = 0; r < P; r++) {
+            for (size_t i = 0; i < c[r]; i++)
+                put(dt, ref, off + i, val(r, off + i, salt, rop));
+            off += c[r];
+        }
+    } else if (op == BC) {
+        for (size_t i = 0; i < total; i++)
+            put(dt, ref, i, val(root, i, salt, rop));
+    } else {
+        for (size_t i = 0; i < total; i++)
+            put(dt, ref, i, val(0, i, salt, rop));
+        for (int r = 1; r < P; r++) {
+            for (size_t i = 0; i < total; i++)
+                put(dt, tmp, i, val(r, i, salt, rop));
+            if (total) lincoll_reduce3_base(ref, ref, tmp, total, dt, rop);
+        }
+    }
+    if (st == LINCOLL_OK && (op != RD || me == root)) {
+        const char *want = op == RS ? ref + myoff * es : ref;
+        size_t len = op == RS ? mine * es : total * es;
+        CHECK(memcmp(out, want, len) == 0, "%s/%s n=%zu root %d inplace %d %s/%s: wrong result",
+              op_name[op], algo, n, root, inplace, lincoll_dtype_name(dt), lincoll_op_name(rop));
+        if (!inplace && op != BC) {
+            size_t olen = op == RS ? mine * es : total * es;
+            CHECK((unsigned char)out[olen] == 0x5a, "%s/%s: wrote past rbuf", op_name[op], algo);
+        }
+    }
+    free(in);
+    free(out);
+    free(ref);
+    free(tmp);
+    free(c);
+}
+
+static void check_all(lincoll_comm_t *w, int big)
+{
+    size_t ns[] = {0, 1, (size_t)P - 1, (size_t)P, (size_t)P + 1, 1001, (size_t)1 << 20};
+    int nn = big ? 7 : 6, k = 0;
+    for (int op = 0; op < 5; op++) {
+        const char *algos[2] = {"rhd", op >= BC ? "binomial" : "ring"};
+        for (int a = 0; a < 2; a++) {
+            for (int ni = 0; ni < nn; ni++) {
+                for (int ip = 0; ip < (op == BC ? 1 : 2); ip++) {
+                    int nroots = op >= BC ? (ni == 6 ? 2 : P) : 1;
+                    for (int ri = 0; ri < nroots; ri++) {
+                        int root = (ni == 6 && ri == 1) ? P - 1 : ri;
+                        int combo = (k++) % (int)NCOMBOS;
+                        if (ni == 6 && (combos[combo].dt == LINCOLL_UINT8 ||
+                                        combos[combo].dt == LINCOLL_UINT16))
+                            combo = 0; /* 1 Mi: keep the per-element volume meaningful */
+                        run_case(w, op, algos[a], ns[ni], root, ip, combo, ni * 7 + ri + ip);
+                    }
+                }
+            }
+        }
+    }
+}
+
+static void check_blocking_and_persistent(lincoll_comm_t *w)
+{
+    double x[5];
+    for (int i = 0; i < 5; i++)
+        x[i] = me + i;
+    lincoll_status_t st = lincoll_allreduce(w, LINCOLL_IN_PLACE, x, 5, LINCOLL_DOUBLE, LINCOLL_SUM);
+    CHECK(st == LINCOLL_OK && x[2] == P * (P - 1) / 2.0 + 2.0 * P, "blocking allreduce: %s",
+          lincoll_strerror(st));
+    int32_t b = me == P - 1 ? 77 : -1;
+    st = lincoll_bcast(w, &b, 1, LINCOLL_INT32, P - 1);
+    CHECK(st == LINCOLL_OK && b == 77, "blocking bcast: %s", lincoll_strerror(st));
+    int32_t in = me + 1, out = 0;
+    st = lincoll_reduce_coll(w, &in, &out, 1, LINCOLL_INT32, LINCOLL_SUM, 0);
+    CHECK(st == LINCOLL_OK && (me != 0 || out == P * (P + 1) / 2), "blocking reduce: %s",
+          lincoll_strerror(st));
+    int32_t *g = malloc((size_t)P * 4);
+    st = lincoll_allgather(w, &in, g, 1, LINCOLL_INT32);
+    CHECK(st == LINCOLL_OK && g[P - 1] == P, "blocking allgather: %s", lincoll_strerror(st));
+    int32_t *rs = malloc((size_t)P * 4), r1 = 0;
+    for (int i = 0; i < P; i++)
+        rs[i] = i;
+    st = lincoll_reduce_scatter(w, rs, &r1, 1, LINCOLL_INT32, LINCOLL_SUM);
+    CHECK(st == LINCOLL_OK && r1 == P * me, "blocking reduce_scatter: %s", lincoll_strerror(st));
+    /* persistent: one plan, new data every start */
+    float v[3];
+    lincoll_plan_t *pl;
+    st = lincoll_allreduce_init(w, LINCOLL_IN_PLACE, v, 3, LINCOLL_FLOAT, LINCOLL_MAX, &pl);
+    CHECK(st == LINCOLL_OK, "persistent init: %s", lincoll_strerror(st));
+    for (int it = 0; st == LINCOLL_OK && it < 10; it++) {
+        for (int i = 0; i < 3; i++)
+            v[i] = (float)(me * it + i);
+        st = lincoll_start(pl);
+        if (st == LINCOLL_OK) st = lincoll_wait(pl);
+        CHECK(st == LINCOLL_OK && v[1] == (float)((P - 1) * it + 1), "persistent start %d", it);
+    }
+    lincoll_plan_free(pl);
+    free(g);
+    free(rs);
+}
+
+static void check_bad_input(lincoll_comm_t *w)
+{
+    float a[8], b[8];
+    lincoll_plan_t *pl;
+    CHECK(lincoll_allreduce(w, a, NULL, 4, LINCOLL_FLOAT, LINCOLL_SUM) == LINCOLL_ERR_INVALID,
+          "NULL rbuf");
+    CHECK(lincoll_bcast(w, a, 4, LINCOLL_FLOAT, P) == LINCOLL_ERR_INVALID, "root P");
+    CHECK(lincoll_reduce_init(w, a, b, 4, LINCOLL_FLOAT, LINCOLL_SUM, -2, &pl) ==
+              LINCOLL_ERR_INVALID,
+          "root -2");
+    CHECK(lincoll_allreduce(w, a, b, 4, (lincoll_dtype_t)77, LINCOLL_SUM) == LINCOLL_ERR_INVALID,
+          "bad dtype");
+    CHECK(lincoll_allreduce(w, a, b, 4, LINCOLL_FLOAT, (lincoll_op_t)9) == LINCOLL_ERR_INVALID,
+          "bad op");
+    CHECK(lincoll_allreduce(w, a, a + 1, 4, LINCOLL_FLOAT, LINCOLL_SUM) == LINCOLL_ERR_INVALID,
+          "overlap");
+    CHECK(lincoll_allgather(w, a, NULL, 1, LINCOLL_FLOAT) == LINCOLL_ERR_INVALID, "NULL rbuf");
+}
+
+static void check_mismatch(lincoll_comm_t *w)
+{
+    if (P < 2) return;
+    /* every rank passes a different count: all of them must fail, none may hang */
+    size_t n = 100 + (size_t)me;
+    float *x = calloc(200, sizeof(float));
+    x[n] = 1234.0f;
+    lincoll_status_t st = lincoll_allreduce(w, LINCOLL_IN_PLACE, x, n, LINCOLL_FLOAT, LINCOLL_SUM);
+    CHECK(st == LINCOLL_ERR_MISMATCH || st == LINCOLL_ERR_TRUNCATED || st == LINCOLL_ERR_TIMEOUT,
+          "mismatched counts gave %s", lincoll_strerror(st));
+    CHECK(x[n] == 1234.0f, "mismatch wrote past count");
+    free(x);
+    /* the ranks left waiting time out after LINCOLL_TIMEOUT; those that failed
+     * at once would time out in a barrier first, so this is the last
+     * communication of the program (as after a failed MPI collective, the
+     * communicator's state is then undefined) */
+}
+
+int main(void)
+{
+    lincoll_context_t *ctx;
+    lincoll_comm_t *w;
+    lincoll_status_t st = lincoll_init(NULL, &ctx);
+    if (st != LINCOLL_OK) {
+        fprintf(stderr, "coll_ucx: lincoll_init: %s\n", lincoll_strerror(st));
+        return 1;
+    }
+    lincoll_comm_world(ctx, &w);
+    me = lincoll_comm_rank(w);
+    P = lincoll_comm_size(w);
+    const char *big = getenv("COLL_UCX_BIG");
+    check_all(w, big == NULL || strcmp(big, "0") != 0);
+    check_blocking_and_persistent(w);
+    check_bad_input(w);
+    CHECK(lincoll_barrier(w) == LINCOLL_OK, "final barrier");
+    check_mismatch(w);
+    lincoll_finalize(ctx);
+    if (failures == 0)
+        printf("coll_ucx: rank %d: %d checks passed\n", me, checks);
+    else
+        fprintf(stderr, "coll_ucx: rank %d: %d of %d checks FAILED\n", me, failures, checks);
+    return failures ? 1 : 0;
+}
