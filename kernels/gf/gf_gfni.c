@@ -110,31 +110,76 @@ void lc_gf8_lincomb_gfni(const lincoll_gf_coeffs_t *c, size_t len, const void *c
     if (nv < len) lc_gf8_lincomb_range_base(c, nv, len, src, dst);
 }
 
-void lc_gf8_mad_gfni(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
-                     void *const *dst)
+/* mad for rows j0 .. j0+R-1: bit-matrices stay in registers for the whole
+ * length; 128 bytes of the source per iteration. */
+LC_AI void gf8_gfni_mad_rows(const int R, const lincoll_gf_coeffs_t *c, int j0, int col,
+                             const uint8_t *s, void *const *dst, size_t nv)
 {
-    size_t nv = len & ~(size_t)63;
-    const uint8_t *s = src;
-    const int k = c->k;
+    __m512i m[LC_RMAX];
+    uint8_t *d[LC_RMAX];
+#pragma GCC unroll 8
+    for (int j = 0; j < R; j++) {
+        m[j] = _mm512_set1_epi64((long long)c->aff[(size_t)(j0 + j) * c->k + col]);
+        d[j] = dst[j0 + j];
+    }
     size_t p = 0;
     for (; p + 128 <= nv; p += 128) {
         __m512i x0 = _mm512_loadu_si512(s + p), x1 = _mm512_loadu_si512(s + p + 64);
-        for (int j = 0; j < c->r; j++) {
-            uint64_t m = c->aff[(size_t)j * k + col];
-            uint8_t *d = (uint8_t *)dst[j] + p;
-            __m512i d0 = _mm512_xor_si512(_mm512_loadu_si512(d), LC_AFF(x0, m));
-            __m512i d1 = _mm512_xor_si512(_mm512_loadu_si512(d + 64), LC_AFF(x1, m));
-            _mm512_storeu_si512(d, d0);
-            _mm512_storeu_si512(d + 64, d1);
+#pragma GCC unroll 8
+        for (int j = 0; j < R; j++) {
+            __m512i a0 = _mm512_gf2p8affine_epi64_epi8(x0, m[j], 0);
+            __m512i a1 = _mm512_gf2p8affine_epi64_epi8(x1, m[j], 0);
+            _mm512_storeu_si512(d[j] + p, _mm512_xor_si512(_mm512_loadu_si512(d[j] + p), a0));
+            _mm512_storeu_si512(d[j] + p + 64,
+                                _mm512_xor_si512(_mm512_loadu_si512(d[j] + p + 64), a1));
         }
     }
     for (; p < nv; p += 64) {
         __m512i x0 = _mm512_loadu_si512(s + p);
-        for (int j = 0; j < c->r; j++) {
-            uint64_t m = c->aff[(size_t)j * k + col];
-            uint8_t *d = (uint8_t *)dst[j] + p;
-            _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(d), LC_AFF(x0, m)));
+#pragma GCC unroll 8
+        for (int j = 0; j < R; j++) {
+            __m512i a0 = _mm512_gf2p8affine_epi64_epi8(x0, m[j], 0);
+            _mm512_storeu_si512(d[j] + p, _mm512_xor_si512(_mm512_loadu_si512(d[j] + p), a0));
         }
+    }
+}
+
+#define LC_GF8_GFNI_MAD_R(R)                                                                       \
+    static void gf8_gfni_mad_r##R(const lincoll_gf_coeffs_t *c, int j0, int col, const uint8_t *s, \
+                                  void *const *dst, size_t nv)                                     \
+    {                                                                                              \
+        gf8_gfni_mad_rows(R, c, j0, col, s, dst, nv);                                              \
+    }
+LC_GF8_GFNI_MAD_R(1)
+LC_GF8_GFNI_MAD_R(2)
+LC_GF8_GFNI_MAD_R(3)
+LC_GF8_GFNI_MAD_R(4)
+LC_GF8_GFNI_MAD_R(5)
+LC_GF8_GFNI_MAD_R(6)
+LC_GF8_GFNI_MAD_R(7)
+LC_GF8_GFNI_MAD_R(8)
+
+typedef void (*lc_gf8_mad_rows_fn_t)(const lincoll_gf_coeffs_t *c, int j0, int col,
+                                     const uint8_t *s, void *const *dst, size_t nv);
+static const lc_gf8_mad_rows_fn_t gf8_gfni_mad_fn[LC_RMAX + 1] = {
+    NULL,
+    gf8_gfni_mad_r1,
+    gf8_gfni_mad_r2,
+    gf8_gfni_mad_r3,
+    gf8_gfni_mad_r4,
+    gf8_gfni_mad_r5,
+    gf8_gfni_mad_r6,
+    gf8_gfni_mad_r7,
+    gf8_gfni_mad_r8,
+};
+
+void lc_gf8_mad_gfni(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
+                     void *const *dst)
+{
+    size_t nv = len & ~(size_t)63;
+    for (int j0 = 0; j0 < c->r; j0 += LC_RMAX) {
+        int R = c->r - j0 < LC_RMAX ? c->r - j0 : LC_RMAX;
+        gf8_gfni_mad_fn[R](c, j0, col, src, dst, nv);
     }
     if (nv < len) lc_gf8_mad_range_base(c, nv, len, col, src, dst);
 }
