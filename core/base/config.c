@@ -60,6 +60,8 @@ static const lc_config_field_t lc_config_fields[] = {
          "cost model: bytes per second one port moves (1/beta)"),
     LC_F("MODEL_COMPUTE_BW", LC_CFG_DOUBLE, "20e9", NULL, model_compute_bw,
          "cost model: bytes per second a local reduction or copy processes (1/gamma)"),
+    LC_F("GEMM_THREADS", LC_CFG_INT, "1", "1:64", gemm_threads,
+         "threads of the local GEMM kernel (parallel over the NC/MC loops); 1 is the reference"),
 };
 
 const lc_config_field_t *lc_config_table(size_t *count_p)

@@ -41,6 +41,7 @@ typedef struct lc_config {
     double model_alpha;    /* LINCOLL_MODEL_ALPHA: seconds per message round */
     double model_bw;       /* LINCOLL_MODEL_BW: bytes/s per port */
     double model_compute_bw; /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
+    long gemm_threads;     /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
 } lc_config_t;
 
 enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };

@@ -32,7 +32,16 @@ lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
         lc_error("plan %s: reduction kernels are not built in", p->algorithm);
         return LINCOLL_ERR_UNSUPPORTED;
 #endif
-    default:
+    case LC_STEP_GF_LINCOMB:
+    case LC_STEP_GF_MAD:
+        if (lc_step_gf_run != NULL) {
+            return lc_step_gf_run(p, s);
+        }
+        break;
+    case LC_STEP_GEMM:
+        if (lc_step_gemm_run != NULL) {
+            return lc_step_gemm_run(p, s);
+        }
         break;
     }
     lc_error("plan %s: compute step kind %d is not supported", p->algorithm, (int)s->kind);
