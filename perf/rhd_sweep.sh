@@ -1,0 +1,105 @@
+#!/bin/sh
+# perf/rhd_sweep.sh: side-by-side sweep of lincoll's collectives against Open MPI
+# (shared/anchors/mpi_coll) and Gloo halving-doubling allreduce, in one run, and
+# gnuplot PNGs of time and bus bandwidth vs size.
+#
+# Usage: perf/rhd_sweep.sh [-b BUILD_DIR] [-a ANCHORS_DIR] [-o OUT_DIR] [-n RANKS]
+#                          [-r REPS] [-m MAXBYTES] [-t "allreduce reduce_scatter ..."]
+# Sizes are 8 B x4 up to MAXBYTES (default 32 MiB, the Open MPI anchor's grid).
+# Each tool runs REPS times (default 3), interleaved; the table keeps the median
+# of the per-run averages (lincoll: also its median iteration and the
+# alpha-beta-gamma prediction).  Writes OUT_DIR/{raw/*, OP.tsv, summary.md,
+# OP_time.png, OP_busbw.png}.  Bus bandwidth: size/time times 2(P-1)/P for
+# allreduce, (P-1)/P for reduce-scatter and allgather, 1 for bcast and reduce.
+set -eu
+BUILD=build; ANCH=/work/anchors-build; OUT=rhd_sweep_out; N=2; REPS=3; MAX=33554432
+# reduce is left out: lincoll_perf -t reduce runs the reduction-kernel benchmark
+# (perf_reduce.c) before the collective table is consulted; add it with -t once
+# lincoll_perf routes it (see the issue #6 report).
+OPS="allreduce reduce_scatter allgather bcast"
+while getopts b:a:o:n:r:m:t: f; do
+  case $f in
+    b) BUILD=$OPTARG;; a) ANCH=$OPTARG;; o) OUT=$OPTARG;; n) N=$OPTARG;; r) REPS=$OPTARG;;
+    m) MAX=$OPTARG;; t) OPS=$OPTARG;; *) sed -n 2,14p "$0"; exit 2;;
+  esac
+done
+RUN=$BUILD/bin/lincoll-run; PERF=$BUILD/bin/lincoll_perf
+[ -x "$RUN" ] && [ -x "$PERF" ] || { echo "rhd_sweep: build $BUILD first (lincoll-run, lincoll_perf)" >&2; exit 1; }
+mkdir -p "$OUT/raw"
+SIZES=""; s=8; while [ "$s" -le "$MAX" ]; do SIZES="$SIZES${SIZES:+,}$s"; s=$((s * 4)); done
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+for rep in $(seq 1 "$REPS"); do
+  for op in $OPS; do
+    # lincoll: CSV test,ranks,ports,size,iters,p50,avg,bw,rate,algo,predicted
+    "$RUN" -n "$N" --timeout 900 "$PERF" -t "$op" -s "$SIZES" -f csv 2>"$OUT/raw/lincoll_$op.$rep.err" |
+      sed 's/^\[0\] //' | grep "^$op," >"$OUT/raw/lincoll_$op.$rep.csv" ||
+      echo "rhd_sweep: lincoll $op failed (see $OUT/raw/lincoll_$op.$rep.err)" >&2
+    if [ -x "$ANCH/mpi_coll" ] && command -v mpirun >/dev/null; then
+      mpirun --allow-run-as-root --oversubscribe -np "$N" "$ANCH/mpi_coll" "$op" "$MAX" \
+        >"$OUT/raw/ompi_$op.$rep.txt" 2>/dev/null || echo "rhd_sweep: mpi_coll $op failed" >&2
+    fi
+  done
+  if [ -x "$ANCH/gloo_allreduce" ] && echo "$OPS" | grep -qw allreduce; then
+    GLOO_BIN=$ANCH/gloo_allreduce "$ANCH/gloo_run.sh" "$N" hd "$MAX" >"$OUT/raw/gloo_allreduce.$rep.txt" 2>/dev/null ||
+      echo "rhd_sweep: gloo failed" >&2
+  fi
+done
+
+factor() { case $1 in allreduce) echo "2*($N-1)/$N";; reduce_scatter|allgather) echo "($N-1)/$N";; *) echo 1;; esac; }
+{
+  echo "# lincoll vs Open MPI vs Gloo, $N ranks, median of $REPS runs ($(date -u +%Y-%m-%dT%H:%MZ))"
+  echo
+} >"$OUT/summary.md"
+for op in $OPS; do
+  tsv=$OUT/$op.tsv
+  echo "size	algo	lincoll_avg_us	lincoll_p50_us	predicted_us	ompi_us	gloo_us	ratio_ompi	ratio_gloo" >"$tsv"
+  for s in $(echo "$SIZES" | tr , ' '); do
+    la=$(cat "$OUT"/raw/lincoll_$op.*.csv 2>/dev/null | awk -F, -v s="$s" '$4==s {print $7}' | median)
+    lp=$(cat "$OUT"/raw/lincoll_$op.*.csv 2>/dev/null | awk -F, -v s="$s" '$4==s {print $6}' | median)
+    pr=$(cat "$OUT"/raw/lincoll_$op.*.csv 2>/dev/null | awk -F, -v s="$s" '$4==s {print $11}' | median)
+    al=$(cat "$OUT"/raw/lincoll_$op.*.csv 2>/dev/null | awk -F, -v s="$s" '$4==s {print $10; exit}')
+    om=$(cat "$OUT"/raw/ompi_$op.*.txt 2>/dev/null | awk -v s="$s" '$1==s {print $2}' | median)
+    gl=$(cat "$OUT"/raw/gloo_$op.*.txt 2>/dev/null | awk -v s="$s" '$1==s {print $2}' | median)
+    ro=$(awk -v a="$la" -v b="$om" 'BEGIN {if (a=="nan"||b=="nan"||b==0) print "nan"; else printf "%.2f", a/b}')
+    rg=$(awk -v a="$la" -v b="$gl" 'BEGIN {if (a=="nan"||b=="nan"||b==0) print "nan"; else printf "%.2f", a/b}')
+    echo "$s	${al:-none}	$la	$lp	$pr	$om	$gl	$ro	$rg" >>"$tsv"
+  done
+  {
+    echo "## $op"
+    echo
+    echo "| bytes | algo | lincoll avg us | lincoll p50 us | predicted us | Open MPI us | Gloo us | lincoll/OMPI | lincoll/Gloo |"
+    echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+    tail -n +2 "$tsv" | awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1,$2,$3,$4,$5,$6,$7,$8,$9}'
+    echo
+  } >>"$OUT/summary.md"
+  if command -v gnuplot >/dev/null; then
+    f=$(factor "$op")
+    gnuplot <<GP
+set terminal pngcairo size 900,560 noenhanced
+set datafile separator "\t"
+set datafile missing "nan"
+set key top left
+set logscale x 2
+set grid
+set xlabel "message size (bytes)"
+set output "$OUT/${op}_time.png"
+set logscale y 10
+set ylabel "time (us), lower is better"
+set title "$op, $N ranks: lincoll vs Open MPI vs Gloo (median of $REPS runs)"
+plot "$tsv" skip 1 using 1:3 with linespoints lw 2 title "lincoll (avg)", \
+     "$tsv" skip 1 using 1:5 with lines dt 2 title "lincoll alpha-beta-gamma prediction", \
+     "$tsv" skip 1 using 1:6 with linespoints lw 2 title "Open MPI 4.1", \
+     "$tsv" skip 1 using 1:(\$7 > 0 ? \$7 : NaN) with linespoints lw 2 title "Gloo halving-doubling"
+set output "$OUT/${op}_busbw.png"
+unset logscale y
+set ylabel "bus bandwidth (GB/s), higher is better"
+set title "$op, $N ranks: bus bandwidth = size/time * $f"
+plot "$tsv" skip 1 using 1:(\$1/\$3/1000*($f)) with linespoints lw 2 title "lincoll", \
+     "$tsv" skip 1 using 1:(\$1/\$6/1000*($f)) with linespoints lw 2 title "Open MPI 4.1", \
+     "$tsv" skip 1 using 1:(\$7 > 0 ? \$1/\$7/1000*($f) : NaN) with linespoints lw 2 title "Gloo halving-doubling"
+GP
+  fi
+done
+echo "rhd_sweep: wrote $OUT/summary.md and PNGs" >&2
