@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,12 +275,66 @@ static void test_mismatch(void **state)
     lc_simh_destroy(&h);
 }
 
+/* P = 4000 (sim): the plan's alpha-beta-gamma prediction on the critical
+ * path (a proxy, which also holds the root) equals HCCL's published RHD
+ * formulas (design/RHD.md §2.2) with the same alpha, beta, gamma. */
+static void test_hccl_formula(void **state)
+{
+    (void)state;
+    const int P = 4000, k = 11, Pp = 2048;
+    const size_t count = (size_t)Pp * 512; /* floats, divisible by P' */
+    lc_simh_t h;
+    assert_int_equal(lc_simh_create(&h, P, 1), 0);
+    const lc_config_t *cfg = &h.ctx[0]->cfg;
+    const double al = cfg->model_alpha, be = 1.0 / cfg->model_bw, ga = 2.0 / cfg->model_compute_bw;
+    const double n = (double)count * 4, f = (double)(Pp - 1) / Pp;
+    float *a = malloc(count * 4), *b = malloc(count * 4);
+    lincoll_plan_t *pl;
+    lincoll_plan_stats_t s;
+    setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1);
+    assert_int_equal(
+        lincoll_allreduce_init(h.comm[0], a, b, count, LINCOLL_FLOAT, LINCOLL_SUM, &pl),
+        LINCOLL_OK);
+    lincoll_plan_stats(pl, &s);
+    double hccl = (2 * k + 2) * al + (2 * f + 2) * n * be + (f + 1) * n * ga;
+    printf("allreduce P=4000 n=%.0f bytes: lincoll predicted %.1f us, HCCL RHD formula %.1f us\n",
+           n, s.predicted_us, hccl * 1e6);
+    assert_int_equal(s.rounds, 2 * k + 2);
+    assert_true(fabs(s.predicted_us - hccl * 1e6) < 1e-6 * hccl * 1e6);
+    lincoll_plan_free(pl);
+    unsetenv("LINCOLL_ALLREDUCE_ALGO");
+    setenv("LINCOLL_REDUCE_ALGO", "rhd", 1);
+    assert_int_equal(
+        lincoll_reduce_init(h.comm[0], a, b, count, LINCOLL_FLOAT, LINCOLL_SUM, 0, &pl),
+        LINCOLL_OK);
+    lincoll_plan_stats(pl, &s);
+    hccl = (2 * k + 1) * al + (2 * f + 1) * n * be + (f + 1) * n * ga;
+    printf("reduce    P=4000 n=%.0f bytes: lincoll predicted %.1f us, HCCL RHD formula %.1f us\n",
+           n, s.predicted_us, hccl * 1e6);
+    assert_true(fabs(s.predicted_us - hccl * 1e6) < 1e-6 * hccl * 1e6);
+    lincoll_plan_free(pl);
+    unsetenv("LINCOLL_REDUCE_ALGO");
+    setenv("LINCOLL_BCAST_ALGO", "binomial", 1);
+    assert_int_equal(lincoll_bcast_init(h.comm[0], a, count, LINCOLL_FLOAT, 0, &pl), LINCOLL_OK);
+    lincoll_plan_stats(pl, &s);
+    hccl = 12 * (al + n * be); /* ceil(log2 4000) (alpha + n beta) */
+    printf("bcast     P=4000 n=%.0f bytes: lincoll predicted %.1f us, HCCL RHD formula %.1f us\n",
+           n, s.predicted_us, hccl * 1e6);
+    assert_true(fabs(s.predicted_us - hccl * 1e6) < 1e-6 * hccl * 1e6);
+    lincoll_plan_free(pl);
+    unsetenv("LINCOLL_BCAST_ALGO");
+    free(a);
+    free(b);
+    lc_simh_destroy(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_determinism), cmocka_unit_test(test_persistent),
-        cmocka_unit_test(test_forced),      cmocka_unit_test(test_selection),
-        cmocka_unit_test(test_bad_input),   cmocka_unit_test(test_mismatch),
+        cmocka_unit_test(test_determinism),  cmocka_unit_test(test_persistent),
+        cmocka_unit_test(test_forced),       cmocka_unit_test(test_selection),
+        cmocka_unit_test(test_bad_input),    cmocka_unit_test(test_mismatch),
+        cmocka_unit_test(test_hccl_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
