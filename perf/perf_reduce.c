@@ -126,7 +126,8 @@ int lc_perf_reduce_main(int argc, char **argv)
         unsigned char *b = aligned_alloc(64, (bytes + 63) / 64 * 64);
         unsigned char *dst = aligned_alloc(64, (bytes + 63) / 64 * 64);
         double *t[4];
-        for (int k = 0; k < 4; k++) t[k] = calloc(rounds, sizeof(double));
+        for (int k = 0; k < 4; k++)
+            t[k] = calloc(rounds, sizeof(double));
         if (!a || !b || !dst || !t[0] || !t[1] || !t[2] || !t[3]) {
             fprintf(stderr, "perf reduce: out of memory\n");
             rc = 1;
@@ -145,9 +146,11 @@ int lc_perf_reduce_main(int argc, char **argv)
             int reps = bytes >= (1u << 20) ? 1 : (int)((1u << 20) / bytes);
             for (int r = -2; r < rounds && rc == 0; r++) {
                 double t0 = pr_now();
-                for (int q = 0; q < reps; q++) memcpy(dst, a, bytes);
+                for (int q = 0; q < reps; q++)
+                    memcpy(dst, a, bytes);
                 double t1 = pr_now();
-                for (int q = 0; q < reps; q++) rc |= lincoll_reduce(dst, b, count, dt, op) != 0;
+                for (int q = 0; q < reps; q++)
+                    rc |= lincoll_reduce(dst, b, count, dt, op) != 0;
                 double t2 = pr_now();
                 for (int q = 0; q < reps; q++) {
                     rc |= lincoll_reduce3(dst, a, b, count, dt, op) != 0;
@@ -181,7 +184,8 @@ int lc_perf_reduce_main(int argc, char **argv)
                 fflush(stdout);
             }
         }
-        for (int k = 0; k < 4; k++) free(t[k]);
+        for (int k = 0; k < 4; k++)
+            free(t[k]);
         free(a);
         free(b);
         free(dst);

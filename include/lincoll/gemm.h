@@ -91,8 +91,8 @@ LINCOLL_API lincoll_status_t lincoll_gemm_base(lincoll_layout_t layout, lincoll_
 /**
  * @brief Name of the micro-kernel lincoll_gemm() uses for @p dtype.
  * @param [in] dtype ::LINCOLL_FLOAT or ::LINCOLL_DOUBLE.
- * @return a static string such as "avx512 24x8 mc=120 kc=384 nc=4032", or
- *         "none" for another dtype.
+ * @return a static string, the ISA and the MR x NR register tile, such as
+ *         "avx512 24x8"; "none" for another dtype.
  */
 LINCOLL_API const char *lincoll_gemm_kernel_name(lincoll_dtype_t dtype);
 

@@ -78,6 +78,7 @@ static void lc_dpack8_avx512(int64_t kb, const void *src_, int64_t ld, void *dst
 #define LC_MASK_STOREU(p, k, x) _mm512_mask_storeu_pd(p, k, x)
 #define LC_PF_A                 (LC_PF_A_STEPS * 24)
 #define LC_UKR_NAME             lc_dgemm_ukr_avx512_24x8
+#define LC_UKR_NARROW           lc_dgemm_ukr_avx512_narrow
 #include "kernels/gemm/gemm_ukr_tmpl.h"
 #undef LC_T
 #undef LC_V
@@ -96,6 +97,7 @@ static void lc_dpack8_avx512(int64_t kb, const void *src_, int64_t ld, void *dst
 #undef LC_MASK_STOREU
 #undef LC_PF_A
 #undef LC_UKR_NAME
+#undef LC_UKR_NARROW
 
 /* ---- float: 3 x 16 floats x 8 columns = 48 x 8 ---- */
 #define LC_T                    float
@@ -115,6 +117,7 @@ static void lc_dpack8_avx512(int64_t kb, const void *src_, int64_t ld, void *dst
 #define LC_MASK_STOREU(p, k, x) _mm512_mask_storeu_ps(p, k, x)
 #define LC_PF_A                 (LC_PF_A_STEPS * 48)
 #define LC_UKR_NAME             lc_sgemm_ukr_avx512_48x8
+#define LC_UKR_NARROW           lc_sgemm_ukr_avx512_narrow
 #include "kernels/gemm/gemm_ukr_tmpl.h"
 
 /* Registration: {double, float}; mc % mr == 0, nc % nr == 0. */

@@ -9,6 +9,59 @@
  * latency 4 need >= 8 independent chains; 24 keep both pipes busy and leave
  * the load ports at 11 per 12 cycles.
  */
+/*
+ * Short edge tiles (m <= NV vectors, NV = 1 or 2): the same product on NV
+ * vectors only, so a 16-row remainder of a 48-row tile costs a third.  The
+ * packed Ap keeps its MR stride; rows past m are zero there.
+ */
+static inline __attribute__((always_inline)) void
+LC_UKR_NARROW(int NV, int64_t m, int64_t n, int64_t k, LC_T alpha, const LC_T *restrict a,
+              const LC_T *restrict b, LC_T beta, LC_T *c, int64_t ldc)
+{
+    enum { VL = LC_VL, MR = 3 * LC_VL, NR = 8 };
+    LC_V acc[2][NR];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; v++) {
+#pragma GCC unroll 8
+        for (int j = 0; j < NR; j++)
+            acc[v][j] = LC_ZERO();
+    }
+    for (int64_t p = 0; p < k; p++) {
+        LC_V av[2];
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            av[v] = LC_LOAD(a + v * VL);
+#pragma GCC unroll 8
+        for (int j = 0; j < NR; j++) {
+            LC_V bj = LC_BCAST(b + j);
+#pragma GCC unroll 2
+            for (int v = 0; v < NV; v++)
+                acc[v][j] = LC_FMA(av[v], bj, acc[v][j]);
+        }
+        a += MR;
+        b += NR;
+    }
+    LC_T t[NR * 2 * LC_VL] __attribute__((aligned(64)));
+#pragma GCC unroll 8
+    for (int j = 0; j < NR; j++) {
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            LC_STORE(t + j * 2 * VL + v * VL, acc[v][j]);
+    }
+    const LC_V va = LC_SET1(alpha), vb = LC_SET1(beta);
+    for (int v = 0; v < NV; v++) {
+        int64_t rows = m - v * VL;
+        if (rows <= 0) break;
+        LC_MASK_T mk = rows >= VL ? (LC_MASK_T) ~(LC_MASK_T)0 : (LC_MASK_T)((1u << rows) - 1u);
+        for (int64_t j = 0; j < n; j++) {
+            LC_T *cj = c + j * ldc + v * VL;
+            LC_V x = LC_MUL(va, LC_LOAD(t + j * 2 * VL + v * VL));
+            if (beta != 0) x = LC_FMA(vb, LC_MASKZ_LOADU(mk, cj), x);
+            LC_MASK_STOREU(cj, mk, x);
+        }
+    }
+}
+
 static void LC_UKR_NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *ap,
                         const void *bp, const void *beta_p, void *c_, int64_t ldc)
 {
@@ -17,6 +70,14 @@ static void LC_UKR_NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, co
     LC_T *c = c_;
     const LC_T alpha = *(const LC_T *)alpha_p, beta = *(const LC_T *)beta_p;
     enum { VL = LC_VL, MR = 3 * LC_VL, NR = 8 };
+    if (m <= VL) {
+        LC_UKR_NARROW(1, m, n, k, alpha, a, b, beta, c, ldc);
+        return;
+    }
+    if (m <= 2 * VL) {
+        LC_UKR_NARROW(2, m, n, k, alpha, a, b, beta, c, ldc);
+        return;
+    }
 
 #define LC_ACC(j) LC_V c0##j = LC_ZERO(), c1##j = LC_ZERO(), c2##j = LC_ZERO()
     LC_ACC(0);
