@@ -89,6 +89,7 @@ static void usage(void)
            "  -n ITERS  measured iterations            default 1000 (100 above 1 MiB)\n"
            "  -w ITERS  warm-up iterations             default ITERS/10\n"
            "  -p PORTS  ports (alltoall)                default LINCOLL_PORTS\n"
+           "  -W N      tag_bw/put_bw: messages in flight per iteration   default 8\n"
            "  -m MEM    lincoll (lincoll_mem_alloc, default) | host (malloc)\n"
            "  -f csv    CSV: test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate\n");
 }
@@ -221,6 +222,51 @@ static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_op
     return rc;
 }
 
+/* tag_bw: rank 0 streams messages to rank 1 with a window of W sends in
+ * flight (W persistent plans started back to back, then waited), as
+ * ucx_perftest keeps several sends outstanding. */
+static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
+                       size_t size, long warmup, long iters, perf_result_t *r)
+{
+    int me = lincoll_comm_rank(world);
+    int W = o->window > 0 ? o->window : 8;
+    bufs_t b;
+    if (bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
+    lincoll_plan_t **plans = calloc((size_t)W, sizeof(*plans));
+    double *samples = malloc(sizeof(double) * (size_t)iters);
+    int rc = plans != NULL && samples != NULL ? 0 : -1;
+    for (int w = 0; rc == 0 && me <= 1 && w < W; w++) {
+        if (lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size,
+                                  me == 1 ? 0 : -1, LINCOLL_SENDRECV_CONCURRENT,
+                                  &plans[w]) != LINCOLL_OK) {
+            rc = -1;
+        }
+    }
+    double t_prev = 0;
+    for (long i = 0; rc == 0 && me <= 1 && i < warmup + iters; i++) {
+        if (i == warmup) t_prev = lc_perf_now();
+        lincoll_status_t st = LINCOLL_OK;
+        for (int w = 0; st == LINCOLL_OK && w < W; w++) st = lincoll_start(plans[w]);
+        for (int w = 0; st == LINCOLL_OK && w < W; w++) st = lincoll_wait(plans[w]);
+        if (st != LINCOLL_OK) {
+            fprintf(stderr, "lincoll_perf: tag_bw iteration %ld: %s\n", i, lincoll_strerror(st));
+            rc = -1;
+        }
+        if (i >= warmup) {
+            double t = lc_perf_now();
+            samples[i - warmup] = t - t_prev;
+            t_prev = t;
+        }
+    }
+    if (rc == 0 && me == 0) lc_perf_summarize(samples, iters, (double)W, size * (size_t)W, W, r);
+    for (int w = 0; plans != NULL && w < W; w++) lincoll_plan_free(plans[w]);
+    free(plans);
+    free(samples);
+    if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
+    bufs_free(&b);
+    return rc;
+}
+
 static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o, size_t size, long warmup,
                        long iters, perf_result_t *r)
 {
@@ -228,6 +274,7 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     bufs_t b;
     if (bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_win_t *win;
+    int W = o->window > 0 ? o->window : 8;
     lincoll_status_t st = lincoll_win_create(world, b.b, size ? size : 1, &win);
     if (st != LINCOLL_OK) {
         bufs_free(&b);
@@ -238,7 +285,7 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     if (me == 0 && samples != NULL) {
         for (long i = 0; i < warmup + iters && rc == 0; i++) {
             double t0 = lc_perf_now();
-            st = lincoll_put(win, 1, b.a, size, 0, 0);
+            for (int w = 0; st == LINCOLL_OK && w < W; w++) st = lincoll_put(win, 1, b.a, size, 0, 0);
             if (st == LINCOLL_OK) st = lincoll_win_flush(win);
             if (st != LINCOLL_OK) rc = -1;
             if (i >= warmup) samples[i - warmup] = lc_perf_now() - t0;
@@ -248,7 +295,7 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
                         lincoll_win_flush(win) != LINCOLL_OK)) {
             rc = -1;
         }
-        if (rc == 0) lc_perf_summarize(samples, iters, 1.0, size, 1.0, r);
+        if (rc == 0) lc_perf_summarize(samples, iters, (double)W, size * (size_t)W, W, r);
     } else if (me == 1) {
         /* the target only progresses (puts into lincoll memory need none) */
         if (lincoll_win_wait_signal(win, 0, 1) != LINCOLL_OK) rc = -1;
@@ -288,7 +335,7 @@ static const struct {
     int min_ranks;
 } perf_tests[] = {
     {"tag_lat", test_p2p, 2},
-    {"tag_bw", test_p2p, 2},
+    {"tag_bw", test_tag_bw, 2},
     {"put_bw", test_put_bw, 2},
     {"alltoall", test_alltoall, 1},
     {"allreduce", lc_perf_coll, 1},
@@ -377,6 +424,8 @@ int main(int argc, char **argv)
             o.ports = atoi(v), i++;
         } else if (strcmp(a, "-f") == 0 && v) {
             o.csv = strcmp(v, "csv") == 0, i++;
+        } else if (strcmp(a, "-W") == 0 && v) {
+            o.window = atoi(v), i++;
         } else if (strcmp(a, "-A") == 0 && v) {
             o.algo = v, i++;
         } else if (strcmp(a, "-d") == 0 && v) {

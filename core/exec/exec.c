@@ -74,9 +74,11 @@ static lincoll_status_t lc_exec_fail(lincoll_plan_t *p, lincoll_status_t st, con
     return st;
 }
 
+/* The timeout clock is armed lazily, the first time a round is found stuck
+ * after a batch of polls, so the fast path reads no clock at all. */
 static void lc_exec_deadline(lincoll_plan_t *p)
 {
-    p->ex.deadline = p->ctx->timeout > 0 ? lc_now() + p->ctx->timeout : 0;
+    p->ex.deadline = 0;
 }
 
 static lincoll_status_t lc_exec_steps(lincoll_plan_t *p, const lc_step_t *steps, unsigned n)
@@ -217,7 +219,13 @@ static lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
             return lc_exec_fail(p, LINCOLL_ERR_PEER_FAILED, "waiting", R->xfers[i].peer);
         }
     }
-    if (p->ex.deadline > 0 && lc_now() > p->ex.deadline) {
+    if (p->ctx->timeout <= 0) {
+        return LINCOLL_INPROGRESS;
+    }
+    double now = lc_now();
+    if (p->ex.deadline == 0) {
+        p->ex.deadline = now + p->ctx->timeout;
+    } else if (now > p->ex.deadline) {
         return lc_exec_fail(p, LINCOLL_ERR_TIMEOUT, "no progress within LINCOLL_TIMEOUT", -1);
     }
     return LINCOLL_INPROGRESS;
