@@ -6,8 +6,8 @@
  * whether a 64-byte vector is one zmm or two ymm.
  *
  * Each vector operation is the scalar definition applied lane by lane (min is
- * a compare and a select, not vminps semantics guesswork), so results match
- * the reference bit for bit.  Loads and stores go through memcpy (unaligned),
+ * the compare `y < x` and a select, exactly the scalar rule), so results
+ * match the reference bit for bit.  Loads and stores go through memcpy (unaligned),
  * and every block loads before it stores, so dst may equal a or b.
  */
 #include "kernels/reduce/reduce_ops.h"
