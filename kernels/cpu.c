@@ -67,8 +67,8 @@ static unsigned lc_cpu_detect(void)
 static lc_isa_t lc_isa_from_bits(unsigned bits)
 {
     const unsigned avx2 = LC_CPU_AVX2 | LC_CPU_FMA;
-    const unsigned avx512 = avx2 | LC_CPU_AVX512F | LC_CPU_AVX512BW | LC_CPU_AVX512VL |
-                            LC_CPU_AVX512DQ;
+    const unsigned avx512 =
+        avx2 | LC_CPU_AVX512F | LC_CPU_AVX512BW | LC_CPU_AVX512VL | LC_CPU_AVX512DQ;
     if ((bits & (avx512 | LC_CPU_GFNI)) == (avx512 | LC_CPU_GFNI)) return LC_ISA_GFNI;
     if ((bits & avx512) == avx512) return LC_ISA_AVX512;
     if ((bits & avx2) == avx2) return LC_ISA_AVX2;

@@ -63,8 +63,7 @@ const char *lc_isa_name(lc_isa_t isa);
 
 /** Log hook type: same shape as core's logger. */
 typedef void (*lc_kernels_log_fn_t)(lincoll_log_level_t level, const char *file, int line,
-                                    const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+                                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /** Installed by core at load time. */
 void lc_kernels_set_log(lc_kernels_log_fn_t fn);

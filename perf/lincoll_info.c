@@ -4,11 +4,16 @@
  *
  *   lincoll_info        version, build options, transports, kernel dispatch
  *   lincoll_info -c     every LINCOLL_* variable with its type, default, doc
- *   lincoll_info -t     the topology as lincoll sees it
+ *   lincoll_info -t     the topology as lincoll sees it; under a launcher
+ *                       (lincoll-run, mpirun, srun --mpi=pmix) every rank
+ *                       initializes lincoll and rank 0 prints one "rank:"
+ *                       line per rank (host, binding, NIC, ports)
  */
+#include <lincoll/coll.h>
 #include <lincoll/lincoll.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -44,12 +49,73 @@ static int print_config(void)
     return bad;
 }
 
+/* Started by a launcher as one of several ranks? */
+static int under_launcher(void)
+{
+    static const char *const vars[] = {"LINCOLL_RANK", "LINCOLL_BOOTSTRAP", "PMIX_NAMESPACE"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && *v != '\0') {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+#define RANK_LINE 512
+
+/* Every rank's "rank:" line, gathered to all and printed by rank 0. */
+static int print_ranks(void)
+{
+    lincoll_context_t *ctx;
+    lincoll_comm_t *world;
+    lincoll_status_t st = lincoll_init(NULL, &ctx);
+    if (st != LINCOLL_OK) {
+        fprintf(stderr, "lincoll_info: lincoll_init: %s\n", lincoll_strerror(st));
+        return 1;
+    }
+    lincoll_comm_world(ctx, &world);
+    int me = lincoll_comm_rank(world), n = lincoll_comm_size(world);
+    static char text[16384];
+    char mine[RANK_LINE] = "rank:     ? (no topology record)";
+    int rc = lincoll_info_topology(text, sizeof(text)) != LINCOLL_OK;
+    const char *line = strstr(text, "\nrank:");
+    if (line != NULL) {
+        snprintf(mine, sizeof(mine), "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
+    }
+    char *all = calloc((size_t)n, RANK_LINE);
+    st = all != NULL ? lincoll_allgather(world, mine, all, RANK_LINE, LINCOLL_BYTE)
+                     : LINCOLL_ERR_NOMEM;
+    if (st != LINCOLL_OK) {
+        fprintf(stderr, "lincoll_info: allgather: %s\n", lincoll_strerror(st));
+        rc = 1;
+    } else if (me == 0) {
+        print_summary();
+        /* rank 0's machine view, without its own rank line, then every rank */
+        if (line != NULL) {
+            fwrite(text, 1, (size_t)(line + 1 - text), stdout);
+        } else {
+            fputs(text, stdout);
+        }
+        printf("ranks:    %d\n", n);
+        for (int r = 0; r < n; r++) {
+            all[(size_t)r * RANK_LINE + RANK_LINE - 1] = '\0';
+            printf("%s\n", all + (size_t)r * RANK_LINE);
+        }
+        fflush(stdout);
+    }
+    free(all);
+    rc |= lincoll_finalize(ctx) != LINCOLL_OK;
+    return rc;
+}
+
 static void usage(const char *prog)
 {
     printf("usage: %s [-c] [-t] [-h]\n"
            "  (none)  version, build options, transports, kernel dispatch\n"
            "  -c      every LINCOLL_* configuration variable with its documentation\n"
-           "  -t      topology: cores, NUMA nodes, NICs, GPUs, binding\n",
+           "  -t      topology: cores, NUMA nodes, NICs, GPUs, binding; under a launcher\n"
+           "          also the host, binding and NIC of every rank\n",
            prog);
 }
 
@@ -58,11 +124,22 @@ int main(int argc, char **argv)
     int opt, want_config = 0, want_topo = 0;
     while ((opt = getopt(argc, argv, "cth")) != -1) {
         switch (opt) {
-        case 'c': want_config = 1; break;
-        case 't': want_topo = 1; break;
-        case 'h': usage(argv[0]); return 0;
-        default: usage(argv[0]); return 2;
+        case 'c':
+            want_config = 1;
+            break;
+        case 't':
+            want_topo = 1;
+            break;
+        case 'h':
+            usage(argv[0]);
+            return 0;
+        default:
+            usage(argv[0]);
+            return 2;
         }
+    }
+    if (want_topo && !want_config && under_launcher()) {
+        return print_ranks();
     }
     print_summary();
     int rc = 0;

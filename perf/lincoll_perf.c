@@ -45,10 +45,23 @@ static int parse_size(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s) return -1;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; end++; break;
-    case 'm': case 'M': v <<= 20; end++; break;
-    case 'g': case 'G': v <<= 30; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        end++;
+        break;
+    default:
+        break;
     }
     if (*end != '\0') return -1;
     *out = (size_t)v;
@@ -139,10 +152,11 @@ int lc_perf_run_plan(lincoll_plan_t *plan, long warmup, long iters, double *samp
 }
 
 void lc_perf_summarize(double *samples, long iters, double divisor, size_t bytes_per_iter,
-                      double msgs_per_iter, perf_result_t *r)
+                       double msgs_per_iter, perf_result_t *r)
 {
     double total = 0;
-    for (long i = 0; i < iters; i++) total += samples[i];
+    for (long i = 0; i < iters; i++)
+        total += samples[i];
     qsort(samples, (size_t)iters, sizeof(double), cmp_double);
     r->iters = iters;
     r->p50_us = 1e6 * samples[iters / 2] / divisor;
@@ -188,8 +202,8 @@ static void bufs_free(bufs_t *bf)
 
 /* ---- tests --------------------------------------------------------------------------- */
 
-static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o, size_t size, long warmup,
-                    long iters, perf_result_t *r)
+static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
+                    size_t size, long warmup, long iters, perf_result_t *r)
 {
     int me = lincoll_comm_rank(world);
     int lat = strcmp(o->test, "tag_lat") == 0;
@@ -200,20 +214,20 @@ static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_op
     if (me > 1) {
         /* extra ranks idle */
     } else if (lat) {
-        st = lincoll_sendrecv_init(world, b.a, size, 1 - me, b.b, size, 1 - me,
-                                   me == 0 ? LINCOLL_SENDRECV_SEND_FIRST
-                                           : LINCOLL_SENDRECV_RECV_FIRST,
-                                   &plan);
+        st = lincoll_sendrecv_init(
+            world, b.a, size, 1 - me, b.b, size, 1 - me,
+            me == 0 ? LINCOLL_SENDRECV_SEND_FIRST : LINCOLL_SENDRECV_RECV_FIRST, &plan);
     } else {
-        st = lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size,
-                                   me == 1 ? 0 : -1, LINCOLL_SENDRECV_CONCURRENT, &plan);
+        st = lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size, me == 1 ? 0 : -1,
+                                   LINCOLL_SENDRECV_CONCURRENT, &plan);
     }
     int rc = st == LINCOLL_OK ? 0 : -1;
     double *samples = malloc(sizeof(double) * (size_t)iters);
     if (rc == 0 && plan != NULL && samples != NULL) {
         rc = lc_perf_run_plan(plan, warmup, iters, samples);
-        if (rc == 0) lc_perf_summarize(samples, iters, lat ? 2.0 : 1.0, lat ? 2 * size : size,
-                               lat ? 2.0 : 1.0, r);
+        if (rc == 0)
+            lc_perf_summarize(samples, iters, lat ? 2.0 : 1.0, lat ? 2 * size : size,
+                              lat ? 2.0 : 1.0, r);
     }
     free(samples);
     lincoll_plan_free(plan);
@@ -236,9 +250,8 @@ static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     double *samples = malloc(sizeof(double) * (size_t)iters);
     int rc = plans != NULL && samples != NULL ? 0 : -1;
     for (int w = 0; rc == 0 && me <= 1 && w < W; w++) {
-        if (lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size,
-                                  me == 1 ? 0 : -1, LINCOLL_SENDRECV_CONCURRENT,
-                                  &plans[w]) != LINCOLL_OK) {
+        if (lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size, me == 1 ? 0 : -1,
+                                  LINCOLL_SENDRECV_CONCURRENT, &plans[w]) != LINCOLL_OK) {
             rc = -1;
         }
     }
@@ -246,8 +259,10 @@ static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     for (long i = 0; rc == 0 && me <= 1 && i < warmup + iters; i++) {
         if (i == warmup) t_prev = lc_perf_now();
         lincoll_status_t st = LINCOLL_OK;
-        for (int w = 0; st == LINCOLL_OK && w < W; w++) st = lincoll_start(plans[w]);
-        for (int w = 0; st == LINCOLL_OK && w < W; w++) st = lincoll_wait(plans[w]);
+        for (int w = 0; st == LINCOLL_OK && w < W; w++)
+            st = lincoll_start(plans[w]);
+        for (int w = 0; st == LINCOLL_OK && w < W; w++)
+            st = lincoll_wait(plans[w]);
         if (st != LINCOLL_OK) {
             fprintf(stderr, "lincoll_perf: tag_bw iteration %ld: %s\n", i, lincoll_strerror(st));
             rc = -1;
@@ -259,7 +274,8 @@ static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
         }
     }
     if (rc == 0 && me == 0) lc_perf_summarize(samples, iters, (double)W, size * (size_t)W, W, r);
-    for (int w = 0; plans != NULL && w < W; w++) lincoll_plan_free(plans[w]);
+    for (int w = 0; plans != NULL && w < W; w++)
+        lincoll_plan_free(plans[w]);
     free(plans);
     free(samples);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
@@ -267,8 +283,8 @@ static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     return rc;
 }
 
-static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o, size_t size, long warmup,
-                       long iters, perf_result_t *r)
+static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
+                       size_t size, long warmup, long iters, perf_result_t *r)
 {
     int me = lincoll_comm_rank(world);
     bufs_t b;
@@ -285,7 +301,8 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     if (me == 0 && samples != NULL) {
         for (long i = 0; i < warmup + iters && rc == 0; i++) {
             double t0 = lc_perf_now();
-            for (int w = 0; st == LINCOLL_OK && w < W; w++) st = lincoll_put(win, 1, b.a, size, 0, 0);
+            for (int w = 0; st == LINCOLL_OK && w < W; w++)
+                st = lincoll_put(win, 1, b.a, size, 0, 0);
             if (st == LINCOLL_OK) st = lincoll_win_flush(win);
             if (st != LINCOLL_OK) rc = -1;
             if (i >= warmup) samples[i - warmup] = lc_perf_now() - t0;
@@ -307,8 +324,8 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     return rc;
 }
 
-static int test_alltoall(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o, size_t size, long warmup,
-                         long iters, perf_result_t *r)
+static int test_alltoall(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
+                         size_t size, long warmup, long iters, perf_result_t *r)
 {
     int P = lincoll_comm_size(world);
     bufs_t b;
@@ -318,7 +335,8 @@ static int test_alltoall(lincoll_context_t *ctx, lincoll_comm_t *world, const pe
     double *samples = malloc(sizeof(double) * (size_t)iters);
     if (rc == 0 && samples != NULL) {
         rc = lc_perf_run_plan(plan, warmup, iters, samples);
-        if (rc == 0) lc_perf_summarize(samples, iters, 1.0, size * (size_t)(P - 1), (double)(P - 1), r);
+        if (rc == 0)
+            lc_perf_summarize(samples, iters, 1.0, size * (size_t)(P - 1), (double)(P - 1), r);
     }
     free(samples);
     lincoll_plan_free(plan);
@@ -334,16 +352,11 @@ static const struct {
     lc_perf_test_fn_t fn;
     int min_ranks;
 } perf_tests[] = {
-    {"tag_lat", test_p2p, 2},
-    {"tag_bw", test_tag_bw, 2},
-    {"put_bw", test_put_bw, 2},
-    {"alltoall", test_alltoall, 1},
-    {"allreduce", lc_perf_coll, 1},
-    {"reduce_scatter", lc_perf_coll, 1},
-    {"allgather", lc_perf_coll, 1},
-    {"bcast", lc_perf_coll, 1},
-    {"reduce", lc_perf_coll, 1},
-    {"encode", lc_perf_encode, 1},
+    {"tag_lat", test_p2p, 2},       {"tag_bw", test_tag_bw, 2},
+    {"put_bw", test_put_bw, 2},     {"alltoall", test_alltoall, 1},
+    {"allreduce", lc_perf_coll, 1}, {"reduce_scatter", lc_perf_coll, 1},
+    {"allgather", lc_perf_coll, 1}, {"bcast", lc_perf_coll, 1},
+    {"reduce", lc_perf_coll, 1},    {"encode", lc_perf_encode, 1},
     {"matmul", lc_perf_matmul, 1},
 };
 
@@ -367,8 +380,8 @@ static void print_header(const perf_opts_t *o)
 static void print_row(const perf_opts_t *o, int P, int ports, size_t size, const perf_result_t *r)
 {
     if (o->csv) {
-        printf("%s,%d,%d,%zu,%ld,%.3f,%.3f,%.2f,%.0f", o->test, P, ports, size, r->iters,
-               r->p50_us, r->avg_us, r->bw_mbs, r->msg_rate);
+        printf("%s,%d,%d,%zu,%ld,%.3f,%.3f,%.2f,%.0f", o->test, P, ports, size, r->iters, r->p50_us,
+               r->avg_us, r->bw_mbs, r->msg_rate);
         if (o->coll) printf(",%s,%.3f", r->algo, r->predicted_us);
         printf("\n");
     } else {
@@ -395,8 +408,7 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
-    if (strcmp(o.test, "gf") == 0 || strcmp(o.test, "gemm") == 0 ||
-        strcmp(o.test, "reduce") == 0) {
+    if (strcmp(o.test, "gf") == 0 || strcmp(o.test, "gemm") == 0 || strcmp(o.test, "reduce") == 0) {
         int (*fn)(int, char **) = strcmp(o.test, "gf") == 0     ? lc_perf_gf_main
                                   : strcmp(o.test, "gemm") == 0 ? lc_perf_gemm_main
                                                                 : lc_perf_reduce_main;
@@ -463,8 +475,11 @@ int main(int argc, char **argv)
     int me = lincoll_comm_rank(world), P = lincoll_comm_size(world);
     int rc = 0;
     if (P < min_ranks) {
-        if (me == 0) fprintf(stderr, "lincoll_perf: %s needs at least %d ranks (run it under "
-                                     "lincoll-run -n 2, mpirun or srun)\n", o.test, min_ranks);
+        if (me == 0)
+            fprintf(stderr,
+                    "lincoll_perf: %s needs at least %d ranks (run it under "
+                    "lincoll-run -n 2, mpirun or srun)\n",
+                    o.test, min_ranks);
         rc = 2;
     }
     o.coll = strcmp(o.test, "tag_lat") && strcmp(o.test, "tag_bw") && strcmp(o.test, "put_bw") &&

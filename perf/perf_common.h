@@ -15,7 +15,7 @@ typedef struct perf_opts {
     const char *test;
     size_t sizes[64];
     int nsizes;
-    long iters;        /* -1: default per size */
+    long iters; /* -1: default per size */
     long warmup;
     int ports;
     int csv;
@@ -37,9 +37,8 @@ typedef struct perf_result {
     double predicted_us; /* the plan's alpha-beta-gamma prediction */
 } perf_result_t;
 
-typedef int (*lc_perf_test_fn_t)(lincoll_context_t *ctx, lincoll_comm_t *comm,
-                                 const perf_opts_t *o, size_t size, long warmup, long iters,
-                                 perf_result_t *r);
+typedef int (*lc_perf_test_fn_t)(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o,
+                                 size_t size, long warmup, long iters, perf_result_t *r);
 
 /* Seconds on a monotonic clock. */
 double lc_perf_now(void);

@@ -15,9 +15,9 @@ int lc_perf_reduce_main(int argc, char **argv) __attribute__((weak));
 #include "perf_common.h"
 int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o, size_t size,
                  long warmup, long iters, perf_result_t *r) __attribute__((weak));
-int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o,
-                   size_t size, long warmup, long iters, perf_result_t *r) __attribute__((weak));
-int lc_perf_matmul(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o,
-                   size_t size, long warmup, long iters, perf_result_t *r) __attribute__((weak));
+int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o, size_t size,
+                   long warmup, long iters, perf_result_t *r) __attribute__((weak));
+int lc_perf_matmul(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o, size_t size,
+                   long warmup, long iters, perf_result_t *r) __attribute__((weak));
 
 #endif

@@ -6,8 +6,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static void lc_tl_log_stderr(lincoll_log_level_t level, const char *file, int line,
-                             const char *fmt, ...)
+static void lc_tl_log_stderr(lincoll_log_level_t level, const char *file, int line, const char *fmt,
+                             ...)
 {
     if (level > LINCOLL_LOG_WARN) {
         return;

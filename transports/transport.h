@@ -41,10 +41,10 @@
 #include <stdint.h>
 
 /* ---- tag layout ------------------------------------------------------- */
-#define LC_TAG_COMM_BITS  12
-#define LC_TAG_SEQ_BITS   12
-#define LC_TAG_SRC_BITS   24
-#define LC_TAG_ROUND_BITS 16
+#define LC_TAG_COMM_BITS   12
+#define LC_TAG_SEQ_BITS    12
+#define LC_TAG_SRC_BITS    24
+#define LC_TAG_ROUND_BITS  16
 #define LC_TAG_ROUND_SHIFT 0
 #define LC_TAG_SRC_SHIFT   (LC_TAG_ROUND_SHIFT + LC_TAG_ROUND_BITS)
 #define LC_TAG_SEQ_SHIFT   (LC_TAG_SRC_SHIFT + LC_TAG_SRC_BITS)
@@ -82,11 +82,11 @@ extern lc_tl_log_fn_t lc_tl_log;
 
 /** Parameters of init(). */
 typedef struct lc_tl_params {
-    int rank;            /* this process's world rank */
-    int size;            /* world size */
-    int err_mode_peer;   /* ucx: endpoints with UCP_ERR_HANDLING_MODE_PEER */
+    int rank;                /* this process's world rank */
+    int size;                /* world size */
+    int err_mode_peer;       /* ucx: endpoints with UCP_ERR_HANDLING_MODE_PEER */
     const char *net_devices; /* ucx: UCX_NET_DEVICES override, or NULL */
-    void *sim_world;     /* sim: the shared world (lc_sim_world_create) */
+    void *sim_world;         /* sim: the shared world (lc_sim_world_create) */
 } lc_tl_params_t;
 
 /** Counters a transport keeps (sim measures rounds; ucx counts traffic). */
@@ -172,9 +172,9 @@ typedef struct lc_sim_world lc_sim_world_t;
 
 /** Per-round record the sim keeps: the largest message and the count. */
 typedef struct lc_sim_round_stat {
-    uint64_t max_bytes;  /* largest message (or put) sent in this round by any rank */
-    uint64_t msgs;       /* messages (and puts) in this round */
-    uint64_t bytes;      /* bytes in this round */
+    uint64_t max_bytes; /* largest message (or put) sent in this round by any rank */
+    uint64_t msgs;      /* messages (and puts) in this round */
+    uint64_t bytes;     /* bytes in this round */
 } lc_sim_round_stat_t;
 
 /** Fault injection, applied to messages as they are delivered. */
@@ -200,8 +200,7 @@ lc_sim_round_stat_t lc_sim_world_round(lc_sim_world_t *world, unsigned r);
 /** Messages/bytes sent and received by one rank. */
 void lc_sim_world_rank_stats(lc_sim_world_t *world, int rank, uint64_t *msgs_sent,
                              uint64_t *bytes_sent, uint64_t *msgs_recvd, uint64_t *bytes_recvd);
-void lc_sim_world_set_fault(lc_sim_world_t *world, lc_sim_fault_fn_t fn, void *arg,
-                            unsigned delay);
+void lc_sim_world_set_fault(lc_sim_world_t *world, lc_sim_fault_fn_t fn, void *arg, unsigned delay);
 /** Mark a virtual rank dead: its peers see LINCOLL_ERR_PEER_FAILED. */
 void lc_sim_world_kill(lc_sim_world_t *world, int rank);
 

@@ -16,8 +16,10 @@
 #include <strings.h>
 
 #define LC_F(_name, _type, _dflt, _values, _field, _doc)                                           \
-    {"LINCOLL_" _name, _type, _dflt, _values, _doc, offsetof(lc_config_t, _field),                \
-     sizeof(((lc_config_t *)0)->_field)}
+    {                                                                                              \
+        "LINCOLL_" _name, _type, _dflt, _values, _doc, offsetof(lc_config_t, _field),              \
+            sizeof(((lc_config_t *)0)->_field)                                                     \
+    }
 
 static const lc_config_field_t lc_config_fields[] = {
     LC_F("LOG_LEVEL", LC_CFG_ENUM, "warn", "error|warn|info|debug|trace", log_level,
@@ -101,11 +103,19 @@ lincoll_status_t lc_parse_size(const char *text, size_t *out)
     }
     unsigned shift = 0;
     switch (tolower((unsigned char)*end)) {
-    case '\0': break;
-    case 'k': shift = 10; break;
-    case 'm': shift = 20; break;
-    case 'g': shift = 30; break;
-    default: return LINCOLL_ERR_INVALID;
+    case '\0':
+        break;
+    case 'k':
+        shift = 10;
+        break;
+    case 'm':
+        shift = 20;
+        break;
+    case 'g':
+        shift = 30;
+        break;
+    default:
+        return LINCOLL_ERR_INVALID;
     }
     if (*end != '\0') {
         end++;
@@ -247,7 +257,8 @@ lincoll_status_t lincoll_config_var(size_t index, lincoll_config_var_t *var)
         lc_error("lincoll_config_var: index %zu out of range [0, %zu) or var NULL", index, n);
         return LINCOLL_ERR_INVALID;
     }
-    static const char *const type_names[] = {"string", "int", "size", "seconds", "bool", "enum", "number"};
+    static const char *const type_names[] = {"string", "int",  "size",  "seconds",
+                                             "bool",   "enum", "number"};
     var->name = t[index].name;
     var->type = type_names[t[index].type];
     var->default_value = t[index].dflt;

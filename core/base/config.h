@@ -22,26 +22,26 @@ typedef enum lc_cfg_type {
 } lc_cfg_type_t;
 
 typedef struct lc_config {
-    int log_level;         /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
-    double timeout;        /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
-    int transport;         /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
-    long ports;            /* LINCOLL_PORTS; 0 = automatic */
-    int plan_dump;         /* LINCOLL_PLAN_DUMP */
-    int kernel_isa;        /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
-    int bootstrap_kind;    /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
-    char bootstrap[256];   /* LINCOLL_BOOTSTRAP host:port of the TCP store */
-    long rank;             /* LINCOLL_RANK, -1 unset */
-    long size;             /* LINCOLL_SIZE, -1 unset */
-    char job_secret[128];  /* LINCOLL_JOB_SECRET */
+    int log_level;            /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
+    double timeout;           /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
+    int transport;            /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
+    long ports;               /* LINCOLL_PORTS; 0 = automatic */
+    int plan_dump;            /* LINCOLL_PLAN_DUMP */
+    int kernel_isa;           /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
+    int bootstrap_kind;       /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
+    char bootstrap[256];      /* LINCOLL_BOOTSTRAP host:port of the TCP store */
+    long rank;                /* LINCOLL_RANK, -1 unset */
+    long size;                /* LINCOLL_SIZE, -1 unset */
+    char job_secret[128];     /* LINCOLL_JOB_SECRET */
     double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
-    int ucx_err_mode;      /* LINCOLL_UCX_ERR_MODE: peer|none */
-    size_t rma_threshold;  /* LINCOLL_RMA_THRESHOLD bytes */
-    int bind;              /* LINCOLL_BIND: auto|core|numa|none */
-    int algo_fallback;     /* LINCOLL_ALGO_FALLBACK: warn|error */
-    double model_alpha;    /* LINCOLL_MODEL_ALPHA: seconds per message round */
-    double model_bw;       /* LINCOLL_MODEL_BW: bytes/s per port */
-    double model_compute_bw; /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
-    long gemm_threads;     /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
+    int ucx_err_mode;         /* LINCOLL_UCX_ERR_MODE: peer|none */
+    size_t rma_threshold;     /* LINCOLL_RMA_THRESHOLD bytes */
+    int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
+    int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
+    double model_alpha;       /* LINCOLL_MODEL_ALPHA: seconds per message round */
+    double model_bw;          /* LINCOLL_MODEL_BW: bytes/s per port */
+    double model_compute_bw;  /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
+    long gemm_threads;        /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
 } lc_config_t;
 
 enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };
@@ -50,13 +50,13 @@ enum { LC_UCX_ERR_PEER = 0, LC_UCX_ERR_NONE = 1 };
 enum { LC_FALLBACK_WARN = 0, LC_FALLBACK_ERROR = 1 };
 
 typedef struct lc_config_field {
-    const char *name;  /* full variable name, LINCOLL_... */
+    const char *name; /* full variable name, LINCOLL_... */
     lc_cfg_type_t type;
-    const char *dflt;  /* default, as text */
+    const char *dflt;   /* default, as text */
     const char *values; /* ENUM: "a|b|c"; INT: "min:max" */
     const char *doc;
-    size_t offset;     /* into lc_config_t */
-    size_t size;       /* STRING: buffer size */
+    size_t offset; /* into lc_config_t */
+    size_t size;   /* STRING: buffer size */
 } lc_config_field_t;
 
 /** The table and its length. */

@@ -21,7 +21,7 @@ void lc_log(lincoll_log_level_t level, const char *file, int line, const char *f
 #define lc_log_enabled(_lvl) ((_lvl) <= lc_log_level)
 #define LC_LOG(_lvl, ...)                                                                          \
     do {                                                                                           \
-        if (lc_log_enabled(_lvl)) lc_log((_lvl), __FILE__, __LINE__, __VA_ARGS__);                \
+        if (lc_log_enabled(_lvl)) lc_log((_lvl), __FILE__, __LINE__, __VA_ARGS__);                 \
     } while (0)
 #define lc_error(...) LC_LOG(LINCOLL_LOG_ERROR, __VA_ARGS__)
 #define lc_warn(...)  LC_LOG(LINCOLL_LOG_WARN, __VA_ARGS__)

@@ -9,25 +9,44 @@
 const char *lincoll_strerror(lincoll_status_t status)
 {
     switch (status) {
-    case LINCOLL_OK: return "success";
-    case LINCOLL_INPROGRESS: return "operation in progress";
-    case LINCOLL_ERR_INVALID: return "invalid argument";
-    case LINCOLL_ERR_NOMEM: return "out of memory";
-    case LINCOLL_ERR_UNSUPPORTED: return "not supported";
-    case LINCOLL_ERR_NOT_FOUND: return "not found";
-    case LINCOLL_ERR_TIMEOUT: return "timed out";
-    case LINCOLL_ERR_PEER_FAILED: return "peer failed";
-    case LINCOLL_ERR_TRANSPORT: return "transport error";
-    case LINCOLL_ERR_BOOTSTRAP: return "bootstrap failed";
-    case LINCOLL_ERR_SINGULAR: return "singular matrix";
-    case LINCOLL_ERR_MISMATCH: return "arguments differ between ranks";
-    case LINCOLL_ERR_TRUNCATED: return "message truncated";
-    case LINCOLL_ERR_AUTH: return "authentication failed";
-    case LINCOLL_ERR_BUSY: return "object busy";
-    case LINCOLL_ERR_IO: return "input/output error";
-    case LINCOLL_ERR_CORRUPT: return "data corrupted";
-    case LINCOLL_ERR_CANCELED: return "canceled";
-    case LINCOLL_ERR_INTERNAL: return "internal error";
+    case LINCOLL_OK:
+        return "success";
+    case LINCOLL_INPROGRESS:
+        return "operation in progress";
+    case LINCOLL_ERR_INVALID:
+        return "invalid argument";
+    case LINCOLL_ERR_NOMEM:
+        return "out of memory";
+    case LINCOLL_ERR_UNSUPPORTED:
+        return "not supported";
+    case LINCOLL_ERR_NOT_FOUND:
+        return "not found";
+    case LINCOLL_ERR_TIMEOUT:
+        return "timed out";
+    case LINCOLL_ERR_PEER_FAILED:
+        return "peer failed";
+    case LINCOLL_ERR_TRANSPORT:
+        return "transport error";
+    case LINCOLL_ERR_BOOTSTRAP:
+        return "bootstrap failed";
+    case LINCOLL_ERR_SINGULAR:
+        return "singular matrix";
+    case LINCOLL_ERR_MISMATCH:
+        return "arguments differ between ranks";
+    case LINCOLL_ERR_TRUNCATED:
+        return "message truncated";
+    case LINCOLL_ERR_AUTH:
+        return "authentication failed";
+    case LINCOLL_ERR_BUSY:
+        return "object busy";
+    case LINCOLL_ERR_IO:
+        return "input/output error";
+    case LINCOLL_ERR_CORRUPT:
+        return "data corrupted";
+    case LINCOLL_ERR_CANCELED:
+        return "canceled";
+    case LINCOLL_ERR_INTERNAL:
+        return "internal error";
     }
     return "unknown status";
 }

@@ -23,8 +23,7 @@ lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf, s
     LC_CHECK_ARG(src < 0 || rbytes == 0 || rbuf != NULL,
                  "lincoll_sendrecv_init: rbuf must not be NULL");
     LC_CHECK_ARG(order >= LINCOLL_SENDRECV_CONCURRENT && order <= LINCOLL_SENDRECV_RECV_FIRST,
-                 "lincoll_sendrecv_init: order=%d is not a lincoll_sendrecv_order_t",
-                 (int)order);
+                 "lincoll_sendrecv_init: order=%d is not a lincoll_sendrecv_order_t", (int)order);
     lincoll_plan_t *p;
     lincoll_status_t st = lc_plan_create(comm, "sendrecv", 1, &p);
     if (st != LINCOLL_OK) {

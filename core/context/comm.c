@@ -136,8 +136,7 @@ lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
     c->to_world = map;
     c->id = id & LC_TAG_MASK(LC_TAG_COMM_BITS);
     ctx->live_comms++;
-    lc_debug("comm split: color %d key %d -> rank %d of %d, id %u", color, key, c->rank, n,
-             c->id);
+    lc_debug("comm split: color %d key %d -> rank %d of %d, id %u", color, key, c->rank, n, c->id);
     *new_p = c;
     return LINCOLL_OK;
 }

@@ -15,8 +15,8 @@
 #include <time.h>
 
 #include "core/base/log.h"
+#include "core/topo/topo.h"
 #include "kernels/kernels.h"
-
 
 double lc_now(void)
 {
@@ -128,6 +128,10 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
         .size = ctx->size,
         .err_mode_peer = ctx->cfg.ucx_err_mode == LC_UCX_ERR_PEER,
     };
+    st = lc_topo_setup(ctx, params, &tp); /* bind, pick the NIC, before UCX starts */
+    if (st != LINCOLL_OK) {
+        goto err_boot;
+    }
     st = ctx->tl_ops->init(&tp, &ctx->tl);
     if (st != LINCOLL_OK) {
         goto err_boot;

@@ -23,27 +23,27 @@ typedef struct lc_mem_entry {
 
 struct lincoll_context {
     lc_config_t cfg;
-    lc_bootstrap_t *boot;          /* NULL for a sim virtual rank */
+    lc_bootstrap_t *boot; /* NULL for a sim virtual rank */
     const lc_tl_ops_t *tl_ops;
     lc_tl_t *tl;
     int rank;
     int size;
     int ports;
-    double timeout;                /* seconds, 0 = never */
+    double timeout; /* seconds, 0 = never */
     lincoll_comm_t *world;
-    unsigned next_comm_id;         /* see lc_comm_id_agree() */
+    unsigned next_comm_id; /* see lc_comm_id_agree() */
     lc_mem_entry_t *mems;
     int live_plans;
-    int live_comms;                /* besides the world */
+    int live_comms; /* besides the world */
 };
 
 struct lincoll_comm {
     lincoll_context_t *ctx;
-    int rank;                      /* my rank in the communicator */
+    int rank; /* my rank in the communicator */
     int size;
-    int *to_world;                 /* communicator rank -> transport (world) rank */
-    unsigned id;                   /* comm id in the tag */
-    unsigned seq;                  /* operations started so far */
+    int *to_world; /* communicator rank -> transport (world) rank */
+    unsigned id;   /* comm id in the tag */
+    unsigned seq;  /* operations started so far */
 };
 
 /* A sim virtual rank: context over the in-process sim transport. */

@@ -18,7 +18,8 @@ static void lc_win_free_keys(lc_win_t *w)
 {
     lincoll_context_t *ctx = w->comm->ctx;
     for (int i = 0; i < w->comm->size; i++) {
-        if (w->rkeys != NULL && w->rkeys[i] != NULL) ctx->tl_ops->rkey_destroy(ctx->tl, w->rkeys[i]);
+        if (w->rkeys != NULL && w->rkeys[i] != NULL)
+            ctx->tl_ops->rkey_destroy(ctx->tl, w->rkeys[i]);
         if (w->sig_rkeys != NULL && w->sig_rkeys[i] != NULL)
             ctx->tl_ops->rkey_destroy(ctx->tl, w->sig_rkeys[i]);
     }
@@ -94,7 +95,7 @@ static lincoll_status_t lc_win_exchange(lc_win_t *w, lc_tl_mem_t *data_mem)
         if (st == LINCOLL_OK)
             st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 16 + h[0], h[1], &w->sig_rkeys[i]);
         if (st == LINCOLL_OK) {
-            memcpy(&w->rbase[i], b + 16, 8);      /* packed keys start with their base */
+            memcpy(&w->rbase[i], b + 16, 8); /* packed keys start with their base */
             memcpy(&w->rsig[i], b + 16 + h[0], 8);
         }
     }
@@ -236,8 +237,8 @@ lincoll_status_t lincoll_put(lincoll_win_t *w, int peer, const void *src, size_t
         }
     }
     lc_tl_req_t *req = NULL;
-    lincoll_status_t st = lc_win_put(w, peer, src, bytes, offset, flags & LINCOLL_PUT_SIGNAL, 0,
-                                     &req);
+    lincoll_status_t st =
+        lc_win_put(w, peer, src, bytes, offset, flags & LINCOLL_PUT_SIGNAL, 0, &req);
     if (st == LINCOLL_OK && req != NULL) {
         w->pending[w->npending++] = req;
     }

@@ -13,15 +13,15 @@ typedef struct lc_win {
     lincoll_comm_t *comm;
     void *base;
     size_t len;
-    lc_tl_mem_t *mem;        /* own registration, or NULL when base is lincoll memory */
-    volatile uint64_t *sig;  /* comm->size counters, in transport-allocated memory */
+    lc_tl_mem_t *mem;       /* own registration, or NULL when base is lincoll memory */
+    volatile uint64_t *sig; /* comm->size counters, in transport-allocated memory */
     lc_tl_mem_t *sig_mem;
-    lc_tl_rkey_t **rkeys;    /* per peer: its data region */
-    lc_tl_rkey_t **sig_rkeys;/* per peer: its signal counters */
-    uint64_t *rbase;         /* per peer: remote base address of the data region */
-    uint64_t *rsig;          /* per peer: remote address of its counter array */
-    uint64_t *consumed;      /* per peer: signals already waited for */
-    lc_tl_req_t **pending;   /* puts not yet locally complete */
+    lc_tl_rkey_t **rkeys;     /* per peer: its data region */
+    lc_tl_rkey_t **sig_rkeys; /* per peer: its signal counters */
+    uint64_t *rbase;          /* per peer: remote base address of the data region */
+    uint64_t *rsig;           /* per peer: remote address of its counter array */
+    uint64_t *consumed;       /* per peer: signals already waited for */
+    lc_tl_req_t **pending;    /* puts not yet locally complete */
     unsigned npending, cap_pending;
 } lc_win_t;
 

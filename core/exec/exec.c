@@ -102,9 +102,9 @@ static lincoll_status_t lc_exec_prepost_next(lincoll_plan_t *p)
         lc_xfer_t *x = &N->xfers[i];
         p->ex.next_reqs[i] = NULL;
         if (x->kind != LC_XFER_RECV) continue;
-        lincoll_status_t st = ctx->tl_ops->recv_nb(
-            ctx->tl, p->comm->to_world[x->peer], lc_plan_ptr(p, x->buf), x->len,
-            lc_exec_tag(p, x->peer, next), &p->ex.next_reqs[i]);
+        lincoll_status_t st =
+            ctx->tl_ops->recv_nb(ctx->tl, p->comm->to_world[x->peer], lc_plan_ptr(p, x->buf),
+                                 x->len, lc_exec_tag(p, x->peer, next), &p->ex.next_reqs[i]);
         if (st != LINCOLL_OK) {
             return lc_exec_fail(p, st, "posting a receive early", x->peer);
         }
@@ -150,7 +150,9 @@ static lincoll_status_t lc_exec_post_round(lincoll_plan_t *p)
                 st = lc_win_put(x->win, x->peer, lc_plan_ptr(p, x->buf), x->len, x->roff, 1,
                                 p->ex.round, &p->ex.reqs[i]);
                 break;
-            case LC_XFER_WAIT_PUT: p->ex.reqs[i] = LC_WAIT_PENDING; break;
+            case LC_XFER_WAIT_PUT:
+                p->ex.reqs[i] = LC_WAIT_PENDING;
+                break;
             }
             if (st != LINCOLL_OK) {
                 return lc_exec_fail(p, st, "posting a transfer", x->peer);
@@ -196,8 +198,7 @@ static lincoll_status_t lc_exec_poll_round(lincoll_plan_t *p)
         ctx->tl_ops->release(ctx->tl, r);
         p->ex.reqs[i] = NULL;
         if (st != LINCOLL_OK) {
-            return lc_exec_fail(p, st,
-                                x->kind == LC_XFER_RECV ? "receiving" : "sending", x->peer);
+            return lc_exec_fail(p, st, x->kind == LC_XFER_RECV ? "receiving" : "sending", x->peer);
         }
         if (x->kind == LC_XFER_RECV && got != x->len) {
             lc_error("plan %s: rank %d sent %zu bytes in round %u where %zu were expected: "

@@ -11,8 +11,7 @@ lincoll_status_t lc_step_run(lincoll_plan_t *plan, const lc_step_t *step);
 /* GF steps (LC_STEP_GF_LINCOMB, LC_STEP_GF_MAD): core/exec/steps_gf.c defines
  * the layout of step->ext and runs them with the GF kernels.  GEMM steps:
  * core/exec/steps_gemm.c.  Weak: a build without them reports unsupported. */
-lincoll_status_t lc_step_gf_run(lincoll_plan_t *plan, const lc_step_t *step)
-    __attribute__((weak));
+lincoll_status_t lc_step_gf_run(lincoll_plan_t *plan, const lc_step_t *step) __attribute__((weak));
 lincoll_status_t lc_step_gemm_run(lincoll_plan_t *plan, const lc_step_t *step)
     __attribute__((weak));
 

@@ -19,8 +19,7 @@
 #include "core/base/log.h"
 #include "core/context/win.h"
 
-#define LC_GROW(_arr, _n, _cap)                                                                    \
-    lc_grow((void **)&(_arr), &(_cap), (_n) + 1, sizeof(*(_arr)))
+#define LC_GROW(_arr, _n, _cap) lc_grow((void **)&(_arr), &(_cap), (_n) + 1, sizeof(*(_arr)))
 
 static int lc_grow(void **arr, unsigned *cap, unsigned need, size_t elem)
 {
@@ -140,13 +139,12 @@ lincoll_status_t lc_plan_recv(lincoll_plan_t *p, int round, int peer, lc_bufref_
 lincoll_status_t lc_plan_put(lincoll_plan_t *p, int round, int peer, lc_bufref_t src, size_t len,
                              lc_win_t *win, size_t roff)
 {
-    lc_xfer_t x = {.kind = LC_XFER_PUT, .peer = peer, .buf = src, .len = len, .win = win,
-                   .roff = roff};
+    lc_xfer_t x = {
+        .kind = LC_XFER_PUT, .peer = peer, .buf = src, .len = len, .win = win, .roff = roff};
     return lc_plan_xfer(p, round, &x);
 }
 
-lincoll_status_t lc_plan_wait_put(lincoll_plan_t *p, int round, int peer, size_t len,
-                                  lc_win_t *win)
+lincoll_status_t lc_plan_wait_put(lincoll_plan_t *p, int round, int peer, size_t len, lc_win_t *win)
 {
     lc_xfer_t x = {.kind = LC_XFER_WAIT_PUT, .peer = peer, .len = len, .win = win};
     return lc_plan_xfer(p, round, &x);
@@ -159,8 +157,8 @@ lincoll_status_t lc_plan_step(lincoll_plan_t *p, int round, int post, const lc_s
         return LINCOLL_ERR_INTERNAL;
     }
     lc_round_t *r = &p->rounds[round];
-    int fail = post ? LC_GROW(r->post, r->npost, r->cap_post)
-                    : LC_GROW(r->pre, r->npre, r->cap_pre);
+    int fail =
+        post ? LC_GROW(r->post, r->npost, r->cap_post) : LC_GROW(r->pre, r->npre, r->cap_pre);
     if (fail) {
         free(step->ext);
         return LINCOLL_ERR_NOMEM;
@@ -185,16 +183,16 @@ lincoll_status_t lc_plan_copy(lincoll_plan_t *p, int round, int post, lc_bufref_
 }
 
 lincoll_status_t lc_plan_reduce(lincoll_plan_t *p, int round, int post, lc_bufref_t dst,
-                                lc_bufref_t a, lc_bufref_t b, size_t count,
-                                lincoll_dtype_t dtype, lincoll_op_t op)
+                                lc_bufref_t a, lc_bufref_t b, size_t count, lincoll_dtype_t dtype,
+                                lincoll_op_t op)
 {
     size_t bytes = count * lincoll_dtype_size(dtype);
     lincoll_status_t st = lc_plan_check_ref(p, dst, bytes, "reduce destination");
     if (st == LINCOLL_OK) st = lc_plan_check_ref(p, a, bytes, "reduce operand");
     if (st == LINCOLL_OK) st = lc_plan_check_ref(p, b, bytes, "reduce operand");
     if (st != LINCOLL_OK) return st;
-    lc_step_t s = {.kind = LC_STEP_REDUCE, .dst = dst, .a = a, .b = b, .len = count,
-                   .dtype = dtype, .op = op};
+    lc_step_t s = {
+        .kind = LC_STEP_REDUCE, .dst = dst, .a = a, .b = b, .len = count, .dtype = dtype, .op = op};
     p->compute_bytes += 2.0 * (double)bytes;
     return lc_plan_step(p, round, post, &s);
 }
@@ -231,9 +229,9 @@ static void lc_plan_compute_stats(lincoll_plan_t *p)
     }
     s->c2_elems = s->c2_bytes / (p->elem_size ? p->elem_size : 1);
     s->scratch_bytes = p->scratch_bytes;
-    s->predicted_us = 1e6 * ((double)s->rounds * cfg->model_alpha +
-                             (double)s->c2_bytes / cfg->model_bw +
-                             p->compute_bytes / cfg->model_compute_bw);
+    s->predicted_us =
+        1e6 * ((double)s->rounds * cfg->model_alpha + (double)s->c2_bytes / cfg->model_bw +
+               p->compute_bytes / cfg->model_compute_bw);
 }
 
 static int lc_ranges_overlap(lc_bufref_t a, size_t alen, lc_bufref_t b, size_t blen)
@@ -275,8 +273,8 @@ static void lc_plan_mark_prepost(lincoll_plan_t *p)
             /* PRE steps of round r+1 only: compare against its steps, not its own recvs */
             for (unsigned k = 0; ok && k < N->npre; k++) {
                 const lc_step_t *st = &N->pre[k];
-                size_t n = st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype)
-                                                      : st->len;
+                size_t n =
+                    st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype) : st->len;
                 ok = st->ext == NULL && !lc_ranges_overlap(x->buf, x->len, st->dst, n) &&
                      !lc_ranges_overlap(x->buf, x->len, st->a, n) &&
                      !(st->kind == LC_STEP_REDUCE && lc_ranges_overlap(x->buf, x->len, st->b, n));
@@ -348,8 +346,10 @@ void lc_plan_destroy(lincoll_plan_t *p)
     }
     for (unsigned r = 0; r < p->nrounds; r++) {
         lc_round_t *R = &p->rounds[r];
-        for (unsigned i = 0; i < R->npre; i++) free(R->pre[i].ext);
-        for (unsigned i = 0; i < R->npost; i++) free(R->post[i].ext);
+        for (unsigned i = 0; i < R->npre; i++)
+            free(R->pre[i].ext);
+        for (unsigned i = 0; i < R->npost; i++)
+            free(R->post[i].ext);
         free(R->xfers);
         free(R->pre);
         free(R->post);
@@ -393,8 +393,8 @@ void lc_plan_dump_text(const lincoll_plan_t *p, char *buf, size_t len)
         const lc_round_t *R = &p->rounds[r];
         OUT(" round %u:\n", r);
         for (unsigned i = 0; i < R->npre; i++) {
-            OUT("   pre  %s len %zu -> slot %u+%zu\n", lc_step_names[R->pre[i].kind],
-                R->pre[i].len, R->pre[i].dst.slot, R->pre[i].dst.off);
+            OUT("   pre  %s len %zu -> slot %u+%zu\n", lc_step_names[R->pre[i].kind], R->pre[i].len,
+                R->pre[i].dst.slot, R->pre[i].dst.off);
         }
         for (unsigned i = 0; i < R->nxfers; i++) {
             const lc_xfer_t *x = &R->xfers[i];

@@ -30,34 +30,34 @@ typedef struct lc_bufref {
 typedef enum lc_xfer_kind {
     LC_XFER_SEND = 0,
     LC_XFER_RECV,
-    LC_XFER_PUT,       /* RMA into the peer's window + signal */
-    LC_XFER_WAIT_PUT,  /* wait for a peer's signalled put into my window */
+    LC_XFER_PUT,      /* RMA into the peer's window + signal */
+    LC_XFER_WAIT_PUT, /* wait for a peer's signalled put into my window */
 } lc_xfer_kind_t;
 
 typedef struct lc_xfer {
     lc_xfer_kind_t kind;
     uint16_t port;
-    int peer;          /* communicator rank */
-    lc_bufref_t buf;   /* SEND/PUT source, RECV destination */
-    size_t len;        /* bytes */
-    lc_win_t *win;     /* PUT/WAIT_PUT: window */
-    size_t roff;       /* PUT: offset in the peer's window */
+    int peer;        /* communicator rank */
+    lc_bufref_t buf; /* SEND/PUT source, RECV destination */
+    size_t len;      /* bytes */
+    lc_win_t *win;   /* PUT/WAIT_PUT: window */
+    size_t roff;     /* PUT: offset in the peer's window */
 } lc_xfer_t;
 
 typedef enum lc_step_kind {
-    LC_STEP_COPY = 0,  /* dst <- src, len bytes */
-    LC_STEP_REDUCE,    /* dst <- a (op) b, count elements of dtype */
-    LC_STEP_GF_LINCOMB,/* dsts[r] <- sum_j coeffs[r][j] * srcs[j] */
-    LC_STEP_GF_MAD,    /* dsts[r] += coeffs[r] * srcs[0] */
-    LC_STEP_GEMM,      /* C <- alpha A B + beta C (row-major) */
+    LC_STEP_COPY = 0,   /* dst <- src, len bytes */
+    LC_STEP_REDUCE,     /* dst <- a (op) b, count elements of dtype */
+    LC_STEP_GF_LINCOMB, /* dsts[r] <- sum_j coeffs[r][j] * srcs[j] */
+    LC_STEP_GF_MAD,     /* dsts[r] += coeffs[r] * srcs[0] */
+    LC_STEP_GEMM,       /* C <- alpha A B + beta C (row-major) */
 } lc_step_kind_t;
 
 typedef struct lc_step {
     lc_step_kind_t kind;
     lc_bufref_t dst;
-    lc_bufref_t a;     /* COPY src, REDUCE left operand (may equal dst) */
-    lc_bufref_t b;     /* REDUCE right operand */
-    size_t len;        /* COPY bytes; REDUCE elements */
+    lc_bufref_t a; /* COPY src, REDUCE left operand (may equal dst) */
+    lc_bufref_t b; /* REDUCE right operand */
+    size_t len;    /* COPY bytes; REDUCE elements */
     lincoll_dtype_t dtype;
     lincoll_op_t op;
     /* GF and GEMM steps keep their operands in a plan-owned block */
@@ -69,7 +69,7 @@ typedef struct lc_round {
     unsigned nxfers, cap_xfers;
     lc_step_t *pre, *post;
     unsigned npre, npost, cap_pre, cap_post;
-    int prepost;       /* receives may be posted while the previous round runs */
+    int prepost; /* receives may be posted while the previous round runs */
 } lc_round_t;
 
 enum { LC_SLOT_USER = 0, LC_SLOT_SCRATCH = 1 };
@@ -86,12 +86,12 @@ typedef struct lc_exec_state {
     lincoll_status_t status;
     unsigned round;
     int posted;
-    unsigned seq;          /* tag sequence of this start */
-    lc_tl_req_t **reqs;    /* one per xfer of the current round */
+    unsigned seq;       /* tag sequence of this start */
+    lc_tl_req_t **reqs; /* one per xfer of the current round */
     unsigned nreqs;
     lc_tl_req_t **next_reqs; /* receives of round `round + 1` posted early */
     int next_posted;
-    double deadline;       /* lc_now() limit for the current round */
+    double deadline; /* lc_now() limit for the current round */
     unsigned long starts;
 } lc_exec_state_t;
 
@@ -104,18 +104,18 @@ struct lincoll_plan {
     unsigned nrounds, cap_rounds;
     lc_slot_t *slots;
     unsigned nslots, cap_slots;
-    void *scratch_mem;          /* one block for all scratch slots */
+    void *scratch_mem; /* one block for all scratch slots */
     size_t scratch_bytes;
     lincoll_plan_stats_t stats;
-    size_t elem_size;           /* for C2 in elements (1 = bytes) */
-    double compute_bytes;       /* model input: bytes processed by steps */
+    size_t elem_size;     /* for C2 in elements (1 = bytes) */
+    double compute_bytes; /* model input: bytes processed by steps */
     lc_exec_state_t ex;
     int finalized;
     /* algorithm-owned data freed with the plan (coefficients, GF tables, ...) */
     void (*priv_free)(void *);
     void *priv;
     lincoll_status_t (*on_start)(lincoll_plan_t *plan); /* optional per-start hook */
-    lc_win_t **wins;            /* windows the plan owns */
+    lc_win_t **wins;                                    /* windows the plan owns */
     unsigned nwins;
 };
 
@@ -135,8 +135,8 @@ lincoll_status_t lc_plan_recv(lincoll_plan_t *plan, int round, int peer, lc_bufr
 lincoll_status_t lc_plan_copy(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
                               lc_bufref_t src, size_t len);
 lincoll_status_t lc_plan_reduce(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
-                                lc_bufref_t a, lc_bufref_t b, size_t count,
-                                lincoll_dtype_t dtype, lincoll_op_t op);
+                                lc_bufref_t a, lc_bufref_t b, size_t count, lincoll_dtype_t dtype,
+                                lincoll_op_t op);
 /* Append a step built by the caller (GF, GEMM); the plan takes ownership of ext. */
 lincoll_status_t lc_plan_step(lincoll_plan_t *plan, int round, int post, const lc_step_t *step);
 /* Check the port limits, allocate scratch, compute static stats, dump. */

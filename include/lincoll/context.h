@@ -116,8 +116,7 @@ LINCOLL_API lincoll_status_t lincoll_progress(lincoll_context_t *ctx);
  * @param [out] addr_p the memory, 64-byte aligned.
  * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_NOMEM or ::LINCOLL_ERR_TRANSPORT.
  */
-LINCOLL_API lincoll_status_t lincoll_mem_alloc(lincoll_context_t *ctx, size_t bytes,
-                                               void **addr_p);
+LINCOLL_API lincoll_status_t lincoll_mem_alloc(lincoll_context_t *ctx, size_t bytes, void **addr_p);
 
 /**
  * @brief Free memory from lincoll_mem_alloc().
@@ -134,8 +133,7 @@ LINCOLL_API lincoll_status_t lincoll_mem_free(lincoll_context_t *ctx, void *addr
  * @param [in] bytes size (> 0).
  * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_TRANSPORT.
  */
-LINCOLL_API lincoll_status_t lincoll_mem_register(lincoll_context_t *ctx, void *addr,
-                                                  size_t bytes);
+LINCOLL_API lincoll_status_t lincoll_mem_register(lincoll_context_t *ctx, void *addr, size_t bytes);
 
 /**
  * @brief Drop a registration made by lincoll_mem_register().

@@ -33,8 +33,8 @@ typedef enum lincoll_log_level {
  * @param [in] msg   the message, without a trailing newline.
  * @param [in] arg   the pointer given to lincoll_log_set_handler().
  */
-typedef void (*lincoll_log_func_t)(lincoll_log_level_t level, int rank, const char *file,
-                                   int line, const char *msg, void *arg);
+typedef void (*lincoll_log_func_t)(lincoll_log_level_t level, int rank, const char *file, int line,
+                                   const char *msg, void *arg);
 
 /**
  * @brief Route lincoll's log lines to @p fn (NULL restores stderr).

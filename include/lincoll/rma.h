@@ -70,8 +70,7 @@ LINCOLL_API lincoll_status_t lincoll_win_flush(lincoll_win_t *win);
  * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_TIMEOUT or
  *         ::LINCOLL_ERR_PEER_FAILED.
  */
-LINCOLL_API lincoll_status_t lincoll_win_wait_signal(lincoll_win_t *win, int peer,
-                                                     size_t count);
+LINCOLL_API lincoll_status_t lincoll_win_wait_signal(lincoll_win_t *win, int peer, size_t count);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@ typedef struct lc_simh {
     int K;
     lc_sim_world_t *world;
     lincoll_context_t **ctx;
-    lincoll_comm_t **comm;  /* world communicator of each virtual rank */
+    lincoll_comm_t **comm; /* world communicator of each virtual rank */
 } lc_simh_t;
 
 /* Create K virtual ranks (ports p per rank). Returns 0 on success. */

@@ -38,10 +38,11 @@ static void test_ring_shift(void **state)
             unsigned char *in = malloc(n * (size_t)K), *out = malloc(n * (size_t)K);
             lincoll_plan_t **plans = calloc((size_t)K, sizeof(*plans));
             for (int r = 0; r < K; r++) {
-                for (size_t i = 0; i < n; i++) in[r * n + i] = pattern(r, 0, i, 0);
-                assert_int_equal(lincoll_ring_shift_init(h.comm[r], in + r * n, out + r * n, n,
-                                                         s, &plans[r]),
-                                 LINCOLL_OK);
+                for (size_t i = 0; i < n; i++)
+                    in[r * n + i] = pattern(r, 0, i, 0);
+                assert_int_equal(
+                    lincoll_ring_shift_init(h.comm[r], in + r * n, out + r * n, n, s, &plans[r]),
+                    LINCOLL_OK);
             }
             assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
             int sm = ((s % K) + K) % K;
@@ -56,7 +57,8 @@ static void test_ring_shift(void **state)
                 assert_int_equal(st.c2_bytes, sm == 0 ? 0 : n);
             }
             assert_int_equal(lc_sim_world_rounds(h.world), sm == 0 ? 0 : 1);
-            for (int r = 0; r < K; r++) lincoll_plan_free(plans[r]);
+            for (int r = 0; r < K; r++)
+                lincoll_plan_free(plans[r]);
             free(plans);
             free(in);
             free(out);
@@ -73,15 +75,16 @@ static void run_alltoall(int K, int p, size_t n, int iters)
     unsigned char *in = malloc(tot * (size_t)K), *out = malloc(tot * (size_t)K);
     lincoll_plan_t **plans = calloc((size_t)K, sizeof(*plans));
     for (int r = 0; r < K; r++) {
-        assert_int_equal(lincoll_alltoall_init(h.comm[r], in + r * tot, out + r * tot, n, p,
-                                               &plans[r]),
-                         LINCOLL_OK);
+        assert_int_equal(
+            lincoll_alltoall_init(h.comm[r], in + r * tot, out + r * tot, n, p, &plans[r]),
+            LINCOLL_OK);
     }
     unsigned c1 = (unsigned)((K - 1 + p - 1) / p);
     for (int it = 0; it < iters; it++) {
         for (int r = 0; r < K; r++)
             for (int j = 0; j < K; j++)
-                for (size_t i = 0; i < n; i++) in[r * tot + j * n + i] = pattern(r, (size_t)j, i, it);
+                for (size_t i = 0; i < n; i++)
+                    in[r * tot + j * n + i] = pattern(r, (size_t)j, i, it);
         memset(out, 0, tot * (size_t)K);
         lc_sim_world_reset_stats(h.world);
         assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
@@ -188,7 +191,8 @@ static void test_dead_peer(void **state)
     lincoll_plan_t *alive[3] = {plans[0], plans[1], NULL};
     lincoll_status_t st = lc_simh_run(&h, alive);
     assert_int_equal(st, LINCOLL_ERR_PEER_FAILED);
-    for (int r = 0; r < 3; r++) lincoll_plan_free(plans[r]);
+    for (int r = 0; r < 3; r++)
+        lincoll_plan_free(plans[r]);
     lc_simh_destroy(&h);
 }
 
@@ -214,7 +218,8 @@ static void test_timeout(void **state)
     lc_sim_world_set_fault(h.world, drop_all, NULL, 0);
     assert_int_equal(lc_simh_run(&h, plans), LINCOLL_ERR_TIMEOUT);
     /* a failed plan can be freed and the context finalized at once */
-    for (int r = 0; r < 2; r++) lincoll_plan_free(plans[r]);
+    for (int r = 0; r < 2; r++)
+        lincoll_plan_free(plans[r]);
     lc_simh_destroy(&h);
 }
 
@@ -235,9 +240,9 @@ static void test_dump_and_bad_args(void **state)
     assert_int_equal(lincoll_alltoall_init(h.comm[0], in, in + 4, 8, 1, &p), LINCOLL_ERR_INVALID);
     assert_int_equal(lincoll_alltoall_init(h.comm[0], in, out, 8, 65, &p), LINCOLL_ERR_INVALID);
     assert_int_equal(lincoll_ring_shift_init(h.comm[0], NULL, out, 8, 1, &p), LINCOLL_ERR_INVALID);
-    assert_int_equal(lincoll_sendrecv_init(h.comm[0], in, 8, 4, NULL, 0, -1,
-                                           LINCOLL_SENDRECV_CONCURRENT, &p),
-                     LINCOLL_ERR_INVALID);
+    assert_int_equal(
+        lincoll_sendrecv_init(h.comm[0], in, 8, 4, NULL, 0, -1, LINCOLL_SENDRECV_CONCURRENT, &p),
+        LINCOLL_ERR_INVALID);
     assert_int_equal(lincoll_start(NULL), LINCOLL_ERR_INVALID);
     assert_int_equal(lincoll_plan_stats(NULL, NULL), LINCOLL_ERR_INVALID);
     lc_simh_destroy(&h);
@@ -246,10 +251,10 @@ static void test_dump_and_bad_args(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_shift),     cmocka_unit_test(test_alltoall_ports),
+        cmocka_unit_test(test_ring_shift),       cmocka_unit_test(test_alltoall_ports),
         cmocka_unit_test(test_alltoall_large_k), cmocka_unit_test(test_port_limit),
-        cmocka_unit_test(test_mismatch),       cmocka_unit_test(test_dead_peer),
-        cmocka_unit_test(test_timeout),        cmocka_unit_test(test_dump_and_bad_args),
+        cmocka_unit_test(test_mismatch),         cmocka_unit_test(test_dead_peer),
+        cmocka_unit_test(test_timeout),          cmocka_unit_test(test_dump_and_bad_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,7 +40,8 @@ int main(void)
             int status;
             waitpid(child, &status, 0);
             int killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-            printf("engine_kill: victim %s\n", killed ? "died by SIGKILL as planned" : "did not die");
+            printf("engine_kill: victim %s\n",
+                   killed ? "died by SIGKILL as planned" : "did not die");
             return killed ? 0 : 1;
         }
     }
@@ -74,8 +75,8 @@ int main(void)
         last_ok = now();
     }
     double waited = now() - last_ok;
-    int ok = (st == LINCOLL_ERR_PEER_FAILED || st == LINCOLL_ERR_TIMEOUT) &&
-             waited <= timeout + 15.0;
+    int ok =
+        (st == LINCOLL_ERR_PEER_FAILED || st == LINCOLL_ERR_TIMEOUT) && waited <= timeout + 15.0;
     printf("engine_kill: survivor rank %d: iteration %ld ended with %s after %.2f s "
            "(LINCOLL_TIMEOUT %.0f s): %s\n",
            me, iter, lincoll_strerror(st), waited, timeout, ok ? "OK" : "FAILED");

@@ -45,7 +45,8 @@ static void check_ring_shift(lincoll_comm_t *comm, lincoll_context_t *ctx)
         out = malloc(n + 1); /* one side lincoll memory, the other malloc */
         for (unsigned k = 0; k < sizeof(shifts) / sizeof(shifts[0]); k++) {
             int s = shifts[k];
-            for (size_t i = 0; i < n; i++) in[i] = pat(r, (size_t)k, i, 0);
+            for (size_t i = 0; i < n; i++)
+                in[i] = pat(r, (size_t)k, i, 0);
             memset(out, 0xee, n + 1);
             lincoll_plan_t *p;
             lincoll_status_t st = lincoll_ring_shift_init(comm, in, out, n, s, &p);
@@ -56,7 +57,8 @@ static void check_ring_shift(lincoll_comm_t *comm, lincoll_context_t *ctx)
             CHECK(st == LINCOLL_OK, "ring shift %zu bytes by %d: %s", n, s, lincoll_strerror(st));
             int from = ((r - s) % P + P) % P;
             size_t bad = 0;
-            for (size_t i = 0; i < n; i++) bad += out[i] != pat(from, (size_t)k, i, 0);
+            for (size_t i = 0; i < n; i++)
+                bad += out[i] != pat(from, (size_t)k, i, 0);
             CHECK(bad == 0 && out[n] == 0xee, "ring shift %zu by %d: %zu wrong bytes", n, s, bad);
             lincoll_plan_free(p);
         }
@@ -78,14 +80,16 @@ static void check_alltoall(lincoll_comm_t *comm, lincoll_context_t *ctx, size_t 
     CHECK(st == LINCOLL_OK, "alltoall_init p=%d: %s", ports, lincoll_strerror(st));
     for (int it = 0; st == LINCOLL_OK && it < iters; it++) {
         for (int j = 0; j < P; j++)
-            for (size_t i = 0; i < n; i++) in[(size_t)j * n + i] = pat(r, (size_t)j, i, it);
+            for (size_t i = 0; i < n; i++)
+                in[(size_t)j * n + i] = pat(r, (size_t)j, i, it);
         memset(out, 0, tot);
         st = lincoll_start(p);
         if (st == LINCOLL_OK) st = lincoll_wait(p);
         CHECK(st == LINCOLL_OK, "alltoall n=%zu p=%d: %s", n, ports, lincoll_strerror(st));
         size_t bad = 0;
         for (int j = 0; j < P; j++)
-            for (size_t i = 0; i < n; i++) bad += out[(size_t)j * n + i] != pat(j, (size_t)r, i, it);
+            for (size_t i = 0; i < n; i++)
+                bad += out[(size_t)j * n + i] != pat(j, (size_t)r, i, it);
         CHECK(bad == 0, "alltoall n=%zu p=%d iter %d: %zu wrong bytes", n, ports, it, bad);
     }
     if (st == LINCOLL_OK) {
@@ -111,9 +115,10 @@ static void check_split(lincoll_comm_t *world, lincoll_context_t *ctx)
     CHECK(lincoll_comm_size(half) == n, "split size %d, expected %d", lincoll_comm_size(half), n);
     /* ranks of my color in descending world order */
     int expect = 0;
-    for (int q = P - 1; q > r; q--) expect += (q % 2 == r % 2);
-    CHECK(lincoll_comm_rank(half) == expect, "split rank %d, expected %d",
-          lincoll_comm_rank(half), expect);
+    for (int q = P - 1; q > r; q--)
+        expect += (q % 2 == r % 2);
+    CHECK(lincoll_comm_rank(half) == expect, "split rank %d, expected %d", lincoll_comm_rank(half),
+          expect);
     check_alltoall(half, ctx, 1000, 2, 2);
     CHECK(lincoll_barrier(half) == LINCOLL_OK, "barrier in the split communicator");
     lincoll_comm_t *none;
@@ -137,7 +142,8 @@ static void check_window(lincoll_comm_t *world, lincoll_context_t *ctx)
     if (st != LINCOLL_OK) return;
     /* everyone puts its pattern into slot r of its right neighbour */
     int right = (r + 1) % P, left = (r - 1 + P) % P;
-    for (size_t i = 0; i < n; i++) src[i] = pat(r, 9, i, 0);
+    for (size_t i = 0; i < n; i++)
+        src[i] = pat(r, 9, i, 0);
     st = lincoll_put(win, right, src, n, (size_t)r * n, LINCOLL_PUT_SIGNAL);
     CHECK(st == LINCOLL_OK, "put: %s", lincoll_strerror(st));
     st = lincoll_win_flush(win);
@@ -145,7 +151,8 @@ static void check_window(lincoll_comm_t *world, lincoll_context_t *ctx)
     st = lincoll_win_wait_signal(win, left, 1);
     CHECK(st == LINCOLL_OK, "wait_signal: %s", lincoll_strerror(st));
     size_t bad = 0;
-    for (size_t i = 0; i < n; i++) bad += win_mem[(size_t)left * n + i] != pat(left, 9, i, 0);
+    for (size_t i = 0; i < n; i++)
+        bad += win_mem[(size_t)left * n + i] != pat(left, 9, i, 0);
     CHECK(bad == 0, "window data from rank %d: %zu wrong bytes", left, bad);
     CHECK(lincoll_barrier(world) == LINCOLL_OK, "barrier after puts");
     lincoll_win_free(win);

@@ -96,16 +96,24 @@ static void test_config_values(void **state)
         const char *name, *text;
         lincoll_status_t want;
     } cases[] = {
-        {"LINCOLL_TIMEOUT", "2.5", LINCOLL_OK},     {"LINCOLL_TIMEOUT", "-1", LINCOLL_ERR_INVALID},
-        {"LINCOLL_TIMEOUT", "abc", LINCOLL_ERR_INVALID}, {"LINCOLL_TIMEOUT", "inf", LINCOLL_ERR_INVALID},
-        {"LINCOLL_LOG_LEVEL", "DEBUG", LINCOLL_OK}, {"LINCOLL_LOG_LEVEL", "loud", LINCOLL_ERR_INVALID},
-        {"LINCOLL_PORTS", "4", LINCOLL_OK},         {"LINCOLL_PORTS", "65", LINCOLL_ERR_INVALID},
-        {"LINCOLL_PORTS", "3x", LINCOLL_ERR_INVALID}, {"LINCOLL_PLAN_DUMP", "yes", LINCOLL_OK},
-        {"LINCOLL_PLAN_DUMP", "maybe", LINCOLL_ERR_INVALID}, {"LINCOLL_RMA_THRESHOLD", "1m", LINCOLL_OK},
+        {"LINCOLL_TIMEOUT", "2.5", LINCOLL_OK},
+        {"LINCOLL_TIMEOUT", "-1", LINCOLL_ERR_INVALID},
+        {"LINCOLL_TIMEOUT", "abc", LINCOLL_ERR_INVALID},
+        {"LINCOLL_TIMEOUT", "inf", LINCOLL_ERR_INVALID},
+        {"LINCOLL_LOG_LEVEL", "DEBUG", LINCOLL_OK},
+        {"LINCOLL_LOG_LEVEL", "loud", LINCOLL_ERR_INVALID},
+        {"LINCOLL_PORTS", "4", LINCOLL_OK},
+        {"LINCOLL_PORTS", "65", LINCOLL_ERR_INVALID},
+        {"LINCOLL_PORTS", "3x", LINCOLL_ERR_INVALID},
+        {"LINCOLL_PLAN_DUMP", "yes", LINCOLL_OK},
+        {"LINCOLL_PLAN_DUMP", "maybe", LINCOLL_ERR_INVALID},
+        {"LINCOLL_RMA_THRESHOLD", "1m", LINCOLL_OK},
         {"LINCOLL_RMA_THRESHOLD", "12q", LINCOLL_ERR_INVALID},
         {"LINCOLL_RMA_THRESHOLD", "99999999999999999999", LINCOLL_ERR_INVALID},
-        {"LINCOLL_MODEL_BW", "0", LINCOLL_ERR_INVALID}, {"LINCOLL_MODEL_BW", "1e10", LINCOLL_OK},
-        {"LINCOLL_KERNEL_ISA", "avx2", LINCOLL_OK}, {"LINCOLL_KERNEL_ISA", "sse9", LINCOLL_ERR_INVALID},
+        {"LINCOLL_MODEL_BW", "0", LINCOLL_ERR_INVALID},
+        {"LINCOLL_MODEL_BW", "1e10", LINCOLL_OK},
+        {"LINCOLL_KERNEL_ISA", "avx2", LINCOLL_OK},
+        {"LINCOLL_KERNEL_ISA", "sse9", LINCOLL_ERR_INVALID},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const lc_config_field_t *f = field(cases[i].name);
@@ -165,7 +173,8 @@ static void test_status_strings(void **state)
         const char *str = lincoll_strerror((lincoll_status_t)s);
         assert_non_null(str);
         assert_string_not_equal(str, "unknown status");
-        for (int i = 0; i < n; i++) assert_string_not_equal(seen[i], str);
+        for (int i = 0; i < n; i++)
+            assert_string_not_equal(seen[i], str);
         seen[n++] = str;
         assert_true(s >= 0 || LINCOLL_IS_ERR(s));
     }

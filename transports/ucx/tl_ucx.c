@@ -38,7 +38,7 @@ struct lc_tl_req {
     unsigned done_ops; /* UCX requests completed so far */
     void *ucx_req[2];
     size_t length;
-    uint64_t one;      /* operand of the signal atomic */
+    uint64_t one; /* operand of the signal atomic */
     ucp_tag_recv_info_t info;
 };
 
@@ -64,13 +64,13 @@ struct lc_tl {
     int rank;
     int size;
     int err_mode_peer;
-    ucp_ep_h *eps;          /* lazily created */
-    void **peer_addrs;      /* copies of every rank's worker address */
-    unsigned char *failed;  /* peer known dead */
+    ucp_ep_h *eps;         /* lazily created */
+    void **peer_addrs;     /* copies of every rank's worker address */
+    unsigned char *failed; /* peer known dead */
     lc_tl_req_t *free_reqs;
     lc_tl_req_t *all_reqs;
     int efd;
-    int closing;            /* disconnect started: peers' errors are expected */
+    int closing; /* disconnect started: peers' errors are expected */
     lc_tl_counters_t counters;
 };
 
@@ -79,20 +79,30 @@ struct lc_tl {
 static lincoll_status_t lc_ucx_status(ucs_status_t s)
 {
     switch (s) {
-    case UCS_OK: return LINCOLL_OK;
-    case UCS_INPROGRESS: return LINCOLL_INPROGRESS;
-    case UCS_ERR_NO_MEMORY: return LINCOLL_ERR_NOMEM;
-    case UCS_ERR_INVALID_PARAM: return LINCOLL_ERR_INVALID;
-    case UCS_ERR_UNSUPPORTED: return LINCOLL_ERR_UNSUPPORTED;
-    case UCS_ERR_MESSAGE_TRUNCATED: return LINCOLL_ERR_TRUNCATED;
-    case UCS_ERR_CANCELED: return LINCOLL_ERR_CANCELED;
-    case UCS_ERR_TIMED_OUT: return LINCOLL_ERR_TIMEOUT;
+    case UCS_OK:
+        return LINCOLL_OK;
+    case UCS_INPROGRESS:
+        return LINCOLL_INPROGRESS;
+    case UCS_ERR_NO_MEMORY:
+        return LINCOLL_ERR_NOMEM;
+    case UCS_ERR_INVALID_PARAM:
+        return LINCOLL_ERR_INVALID;
+    case UCS_ERR_UNSUPPORTED:
+        return LINCOLL_ERR_UNSUPPORTED;
+    case UCS_ERR_MESSAGE_TRUNCATED:
+        return LINCOLL_ERR_TRUNCATED;
+    case UCS_ERR_CANCELED:
+        return LINCOLL_ERR_CANCELED;
+    case UCS_ERR_TIMED_OUT:
+        return LINCOLL_ERR_TIMEOUT;
     case UCS_ERR_UNREACHABLE:
     case UCS_ERR_CONNECTION_RESET:
     case UCS_ERR_ENDPOINT_TIMEOUT:
     case UCS_ERR_REJECTED:
-    case UCS_ERR_NOT_CONNECTED: return LINCOLL_ERR_PEER_FAILED;
-    default: return LINCOLL_ERR_TRANSPORT;
+    case UCS_ERR_NOT_CONNECTED:
+        return LINCOLL_ERR_PEER_FAILED;
+    default:
+        return LINCOLL_ERR_TRANSPORT;
     }
 }
 
@@ -178,7 +188,12 @@ static void lc_ucx_track(lc_tl_req_t *r, unsigned done_before, ucs_status_ptr_t 
     }
 }
 
-#define LC_UCX_POST(_r, _call)                                                                         do {                                                                                                   unsigned _before = (_r)->done_ops;                                                                 (_r)->pending++;                                                                                   lc_ucx_track((_r), _before, (_call));                                                          } while (0)
+#define LC_UCX_POST(_r, _call)                                                                     \
+    do {                                                                                           \
+        unsigned _before = (_r)->done_ops;                                                         \
+        (_r)->pending++;                                                                           \
+        lc_ucx_track((_r), _before, (_call));                                                      \
+    } while (0)
 
 /* ---- endpoints ------------------------------------------------------------ */
 
@@ -196,8 +211,7 @@ static void lc_ucx_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 static lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
 {
     if (peer < 0 || peer >= tl->size || tl->peer_addrs == NULL) {
-        lc_tl_error("ucx: peer %d out of range [0, %d) or transport not connected", peer,
-                    tl->size);
+        lc_tl_error("ucx: peer %d out of range [0, %d) or transport not connected", peer, tl->size);
         return LINCOLL_ERR_INVALID;
     }
     if (tl->failed[peer]) {
@@ -216,8 +230,8 @@ static lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
             .address = tl->peer_addrs[peer],
         };
         if (tl->err_mode_peer) {
-            ep_params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+            ep_params.field_mask |=
+                UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
             ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
             ep_params.err_handler.cb = lc_ucx_ep_error_cb;
             ep_params.err_handler.arg = arg;
@@ -485,8 +499,7 @@ static void lc_ucx_mem_dereg(lc_tl_t *tl, lc_tl_mem_t *mem)
 }
 
 /* Packed remote key: [u64 base][u64 len][UCX packed rkey]. */
-static lincoll_status_t lc_ucx_rkey_pack(lc_tl_t *tl, lc_tl_mem_t *mem, void **buf_p,
-                                         size_t *len_p)
+static lincoll_status_t lc_ucx_rkey_pack(lc_tl_t *tl, lc_tl_mem_t *mem, void **buf_p, size_t *len_p)
 {
     void *kb;
     size_t kl;
@@ -531,8 +544,7 @@ static lincoll_status_t lc_ucx_rkey_unpack(lc_tl_t *tl, int peer, const void *bu
     k->peer = peer;
     ucs_status_t s = ucp_ep_rkey_unpack(ep, (const char *)buf + 16, &k->rkey);
     if (s != UCS_OK) {
-        lc_tl_error("ucx: ucp_ep_rkey_unpack from peer %d failed: %s", peer,
-                    ucs_status_string(s));
+        lc_tl_error("ucx: ucp_ep_rkey_unpack from peer %d failed: %s", peer, ucs_status_string(s));
         free(k);
         return lc_ucx_status(s);
     }
@@ -596,8 +608,8 @@ static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, s
         return LINCOLL_ERR_NOMEM;
     }
     ucp_request_param_t p = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_DATATYPE,
+        .op_attr_mask =
+            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE,
         .cb.send = lc_ucx_send_cb,
         .user_data = r,
         .datatype = ucp_dt_make_contig(1),
@@ -608,8 +620,8 @@ static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, s
     return lc_ucx_finish_post(r, req_p);
 }
 
-static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len,
-                                       uint64_t tag, lc_tl_req_t **req_p)
+static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
+                                       lc_tl_req_t **req_p)
 {
     ucp_ep_h ep;
     /* an endpoint to the sender lets UCX report its failure to us */
