@@ -25,6 +25,9 @@
 #include <time.h>
 #include <ucp/api/ucp.h>
 
+/* SEND and RECV requests are polled (no UCX callback: ucp_request_check_status
+ * and ucp_tag_recv_request_test), the cheapest path for small messages; PUT
+ * (data + signal) and FLUSH count their UCX operations through callbacks. */
 enum { LC_UCX_REQ_SEND, LC_UCX_REQ_RECV, LC_UCX_REQ_PUT, LC_UCX_REQ_FLUSH };
 
 struct lc_tl_req {
@@ -39,7 +42,6 @@ struct lc_tl_req {
     void *ucx_req[2];
     size_t length;
     uint64_t one; /* operand of the signal atomic */
-    ucp_tag_recv_info_t info;
 };
 
 struct lc_tl_mem {
@@ -121,12 +123,14 @@ static lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind)
         r->all_next = tl->all_reqs;
         tl->all_reqs = r;
     }
-    lc_tl_req_t *keep = r->all_next;
-    memset(r, 0, sizeof(*r));
-    r->all_next = keep;
     r->tl = tl;
     r->kind = kind;
     r->status = LINCOLL_INPROGRESS;
+    r->orphaned = 0;
+    r->pending = 0;
+    r->done_ops = 0;
+    r->ucx_req[0] = r->ucx_req[1] = NULL;
+    r->length = 0;
     return r;
 }
 
@@ -158,18 +162,6 @@ static void lc_ucx_req_done(lc_tl_req_t *r, ucs_status_t s)
 static void lc_ucx_send_cb(void *request, ucs_status_t status, void *user_data)
 {
     lc_ucx_req_done(user_data, status);
-    ucp_request_free(request);
-}
-
-static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
-                           void *user_data)
-{
-    lc_tl_req_t *r = user_data;
-    if (status == UCS_OK) {
-        r->length = info->length;
-    }
-
-    lc_ucx_req_done(r, status);
     ucp_request_free(request);
 }
 
@@ -603,21 +595,29 @@ static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, s
     if (st != LINCOLL_OK) {
         return st;
     }
-    lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_SEND);
-    if (r == NULL) {
-        return LINCOLL_ERR_NOMEM;
-    }
     ucp_request_param_t p = {
-        .op_attr_mask =
-            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE,
-        .cb.send = lc_ucx_send_cb,
-        .user_data = r,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
         .datatype = ucp_dt_make_contig(1),
     };
     tl->counters.msgs_sent++;
     tl->counters.bytes_sent += len;
-    LC_UCX_POST(r, ucp_tag_send_nbx(ep, buf, len, tag, &p));
-    return lc_ucx_finish_post(r, req_p);
+    ucs_status_ptr_t up = ucp_tag_send_nbx(ep, buf, len, tag, &p);
+    if (up == NULL) {
+        *req_p = NULL;
+        return LINCOLL_OK;
+    }
+    if (UCS_PTR_IS_ERR(up)) {
+        *req_p = NULL;
+        return lc_ucx_status(UCS_PTR_STATUS(up));
+    }
+    lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_SEND);
+    if (r == NULL) {
+        ucp_request_free(up); /* UCX releases it when the send completes */
+        return LINCOLL_ERR_NOMEM;
+    }
+    r->ucx_req[0] = up;
+    *req_p = r;
+    return LINCOLL_OK;
 }
 
 static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
@@ -633,19 +633,21 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
     if (r == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
-    /* UCX 1.13 does not fill recv_info on immediate completion: always
-     * take a request so the callback reports the received length */
+    /* UCX 1.13 does not report the length of a receive that completes inside
+     * the call: always take a request and read the length when polling it */
     ucp_request_param_t p = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_RECV_INFO |
-                        UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
-        .cb.recv = lc_ucx_recv_cb,
-        .user_data = r,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
         .datatype = ucp_dt_make_contig(1),
-        .recv_info.tag_info = &r->info,
     };
-    LC_UCX_POST(r, ucp_tag_recv_nbx(tl->worker, buf, len, tag, ~UINT64_C(0), &p));
-    return lc_ucx_finish_post(r, req_p);
+    ucs_status_ptr_t up = ucp_tag_recv_nbx(tl->worker, buf, len, tag, ~UINT64_C(0), &p);
+    if (UCS_PTR_IS_ERR(up) || up == NULL) {
+        lc_ucx_req_put_back(r);
+        *req_p = NULL;
+        return up == NULL ? LINCOLL_ERR_INTERNAL : lc_ucx_status(UCS_PTR_STATUS(up));
+    }
+    r->ucx_req[0] = up;
+    *req_p = r;
+    return LINCOLL_OK;
 }
 
 static lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
@@ -718,9 +720,43 @@ static int lc_ucx_progress(lc_tl_t *tl)
     return (int)ucp_worker_progress(tl->worker);
 }
 
+/* Poll a SEND/RECV request; frees the UCX request once it is done. */
+static void lc_ucx_poll(lc_tl_req_t *r)
+{
+    void *up = r->ucx_req[0];
+    ucs_status_t s;
+    if (r->kind == LC_UCX_REQ_RECV) {
+        ucp_tag_recv_info_t info;
+        s = ucp_tag_recv_request_test(up, &info);
+        if (s == UCS_OK) {
+            r->length = info.length;
+        }
+    } else {
+        s = ucp_request_check_status(up);
+    }
+    if (s == UCS_INPROGRESS) {
+        return;
+    }
+    ucp_request_free(up);
+    r->ucx_req[0] = NULL;
+    r->status = lc_ucx_status(s);
+}
+
 static lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
 {
     (void)tl;
+    if (r->kind == LC_UCX_REQ_SEND || r->kind == LC_UCX_REQ_RECV) {
+        if (r->ucx_req[0] != NULL) {
+            lc_ucx_poll(r);
+        }
+        if (r->status == LINCOLL_INPROGRESS) {
+            return LINCOLL_INPROGRESS;
+        }
+        if (len_p != NULL) {
+            *len_p = r->length;
+        }
+        return r->status;
+    }
     if (r->pending > 0) {
         return LINCOLL_INPROGRESS;
     }
@@ -735,11 +771,20 @@ static void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
     if (r == NULL) {
         return;
     }
+    if (r->kind == LC_UCX_REQ_SEND || r->kind == LC_UCX_REQ_RECV) {
+        if (r->ucx_req[0] != NULL) {
+            /* still in flight: a receive is canceled; UCX frees the request
+             * itself when it completes */
+            if (r->kind == LC_UCX_REQ_RECV) {
+                ucp_request_cancel(tl->worker, r->ucx_req[0]);
+            }
+            ucp_request_free(r->ucx_req[0]);
+        }
+        lc_ucx_req_put_back(r);
+        return;
+    }
     if (r->pending > 0) {
         r->orphaned = 1;
-        if (r->kind == LC_UCX_REQ_RECV && r->ucx_req[0] != NULL) {
-            ucp_request_cancel(tl->worker, r->ucx_req[0]);
-        }
         return;
     }
     lc_ucx_req_put_back(r);
