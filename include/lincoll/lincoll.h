@@ -18,14 +18,11 @@
 #include <lincoll/context.h>
 #include <lincoll/plan.h>
 #include <lincoll/rma.h>
-#if __has_include(<lincoll/gf.h>)
 #include <lincoll/gf.h>
-#endif
-#if __has_include(<lincoll/gemm.h>)
 #include <lincoll/gemm.h>
-#endif
-#if __has_include(<lincoll/reduce.h>)
 #include <lincoll/reduce.h>
-#endif
+#include <lincoll/coll.h>
+#include <lincoll/encode.h>
+#include <lincoll/matmul.h>
 
 #endif
