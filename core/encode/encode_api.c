@@ -1,0 +1,72 @@
+/*
+ * core/encode/encode_api.c: lincoll_encode_init, all-to-all encode of any
+ * K x K matrix with the universal algorithms.
+ *
+ * What: validate (K x K shape, reduced elements, packet size), pick
+ * prepare_shoot / best_window / direct (options, LINCOLL_ENCODE_ALGO, or the
+ * cost model of encode_common.c) and compile.  "specific" has no meaning for
+ * an arbitrary matrix: it falls back to auto with one warning (error under
+ * LINCOLL_ALGO_FALLBACK=error).
+ * Reference and costs: prepare_shoot.c, direct.c.
+ * Restrictions: none beyond the arguments' (in and out do not overlap).
+ */
+#include "core/base/log.h"
+#include "core/encode/encode_int.h"
+
+/* "specific" asked where there is none: warn once and go automatic, or fail */
+static lincoll_status_t lc_enc_no_specific(lincoll_comm_t *comm, const char *fn,
+                                           lincoll_encode_algo_t *algo)
+{
+    if (*algo != LINCOLL_ENCODE_ALGO_SPECIFIC) return LINCOLL_OK;
+    if (comm->ctx->cfg.algo_fallback == LC_FALLBACK_ERROR) {
+        lc_error("%s: algorithm specific does not apply to an arbitrary matrix "
+                 "(LINCOLL_ALGO_FALLBACK=error)",
+                 fn);
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    static int warned;
+    if (!warned) {
+        warned = 1;
+        lc_warn("%s: algorithm specific does not apply to an arbitrary matrix; choosing "
+                "automatically",
+                fn);
+    }
+    *algo = LINCOLL_ENCODE_ALGO_AUTO;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t *field,
+                                     const uint64_t *A, int rows, int cols, size_t packet_bytes,
+                                     const void *in, void *out, const lincoll_encode_opts_t *opts,
+                                     lincoll_plan_t **plan_p)
+{
+    static const char *fn = "lincoll_encode_init";
+    int p;
+    lincoll_status_t st =
+        lc_enc_check_common(fn, comm, field, packet_bytes, in, 1, out, 1, opts, plan_p, &p);
+    if (st != LINCOLL_OK) return st;
+    const int K = comm->size;
+    LC_CHECK_ARG(A != NULL, "%s: A must not be NULL", fn);
+    LC_CHECK_ARG(rows == K && cols == K,
+                 "%s: A is %d x %d but the communicator has K=%d ranks (A must be K x K)", fn, rows,
+                 cols, K);
+    for (size_t i = 0; i < (size_t)K * (size_t)K; i++) {
+        LC_CHECK_ARG(A[i] < field->q, "%s: A[%zu][%zu]=%llu is not a reduced element (q=%llu)", fn,
+                     i / (size_t)K, i % (size_t)K, (unsigned long long)A[i],
+                     (unsigned long long)field->q);
+    }
+    lincoll_encode_algo_t algo;
+    st = lc_enc_requested_algo(opts, &algo);
+    if (st == LINCOLL_OK) st = lc_enc_no_specific(comm, fn, &algo);
+    if (st != LINCOLL_OK) return st;
+    lc_enc_b_t b;
+    st = lc_enc_begin(comm, "encode", p, field, packet_bytes, &b);
+    if (st != LINCOLL_OK) return st;
+    int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
+    int so = lc_plan_slot_user(b.plan, out, packet_bytes);
+    if (si < 0 || so < 0) return lc_enc_end(&b, LINCOLL_ERR_NOMEM, plan_p);
+    lc_enc_dense_t d = {.A = A, .K = K};
+    st = lc_enc_universal(&b, algo, K, comm->rank, lc_enc_dense_coef, &d, lc_ref(si, 0),
+                          lc_ref(so, 0));
+    return lc_enc_end(&b, st, plan_p);
+}

@@ -1,0 +1,419 @@
+/*
+ * core/encode/encode_common.c: builder helpers, closed-form costs and
+ * algorithm selection shared by the all-to-all encode plan compilers.
+ *
+ * Closed forms (design/ENCODE.md §3.4 and §3.8; P = p + 1):
+ *   prepare-and-shoot with window m (1 <= m <= K):
+ *     prepare: w = 1, P, P^2, ... until m; round sends min(w, m - w) packets
+ *              (the largest port), w <- min(wP, m);
+ *     shoot:   n' = ceil(K/m) leaves, T_s = ceil(log_P n') rounds, round t
+ *              sends ceil((n' - P^(t-1)) / P^t) packets (port 1);
+ *     C1 = ceil(log_P m) + ceil(log_P n') (= ceil(log_P K) for the windows
+ *     we use), C2 = sum of the above.  With the paper's m = P^T_p this is
+ *     the "pruned" C2 = (m-1)/p + sum_t ceil((n' - P^(t-1))/P^t).
+ *   direct: C1 = C2 = ceil((K-1)/p).
+ * Selection: the requested algorithm (options, then LINCOLL_ENCODE_ALGO),
+ * otherwise the least C1*alpha + C2*B*beta + gf*gamma (model of the plan
+ * stats, LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW), ties to the first of
+ * best_window, prepare_shoot, direct.  The choice depends only on
+ * arguments that match on every rank and on the configuration.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/base/log.h"
+#include "core/encode/encode_int.h"
+
+static const char *const lc_enc_algo_names[LINCOLL_ENCODE_ALGO_LAST] = {
+    "auto", "prepare_shoot", "best_window", "direct", "specific"};
+
+const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo)
+{
+    return (unsigned)algo < LINCOLL_ENCODE_ALGO_LAST ? lc_enc_algo_names[algo] : "unknown";
+}
+
+/* ---- plan-owned data ---------------------------------------------------------- */
+
+static void lc_enc_priv_free(void *arg)
+{
+    lc_enc_priv_t *pv = arg;
+    if (pv == NULL) return;
+    for (unsigned i = 0; i < pv->ncoeffs; i++) {
+        lc_gf_coeffs_destroy(pv->coeffs[i]);
+    }
+    free(pv->coeffs);
+    free(pv->zero);
+    free(pv);
+}
+
+static lincoll_status_t lc_enc_keep(lc_enc_b_t *b, lincoll_gf_coeffs_t *c)
+{
+    lc_enc_priv_t *pv = b->priv;
+    if (pv->ncoeffs == pv->cap) {
+        unsigned nc = pv->cap ? 2 * pv->cap : 8;
+        void *n = realloc(pv->coeffs, nc * sizeof(*pv->coeffs));
+        if (n == NULL) {
+            lc_gf_coeffs_destroy(c);
+            return LINCOLL_ERR_NOMEM;
+        }
+        pv->coeffs = n;
+        pv->cap = nc;
+    }
+    pv->coeffs[pv->ncoeffs++] = c;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
+                              const lincoll_field_t *f, size_t B, lc_enc_b_t *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->f = f;
+    b->B = B;
+    b->p = ports;
+    b->scratch_packet = -1;
+    lincoll_status_t st = lc_plan_create(comm, name, ports, &b->plan);
+    if (st != LINCOLL_OK) return st;
+    b->plan->elem_size = B; /* C2 in packets */
+    b->priv = calloc(1, sizeof(*b->priv));
+    if (b->priv == NULL) {
+        lc_plan_destroy(b->plan);
+        return LINCOLL_ERR_NOMEM;
+    }
+    b->plan->priv = b->priv;
+    b->plan->priv_free = lc_enc_priv_free;
+    uint64_t one = 1;
+    lincoll_gf_coeffs_t *c;
+    st = lc_gf_coeffs_create(f, 1, 1, &one, &c);
+    if (st == LINCOLL_OK) st = lc_enc_keep(b, c);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(b->plan);
+        return st;
+    }
+    b->priv->one = c;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p)
+{
+    if (st == LINCOLL_OK) st = lc_plan_finalize(b->plan);
+    if (st == LINCOLL_OK) {
+        for (unsigned i = 0; i < b->priv->nzero; i++) {
+            memset(lc_plan_ptr(b->plan, b->priv->zero[i]), 0, b->B);
+        }
+        *plan_p = b->plan;
+        return LINCOLL_OK;
+    }
+    lc_plan_destroy(b->plan);
+    b->plan = NULL;
+    return st;
+}
+
+int lc_enc_round(lc_enc_b_t *b, int idx)
+{
+    while ((int)b->plan->nrounds <= idx) {
+        if (lc_plan_round(b->plan) < 0) return -1;
+    }
+    return idx;
+}
+
+int lc_enc_scratch(lc_enc_b_t *b, size_t npackets)
+{
+    return lc_plan_slot_scratch(b->plan, npackets * b->B);
+}
+
+lincoll_status_t lc_enc_zero_packet(lc_enc_b_t *b, lc_bufref_t *ref)
+{
+    if (b->scratch_packet < 0) {
+        int s = lc_enc_scratch(b, 1);
+        if (s < 0) return LINCOLL_ERR_NOMEM;
+        lc_enc_priv_t *pv = b->priv;
+        if (pv->nzero == pv->capzero) {
+            unsigned nc = pv->capzero ? 2 * pv->capzero : 4;
+            void *n = realloc(pv->zero, nc * sizeof(*pv->zero));
+            if (n == NULL) return LINCOLL_ERR_NOMEM;
+            pv->zero = n;
+            pv->capzero = nc;
+        }
+        pv->zero[pv->nzero++] = lc_ref(s, 0);
+        b->scratch_packet = s;
+    }
+    *ref = lc_ref(b->scratch_packet, 0);
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_enc_lincomb(lc_enc_b_t *b, int round, int post, int nsrc,
+                                const lc_bufref_t *srcs, int ndst, const lc_bufref_t *dsts,
+                                const uint64_t *M)
+{
+    const int RMAX = LINCOLL_GF_MAX_R, KMAX = LINCOLL_GF_MAX_K;
+    lincoll_status_t st = LINCOLL_OK;
+    int kc = nsrc < KMAX ? nsrc : KMAX;
+    uint64_t *sub = malloc(sizeof(uint64_t) * (size_t)(ndst < RMAX ? ndst : RMAX) * (size_t)kc);
+    if (sub == NULL) return LINCOLL_ERR_NOMEM;
+    for (int r0 = 0; st == LINCOLL_OK && r0 < ndst; r0 += RMAX) {
+        int rn = ndst - r0 < RMAX ? ndst - r0 : RMAX;
+        for (int c0 = 0; st == LINCOLL_OK && c0 < nsrc; c0 += KMAX) {
+            int cn = nsrc - c0 < KMAX ? nsrc - c0 : KMAX;
+            for (int r = 0; r < rn; r++) {
+                memcpy(sub + (size_t)r * (size_t)cn, M + (size_t)(r0 + r) * (size_t)nsrc + c0,
+                       sizeof(uint64_t) * (size_t)cn);
+            }
+            lincoll_gf_coeffs_t *c;
+            st = lc_gf_coeffs_create(b->f, rn, cn, sub, &c);
+            if (st == LINCOLL_OK) st = lc_enc_keep(b, c);
+            if (st != LINCOLL_OK) break;
+            if (c0 == 0) {
+                st = lc_plan_gf_step(b->plan, round, post, LC_STEP_GF_LINCOMB, c, 0, cn, srcs, rn,
+                                     dsts + r0, b->B);
+            } else {
+                /* beyond the kernel's column limit: fold the rest in one source at a time */
+                for (int i = 0; st == LINCOLL_OK && i < cn; i++) {
+                    st = lc_plan_gf_step(b->plan, round, post, LC_STEP_GF_MAD, c, i, 1,
+                                         &srcs[c0 + i], rn, dsts + r0, b->B);
+                }
+            }
+        }
+    }
+    free(sub);
+    return st;
+}
+
+lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst, lc_bufref_t src)
+{
+    return lc_plan_gf_step(b->plan, round, post, LC_STEP_GF_MAD, b->priv->one, 0, 1, &src, 1, &dst,
+                           b->B);
+}
+
+uint64_t lc_enc_dense_coef(const void *arg, int j, int k)
+{
+    const lc_enc_dense_t *d = arg;
+    return d->A[(size_t)j * (size_t)d->K + (size_t)k];
+}
+
+/* ---- closed forms --------------------------------------------------------------- */
+
+int lc_enc_ceil_log(int K, int P)
+{
+    int L = 0;
+    long v = 1;
+    while (v < K) {
+        v *= P;
+        L++;
+    }
+    return L;
+}
+
+int lc_enc_paper_window(int K, int p)
+{
+    int P = p + 1, L = 0;
+    long v = P;
+    while (v < K) { /* largest L with P^L < K */
+        v *= P;
+        L++;
+    }
+    int Tp = (L % 2 == 0) ? L / 2 + 1 : (L + 1) / 2;
+    long m = 1;
+    for (int i = 0; i < Tp && m < K; i++)
+        m *= P;
+    return m < K ? (int)m : K;
+}
+
+void lc_enc_ps_cost(int K, int p, int m, unsigned *c1, uint64_t *c2)
+{
+    int P = p + 1;
+    unsigned r = 0;
+    uint64_t c = 0;
+    long w = 1;
+    while (w < m) {
+        long cnt = m - w < w ? m - w : w;
+        c += (uint64_t)cnt;
+        r++;
+        w = w * P < m ? w * P : m;
+    }
+    int n1 = (K + m - 1) / m;
+    int Ts = lc_enc_ceil_log(n1, P);
+    long u = 1;
+    for (int t = 1; t <= Ts; t++) {
+        long up = u * P;
+        c += (uint64_t)((n1 - u + up - 1) / up);
+        r++;
+        u = up;
+    }
+    if (c1) *c1 = r;
+    if (c2) *c2 = c;
+}
+
+int lc_enc_best_window(int K, int p)
+{
+    int P = p + 1, L1 = lc_enc_ceil_log(K, P), best = 1;
+    uint64_t bc = UINT64_MAX;
+    for (int m = 1; m <= K; m++) {
+        int n1 = (K + m - 1) / m;
+        if (lc_enc_ceil_log(m, P) + lc_enc_ceil_log(n1, P) != L1) continue;
+        uint64_t c;
+        lc_enc_ps_cost(K, p, m, NULL, &c);
+        if (c < bc) {
+            bc = c;
+            best = m;
+        }
+    }
+    return best;
+}
+
+void lc_enc_direct_cost(int K, int p, unsigned *c1, uint64_t *c2)
+{
+    unsigned r = (unsigned)((K - 1 + p - 1) / p);
+    if (c1) *c1 = r;
+    if (c2) *c2 = r;
+}
+
+lincoll_status_t lincoll_encode_cost(int K, int ports, lincoll_encode_algo_t algo, unsigned *c1_p,
+                                     uint64_t *c2_p, int *window_p)
+{
+    LC_CHECK_ARG(K >= 1, "lincoll_encode_cost: K=%d must be >= 1", K);
+    LC_CHECK_ARG(ports >= 1, "lincoll_encode_cost: ports=%d must be >= 1", ports);
+    int m = 0;
+    switch (algo) {
+    case LINCOLL_ENCODE_ALGO_PREPARE_SHOOT:
+    case LINCOLL_ENCODE_ALGO_BEST_WINDOW:
+        m = algo == LINCOLL_ENCODE_ALGO_BEST_WINDOW ? lc_enc_best_window(K, ports)
+                                                    : lc_enc_paper_window(K, ports);
+        lc_enc_ps_cost(K, ports, m, c1_p, c2_p);
+        break;
+    case LINCOLL_ENCODE_ALGO_DIRECT:
+        lc_enc_direct_cost(K, ports, c1_p, c2_p);
+        break;
+    default:
+        lc_error("lincoll_encode_cost: algo=%d is not prepare_shoot, best_window or direct",
+                 (int)algo);
+        return LINCOLL_ERR_INVALID;
+    }
+    if (window_p) *window_p = m;
+    return LINCOLL_OK;
+}
+
+/* ---- selection ------------------------------------------------------------------ */
+
+lincoll_status_t lc_enc_requested_algo(const lincoll_encode_opts_t *opts,
+                                       lincoll_encode_algo_t *algo_p)
+{
+    *algo_p = LINCOLL_ENCODE_ALGO_AUTO;
+    if (opts != NULL && opts->algo != LINCOLL_ENCODE_ALGO_AUTO) {
+        *algo_p = opts->algo;
+        return LINCOLL_OK;
+    }
+    const char *v = getenv("LINCOLL_ENCODE_ALGO");
+    if (v == NULL || *v == '\0') return LINCOLL_OK;
+    for (int i = 0; i < LINCOLL_ENCODE_ALGO_LAST; i++) {
+        if (strcasecmp(v, lc_enc_algo_names[i]) == 0) {
+            *algo_p = (lincoll_encode_algo_t)i;
+            return LINCOLL_OK;
+        }
+    }
+    lc_error("LINCOLL_ENCODE_ALGO=%s: expected one of "
+             "auto|prepare_shoot|best_window|direct|specific",
+             v);
+    return LINCOLL_ERR_INVALID;
+}
+
+double lc_enc_predict(const lincoll_context_t *ctx, unsigned c1, uint64_t c2, size_t B,
+                      double gf_bytes)
+{
+    const lc_config_t *cfg = &ctx->cfg;
+    return (double)c1 * cfg->model_alpha + (double)c2 * (double)B / cfg->model_bw +
+           gf_bytes / cfg->model_compute_bw;
+}
+
+/* GF work (coefficient x bytes) of one rank, as lc_plan_gf_step counts it */
+static double lc_enc_gf_work(int K, int p, int m, lincoll_encode_algo_t a, size_t B)
+{
+    if (a == LINCOLL_ENCODE_ALGO_DIRECT) return (double)K * (double)B;
+    int n1 = (K + m - 1) / m;
+    (void)p;
+    return ((double)n1 * (double)m + (double)(n1 - 1)) * (double)B;
+}
+
+lincoll_encode_algo_t lc_enc_pick_universal(const lincoll_context_t *ctx, int K, int p, size_t B,
+                                            lincoll_encode_algo_t algo, double *pred_p)
+{
+    static const lincoll_encode_algo_t cands[] = {LINCOLL_ENCODE_ALGO_BEST_WINDOW,
+                                                  LINCOLL_ENCODE_ALGO_PREPARE_SHOOT,
+                                                  LINCOLL_ENCODE_ALGO_DIRECT};
+    lincoll_encode_algo_t best = LINCOLL_ENCODE_ALGO_BEST_WINDOW;
+    double bt = -1;
+    for (int i = 0; i < 3; i++) {
+        if (algo != LINCOLL_ENCODE_ALGO_AUTO && algo != cands[i]) continue;
+        unsigned c1;
+        uint64_t c2;
+        int m;
+        lincoll_encode_cost(K, p, cands[i], &c1, &c2, &m);
+        double t = lc_enc_predict(ctx, c1, c2, B, lc_enc_gf_work(K, p, m, cands[i], B));
+        if (bt < 0 || t < bt) {
+            bt = t;
+            best = cands[i];
+        }
+    }
+    if (pred_p) *pred_p = bt;
+    return best;
+}
+
+lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K, int me,
+                                  lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
+                                  lc_bufref_t out)
+{
+    lincoll_status_t st = LINCOLL_OK;
+    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    double pred;
+    algo = lc_enc_pick_universal(b->plan->ctx, K, b->p, b->B, algo, &pred);
+    snprintf(b->plan->algorithm, sizeof(b->plan->algorithm), "%s", lincoll_encode_algo_name(algo));
+    lc_debug("encode K=%d p=%d packet %zu bytes: %s (predicted %.2f us)", K, b->p, b->B,
+             lincoll_encode_algo_name(algo), pred * 1e6);
+    if (out.slot == (uint32_t)-1) { /* no output wanted: a scratch sink */
+        int s = lc_enc_scratch(b, 1);
+        if (s < 0) return LINCOLL_ERR_NOMEM;
+        out = lc_ref(s, 0);
+    }
+    if (in.slot == (uint32_t)-1) {
+        st = lc_enc_zero_packet(b, &in);
+        if (st != LINCOLL_OK) return st;
+    }
+    int rounds;
+    if (algo == LINCOLL_ENCODE_ALGO_DIRECT) {
+        return lc_enc_direct_build(b, &g, coef, arg, in, out, 0, &rounds);
+    }
+    int m = algo == LINCOLL_ENCODE_ALGO_BEST_WINDOW ? lc_enc_best_window(K, b->p)
+                                                    : lc_enc_paper_window(K, b->p);
+    return lc_enc_ps_build(b, &g, m, coef, arg, in, out, 0, &rounds);
+}
+
+lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,
+                                     const lincoll_field_t *field, size_t packet_bytes,
+                                     const void *in, int need_in, void *out, int need_out,
+                                     const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p,
+                                     int *ports)
+{
+    LC_CHECK_ARG(plan_p != NULL, "%s: plan_p must not be NULL", fn);
+    *plan_p = NULL;
+    LC_CHECK_ARG(comm != NULL, "%s: comm must not be NULL", fn);
+    LC_CHECK_ARG(field != NULL, "%s: field must not be NULL", fn);
+    LC_CHECK_ARG(packet_bytes > 0 && packet_bytes % field->elem_size == 0,
+                 "%s: packet_bytes=%zu must be > 0 and a multiple of the element size %u", fn,
+                 packet_bytes, field->elem_size);
+    LC_CHECK_ARG(packet_bytes <= ((size_t)1 << 40), "%s: packet_bytes=%zu is too large", fn,
+                 packet_bytes);
+    LC_CHECK_ARG(!need_in || in != NULL, "%s: in must not be NULL", fn);
+    LC_CHECK_ARG(!need_out || out != NULL, "%s: out must not be NULL", fn);
+    LC_CHECK_ARG(!(need_in && need_out) || (const char *)in + packet_bytes <= (const char *)out ||
+                     (const char *)out + packet_bytes <= (const char *)in,
+                 "%s: in and out overlap", fn);
+    LC_CHECK_ARG(opts == NULL || (opts->ports >= 0 && opts->ports <= 64),
+                 "%s: opts->ports=%d outside [0, 64]", fn, opts ? opts->ports : 0);
+    LC_CHECK_ARG(opts == NULL || (unsigned)opts->algo < LINCOLL_ENCODE_ALGO_LAST,
+                 "%s: opts->algo=%d is not a lincoll_encode_algo_t", fn,
+                 opts ? (int)opts->algo : 0);
+    int p = opts != NULL && opts->ports > 0 ? opts->ports : comm->ctx->ports;
+    *ports = p > 0 ? p : 1;
+    return LINCOLL_OK;
+}

@@ -1,0 +1,162 @@
+/*
+ * core/encode/encode_int.h: what the all-to-all encode plan compilers share.
+ *
+ * The public inits (encode_api.c, dft.c, vandermonde.c, lagrange.c, rs.c)
+ * validate arguments, create a plan and an lc_enc_b_t, and call the
+ * compilers: lc_enc_ps_build() (prepare_shoot.c, universal, any window),
+ * lc_enc_direct_build() (direct.c), lc_enc_fft_build() (dft.c, DIF/DIT
+ * butterflies).  Each compiler works on a *group* of virtual ranks
+ * v = 0..K-1 mapped to communicator ranks off + stride*v, so that composite
+ * algorithms (coset Vandermonde, Lagrange) run several instances in
+ * parallel on disjoint ranks, and stage after stage in consecutive rounds.
+ *
+ * Rounds are global: a message sent in round r is received in round r, and
+ * every rank of a group uses the same number of rounds (they depend only on
+ * K and p), so stages line up.
+ *
+ * GF compute steps: LC_STEP_GF_LINCOMB / LC_STEP_GF_MAD with ext =
+ * lc_gf_step_ext_t (run by core/exec/steps_gf.c).  Coefficient tables are
+ * owned by the plan's priv (lc_enc_priv_t) and shared by steps.
+ */
+#ifndef LC_ENCODE_INT_H
+#define LC_ENCODE_INT_H
+
+#include <lincoll/encode.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/plan/plan.h"
+#include "kernels/gf/gf_kernels.h"
+
+/* ---- GF step operands (step->ext), see core/exec/steps_gf.c ------------------- */
+typedef struct lc_gf_step_ext {
+    const lincoll_gf_coeffs_t *coeffs; /* r x k tables (owned by the plan's priv) */
+    int col;                           /* MAD: the source's column */
+    int nsrc, ndst;                    /* LINCOMB: k and r; MAD: 1 and r */
+    size_t len;                        /* bytes per buffer */
+    lc_bufref_t refs[];                /* nsrc sources, then ndst destinations */
+} lc_gf_step_ext_t;
+
+/* Append a GF step (kind LC_STEP_GF_LINCOMB or LC_STEP_GF_MAD) to a round
+ * (post: after its transfers).  Defined in core/exec/steps_gf.c. */
+lincoll_status_t lc_plan_gf_step(lincoll_plan_t *plan, int round, int post, lc_step_kind_t kind,
+                                 const lincoll_gf_coeffs_t *coeffs, int col, int nsrc,
+                                 const lc_bufref_t *srcs, int ndst, const lc_bufref_t *dsts,
+                                 size_t len);
+
+/* ---- plan-owned data ---------------------------------------------------------- */
+typedef struct lc_enc_priv {
+    lincoll_gf_coeffs_t **coeffs;
+    unsigned ncoeffs, cap;
+    lincoll_gf_coeffs_t *one; /* 1x1 [1]: packet additions */
+    lc_bufref_t *zero;        /* scratch packets zeroed once after finalize */
+    unsigned nzero, capzero;
+} lc_enc_priv_t;
+
+/* One compilation in progress. */
+typedef struct lc_enc_b {
+    lincoll_plan_t *plan;
+    const lincoll_field_t *f;
+    size_t B; /* packet bytes */
+    int p;    /* ports */
+    lc_enc_priv_t *priv;
+    int scratch_packet; /* slot of one zeroed packet (-1 until needed) */
+} lc_enc_b_t;
+
+/* A group of virtual ranks: v -> communicator rank off + stride * v. */
+typedef struct lc_enc_group {
+    int K;
+    int me; /* my virtual rank */
+    int off, stride;
+} lc_enc_group_t;
+
+static inline int lc_enc_real(const lc_enc_group_t *g, int v)
+{
+    return g->off + g->stride * (((v % g->K) + g->K) % g->K);
+}
+
+/* Coefficient of virtual input j in virtual output k (A[j][k]). */
+typedef uint64_t (*lc_enc_coef_fn_t)(const void *arg, int j, int k);
+
+/* ---- builder helpers (encode_common.c) --------------------------------------- */
+lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
+                              const lincoll_field_t *f, size_t B, lc_enc_b_t *b);
+/* Finalize (zero the scratch packets that must start at zero) or destroy on error. */
+lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p);
+/* Make sure round idx exists; returns idx or -1. */
+int lc_enc_round(lc_enc_b_t *b, int idx);
+/* A scratch area of n packets; returns its slot (or -1). */
+int lc_enc_scratch(lc_enc_b_t *b, size_t npackets);
+/* A packet-sized reference that reads as zero for the whole life of the plan. */
+lincoll_status_t lc_enc_zero_packet(lc_enc_b_t *b, lc_bufref_t *ref);
+/* dsts[r] = sum_i M[r*nsrc + i] * srcs[i] (any sizes: split in <= 1024 blocks;
+ * dsts must not overlap srcs). */
+lincoll_status_t lc_enc_lincomb(lc_enc_b_t *b, int round, int post, int nsrc,
+                                const lc_bufref_t *srcs, int ndst, const lc_bufref_t *dsts,
+                                const uint64_t *M);
+/* dst += src */
+lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst, lc_bufref_t src);
+
+/* ---- closed forms (encode_common.c), ENCODE.md §3 ---------------------------- */
+int lc_enc_ceil_log(int K, int P); /* smallest L with P^L >= K */
+/* the paper's window m = P^T_p, capped at K */
+int lc_enc_paper_window(int K, int p);
+/* rounds and C2 (packets) of prepare-and-shoot with window m (any m in [1, K]) */
+void lc_enc_ps_cost(int K, int p, int m, unsigned *c1, uint64_t *c2);
+/* the window of §3.8: least C2 at C1 = ceil(log_P K), smallest m on ties */
+int lc_enc_best_window(int K, int p);
+/* direct: rounds = C2 = ceil((K-1)/p) */
+void lc_enc_direct_cost(int K, int p, unsigned *c1, uint64_t *c2);
+
+/* ---- compilers ----------------------------------------------------------------- */
+/* Universal prepare-and-shoot on group g with window m, from round r0; in/out
+ * are this rank's packet and result (in.slot < 0: a zero packet).  Uses
+ * exactly *rounds_p rounds (the same on every rank of the group). */
+lincoll_status_t lc_enc_ps_build(lc_enc_b_t *b, const lc_enc_group_t *g, int m,
+                                 lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
+                                 lc_bufref_t out, int r0, int *rounds_p);
+/* Direct: every rank receives the packets j with A[j][me] != 0. */
+lincoll_status_t lc_enc_direct_build(lc_enc_b_t *b, const lc_enc_group_t *g, lc_enc_coef_fn_t coef,
+                                     const void *arg, lc_bufref_t in, lc_bufref_t out, int r0,
+                                     int *rounds_p);
+/* Radix-P butterflies on a group of K = P^L ranks (P - 1 <= p ports), omega of
+ * order K.  dit = 0: decimation in frequency, rank k gets sum_j x_j w^(j rev(k));
+ * dit = 1: decimation in time, rank k gets sum_j x_j w^(rev(j) k).  The result
+ * is multiplied by scale.  Uses L rounds (one, with a local step, when L = 0). */
+lincoll_status_t lc_enc_fft_build(lc_enc_b_t *b, const lc_enc_group_t *g, int P, int L,
+                                  uint64_t omega, int dit, uint64_t scale, lc_bufref_t in,
+                                  lc_bufref_t out, int r0, int *rounds_p);
+/* Base-P digit reversal of k < P^L. */
+int lc_enc_rev(int k, int L, int P);
+
+/* ---- selection (encode_common.c) --------------------------------------------- */
+/* Algorithm asked for: opts->algo, else LINCOLL_ENCODE_ALGO, else auto. */
+lincoll_status_t lc_enc_requested_algo(const lincoll_encode_opts_t *opts,
+                                       lincoll_encode_algo_t *algo_p);
+/* Predicted seconds of a (C1, C2, GF coefficient-bytes) triple. */
+double lc_enc_predict(const lincoll_context_t *ctx, unsigned c1, uint64_t c2, size_t B,
+                      double gf_bytes);
+/* Compile a universal encode (prepare_shoot, best_window or direct; auto picks
+ * the cheapest) of an explicit matrix on the group of all ranks of b.  in or
+ * out with slot < 0: zero input / no output wanted. */
+lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K, int me,
+                                  lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
+                                  lc_bufref_t out);
+/* Pick among universal algorithms for K, p (algo AUTO: cheapest). */
+lincoll_encode_algo_t lc_enc_pick_universal(const lincoll_context_t *ctx, int K, int p, size_t B,
+                                            lincoll_encode_algo_t algo, double *pred_p);
+/* Common argument checks of every init; fills *ports. */
+lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,
+                                     const lincoll_field_t *field, size_t packet_bytes,
+                                     const void *in, int need_in, void *out, int need_out,
+                                     const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p,
+                                     int *ports);
+
+/* Matrix held in memory, K x K row-major (coef callback for it). */
+typedef struct lc_enc_dense {
+    const uint64_t *A;
+    int K;
+} lc_enc_dense_t;
+uint64_t lc_enc_dense_coef(const void *arg, int j, int k);
+
+#endif

@@ -1,0 +1,290 @@
+/**
+ * @file encode.h
+ * @brief All-to-all encode over finite fields (Wang & Raviv, "All-to-All
+ *        Encode in Synchronous Systems", arXiv 2205.05183), and the storage
+ *        collectives built on it: systematic Reed-Solomon encode and repair.
+ *
+ * Model
+ * -----
+ * A communicator of K ranks; rank j holds a packet x_j of @c packet_bytes
+ * bytes (a vector of field elements, layout as in gf.h).  A K x K matrix A
+ * over the field is known to every rank; rank k ends with
+ *
+ *     y_k = sum_j x_j * A[j][k]          (y = x A: column k of A is rank k's)
+ *
+ * Matrices are row-major arrays of @c uint64_t reduced elements:
+ * A[j][k] is at index j*K + k.
+ *
+ * Every operation is a persistent plan (lincoll_plan.h): compiled once by an
+ * `*_init` call, started with lincoll_start(), completed with lincoll_test()
+ * or lincoll_wait(), started again any number of times (one plan encodes
+ * millions of stripes).  Buffers are bound at init and must stay valid
+ * while the plan lives; the field must outlive the plan.  All ranks must
+ * make the same calls in the same order with the same arguments (field,
+ * matrix, points, packet size, options).
+ *
+ * Cost
+ * ----
+ * lincoll_plan_stats() reports C1 (rounds) and C2 (sum over rounds of the
+ * largest message) of the calling rank's plan; for encode plans the plan's
+ * element is the packet, so @c c2_elems is C2 in packets, the unit of the
+ * paper, and @c c2_bytes is C2 * packet_bytes.  The predicted time is
+ * C1 * LINCOLL_MODEL_ALPHA + c2_bytes / LINCOLL_MODEL_BW + GF work /
+ * LINCOLL_MODEL_COMPUTE_BW.
+ *
+ * Algorithms (::lincoll_encode_algo_t, or LINCOLL_ENCODE_ALGO)
+ * -----------------------------------------------------------
+ * - prepare_shoot: universal (any K, any p, any A) with the every-K fix of
+ *   ENCODE.md §3.4 (pruned leaves, partition initialisation; the paper's
+ *   final correction is wrong for e.g. K = 9..12, p = 1).
+ *   C1 = ceil(log_{p+1} K).
+ * - best_window: prepare-and-shoot with the window size m that minimises C2
+ *   at the same C1 (ENCODE.md §3.8), e.g. K = 9, p = 1: C2 = 4 instead of 5.
+ * - direct: baseline, every rank receives the packets it needs
+ *   (ceil((K-1)/p) rounds of one packet) and encodes locally.
+ * - specific: the schedule of the matrix family (DFT butterflies, coset
+ *   Vandermonde, Lagrange by inverse DFT + DFT); only for the family inits.
+ * - auto (default): the cheapest prediction among those that apply.
+ * LINCOLL_ENCODE_ALGO=auto|prepare_shoot|best_window|direct|specific forces
+ * one when the options leave the algorithm at ::LINCOLL_ENCODE_ALGO_AUTO; an
+ * unknown value is ::LINCOLL_ERR_INVALID naming the variable.  "specific"
+ * on a call that has none falls back to auto with one warning (or
+ * ::LINCOLL_ERR_UNSUPPORTED under LINCOLL_ALGO_FALLBACK=error).
+ *
+ * Errors
+ * ------
+ * Bad arguments give ::LINCOLL_ERR_INVALID and one log line naming the
+ * argument, on every rank that passed them (every rank, when the arguments
+ * match as they must); a singular repair set gives ::LINCOLL_ERR_SINGULAR.
+ * Ranks whose packet sizes disagree get ::LINCOLL_ERR_MISMATCH, or
+ * ::LINCOLL_ERR_TIMEOUT after LINCOLL_TIMEOUT on ranks left waiting.
+ */
+#ifndef LINCOLL_ENCODE_H
+#define LINCOLL_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <lincoll/context.h>
+#include <lincoll/gf.h>
+#include <lincoll/plan.h>
+#include <lincoll/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Encode algorithm (see the file documentation). */
+typedef enum lincoll_encode_algo {
+    LINCOLL_ENCODE_ALGO_AUTO = 0,      /**< cost model, or LINCOLL_ENCODE_ALGO */
+    LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, /**< universal, paper's window m = (p+1)^T_p, every-K fix */
+    LINCOLL_ENCODE_ALGO_BEST_WINDOW,   /**< universal, window minimising C2 */
+    LINCOLL_ENCODE_ALGO_DIRECT,        /**< baseline: gather what is needed, encode locally */
+    LINCOLL_ENCODE_ALGO_SPECIFIC,      /**< the matrix family's own schedule (DFT, ...) */
+    LINCOLL_ENCODE_ALGO_LAST
+} lincoll_encode_algo_t;
+
+/** Options common to every encode init (NULL = all defaults). */
+typedef struct lincoll_encode_opts {
+    int ports;                  /**< p >= 1; 0 = the context's default */
+    lincoll_encode_algo_t algo; /**< ::LINCOLL_ENCODE_ALGO_AUTO = model or environment */
+} lincoll_encode_opts_t;
+
+/** Flags of lincoll_encode_dft_init(). */
+enum {
+    /** rank k gets f(w^k) instead of f(w^rev(k)) (rev: base-(p+1) digit reversal) */
+    LINCOLL_ENCODE_DFT_NATURAL = 1,
+    /** the inverse transform: w^-1 and a factor 1/K */
+    LINCOLL_ENCODE_DFT_INVERSE = 2
+};
+
+/**
+ * @brief Name of an algorithm ("auto", "prepare_shoot", "best_window",
+ *        "direct", "specific").
+ * @param [in] algo any value.
+ * @return a static string ("unknown" for values out of range).
+ */
+LINCOLL_API const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo);
+
+/**
+ * @brief All-to-all encode with any K x K matrix (universal algorithms).
+ *
+ * Rank k ends with out = sum_j x_j A[j][k].  The schedule depends only on K
+ * and p (direct: also on the zero pattern of A); the coefficients are
+ * computed from A at init.
+ * @param [in]  comm         communicator of K ranks.
+ * @param [in]  field        the field (must outlive the plan).
+ * @param [in]  A            K x K reduced elements, row-major (A[j*K + k]).
+ * @param [in]  rows         rows of @p A; must equal K.
+ * @param [in]  cols         columns of @p A; must equal K.
+ * @param [in]  packet_bytes bytes of every packet, > 0, a multiple of the
+ *                           field's element size; equal on every rank.
+ * @param [in]  in           this rank's packet x_k (@p packet_bytes).
+ * @param [out] out          this rank's result y_k; must not overlap @p in.
+ * @param [in]  opts         options, or NULL.
+ * @param [out] plan_p       the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_UNSUPPORTED or
+ *         ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t *field,
+                                                 const uint64_t *A, int rows, int cols,
+                                                 size_t packet_bytes, const void *in, void *out,
+                                                 const lincoll_encode_opts_t *opts,
+                                                 lincoll_plan_t **plan_p);
+
+/**
+ * @brief DFT: rank k ends with f(w^rev(k)) where f(z) = sum_j x_j z^j, w =
+ *        lincoll_gf_root_of_unity(field, K) and rev reverses the L base-(p+1)
+ *        digits of k (K = (p+1)^L); with ::LINCOLL_ENCODE_DFT_NATURAL, f(w^k).
+ *
+ * Specific algorithm: radix-(p+1) decimation in frequency, one packet per
+ * port per round, C1 = C2 = L (optimal); the natural order adds one
+ * permutation round when L >= 2.  Digit-reversed order needs K = (p+1)^L.
+ * Example (K = 4, p = 1, q = 5, w = 2): x = (1,2,3,4) gives (0,3,4,2);
+ * natural order gives (0,4,3,2).
+ * @param [in]  comm         communicator of K ranks, K | q - 1.
+ * @param [in]  field        the field.
+ * @param [in]  flags        ::LINCOLL_ENCODE_DFT_NATURAL, ::LINCOLL_ENCODE_DFT_INVERSE.
+ * @param [in]  packet_bytes as lincoll_encode_init().
+ * @param [in]  in           x_k.
+ * @param [out] out          the transform at this rank's point.
+ * @param [in]  opts         options, or NULL.
+ * @param [out] plan_p       the plan.
+ * @return ::LINCOLL_OK; ::LINCOLL_ERR_INVALID when the field has no K-th root
+ *         of unity (K does not divide q - 1), or digit-reversed order is asked
+ *         for K not a power of p + 1, or another argument is bad;
+ *         ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_dft_init(lincoll_comm_t *comm,
+                                                     const lincoll_field_t *field, int flags,
+                                                     size_t packet_bytes, const void *in, void *out,
+                                                     const lincoll_encode_opts_t *opts,
+                                                     lincoll_plan_t **plan_p);
+
+/**
+ * @brief Vandermonde (Reed-Solomon evaluation): rank k ends with f(a_k) =
+ *        sum_j x_j a_k^j.
+ *
+ * With @p points NULL the points are a union of Z cosets of the M-th roots of
+ * unity, M = the largest power of p+1 dividing K and q - 1 (K = Z M):
+ * a_{zM+l} = g^z w^rev(l), g the field's generator; the specific algorithm
+ * runs prepare-and-shoot inside each residue class then size-M DFTs inside
+ * each block: C1 = ceil(log_{p+1} K), C2 = C2_best(Z) + log_{p+1} M.  Given
+ * points use a universal algorithm.
+ * @param [in]  comm         communicator of K ranks.
+ * @param [in]  field        the field (K <= q - 1 when @p points is NULL).
+ * @param [in]  points       K distinct reduced elements, or NULL.
+ * @param [out] points_out   K elements: the points used (may be NULL).
+ * @param [in]  packet_bytes as lincoll_encode_init().
+ * @param [in]  in           x_k.
+ * @param [out] out          f(a_k).
+ * @param [in]  opts         options, or NULL.
+ * @param [out] plan_p       the plan.
+ * @return ::LINCOLL_OK; ::LINCOLL_ERR_INVALID (also for repeated points);
+ *         ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_vandermonde_init(
+    lincoll_comm_t *comm, const lincoll_field_t *field, const uint64_t *points,
+    uint64_t *points_out, size_t packet_bytes, const void *in, void *out,
+    const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p);
+
+/**
+ * @brief Lagrange encode (Lagrange coded computing): rank i holds u(b_i) of
+ *        the polynomial u of degree < K and ends with u(a_i).
+ *
+ * A[i][k] = l_i(a_k), l_i the Lagrange basis of the points b.  With both
+ * point sets NULL, K = (p+1)^L and K | q - 1 with q > 2K: b_i = w^rev(i),
+ * a_k = g w^rev(k); the specific algorithm is an inverse DFT then a DFT,
+ * C1 = C2 = 2L.  Otherwise a universal algorithm on A (C1 = ceil(log_{p+1} K)).
+ * @param [in]  comm         communicator of K ranks.
+ * @param [in]  field        the field.
+ * @param [in]  interp       K distinct points b, or NULL (both NULL: roots of unity).
+ * @param [in]  eval         K points a, or NULL (both NULL: a coset).
+ * @param [out] interp_out   K elements: the b used (may be NULL).
+ * @param [out] eval_out     K elements: the a used (may be NULL).
+ * @param [in]  packet_bytes as lincoll_encode_init().
+ * @param [in]  in           u(b_k).
+ * @param [out] out          u(a_k).
+ * @param [in]  opts         options, or NULL.
+ * @param [out] plan_p       the plan.
+ * @return ::LINCOLL_OK; ::LINCOLL_ERR_INVALID (repeated interpolation points,
+ *         only one point set NULL with K not eligible for the default, ...);
+ *         ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_lagrange_init(
+    lincoll_comm_t *comm, const lincoll_field_t *field, const uint64_t *interp,
+    const uint64_t *eval, uint64_t *interp_out, uint64_t *eval_out, size_t packet_bytes,
+    const void *in, void *out, const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p);
+
+/**
+ * @brief Systematic [N, k] Reed-Solomon encode for storage: ranks 0..k-1 hold
+ *        data packets, ranks k..N-1 (N = communicator size) each receive one
+ *        parity packet: parity_r = sum_j data_j G[k+r][j], G =
+ *        lincoll_gf_matrix_systematic(field, N, k, kind).
+ *
+ * Runs as an N-rank all-to-all encode whose matrix is zero except the
+ * parity block (universal algorithms or direct, by the cost model).
+ * @param [in]  comm         communicator of N ranks, k < N.
+ * @param [in]  field        the field (N <= q).
+ * @param [in]  k            data ranks, 1 .. N-1.
+ * @param [in]  kind         how the parity matrix is built.
+ * @param [in]  packet_bytes as lincoll_encode_init().
+ * @param [in]  in           data ranks: the data packet; ignored on parity ranks.
+ * @param [out] out          parity ranks: the parity packet; ignored on data ranks.
+ * @param [in]  opts         options, or NULL.
+ * @param [out] plan_p       the plan.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm,
+                                                    const lincoll_field_t *field, int k,
+                                                    lincoll_gf_rs_kind_t kind, size_t packet_bytes,
+                                                    const void *in, void *out,
+                                                    const lincoll_encode_opts_t *opts,
+                                                    lincoll_plan_t **plan_p);
+
+/**
+ * @brief Repair: rebuild the packets of lost ranks of an [N, k] systematic
+ *        code (as lincoll_encode_rs_init()) from k surviving ranks.
+ *
+ * Rank i of the communicator stands for codeword row i.  The decoding
+ * matrix (rows @p lost of G times the inverse of rows @p survivors,
+ * lincoll_gf_matrix_recover()) is computed at init on every rank; then an
+ * N-rank all-to-all encode moves and combines the packets.
+ * @param [in]  comm         communicator of N ranks.
+ * @param [in]  field        the field.
+ * @param [in]  k            data rows.
+ * @param [in]  kind         as in lincoll_encode_rs_init().
+ * @param [in]  survivors    k distinct ranks whose packets are used.
+ * @param [in]  n_lost       number of ranks to rebuild, >= 1.
+ * @param [in]  lost         distinct ranks, none of them a survivor.
+ * @param [in]  packet_bytes as lincoll_encode_init().
+ * @param [in]  in           survivors: their packet; ignored elsewhere.
+ * @param [out] out          lost ranks: the rebuilt packet; ignored elsewhere.
+ * @param [in]  opts         options, or NULL.
+ * @param [out] plan_p       the plan.
+ * @return ::LINCOLL_OK; ::LINCOLL_ERR_SINGULAR when the survivors do not
+ *         determine the data; ::LINCOLL_ERR_INVALID; ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_repair_init(
+    lincoll_comm_t *comm, const lincoll_field_t *field, int k, lincoll_gf_rs_kind_t kind,
+    const int *survivors, int n_lost, const int *lost, size_t packet_bytes, const void *in,
+    void *out, const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p);
+
+/**
+ * @brief Closed-form cost of an algorithm, without building a plan (the
+ *        figures lincoll_plan_stats() reports for the plan, and what the
+ *        selection compares).
+ * @param [in]  K      group size >= 1.
+ * @param [in]  ports  p >= 1.
+ * @param [in]  algo   ::LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, _BEST_WINDOW or _DIRECT.
+ * @param [out] c1_p   rounds (may be NULL).
+ * @param [out] c2_p   C2 in packets (may be NULL).
+ * @param [out] window_p prepare-and-shoot window m (may be NULL; 0 for direct).
+ * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_cost(int K, int ports, lincoll_encode_algo_t algo,
+                                                 unsigned *c1_p, uint64_t *c2_p, int *window_p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
