@@ -1,0 +1,450 @@
+/*
+ * core/matmul/layout.c: distributions (ScaLAPACK-style block-cyclic
+ * descriptors on a Pr x Pc x c grid), the sub-matrix helpers the plan
+ * compilers share (pack with COPY steps, GEMM steps), and the scatter /
+ * gather plans that move a global matrix from one rank into a distribution
+ * and back.
+ *
+ * Scatter: the root packs each rank's local array (one COPY per column
+ * segment of every block it owns, or one COPY when the block is contiguous)
+ * into a scratch area and sends it; ceil((P-1)/p) rounds on p ports.
+ * Cost = ceil((P-1)/p).alpha + (mn - local).beta at the root; no
+ * scratch on the receivers unless their lld is not tight.  Gather is the
+ * mirror image.  Layer 0 only (2.5D layers > 0 get nothing).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/matmul/mm_int.h"
+
+/* ---- geometry -------------------------------------------------------------- */
+
+int64_t lc_mm_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs)
+{
+    int mydist = (nprocs + iproc - isrc) % nprocs;
+    int64_t nblocks = n / nb;
+    int64_t num = (nblocks / nprocs) * nb;
+    int64_t extra = nblocks % nprocs;
+    if (mydist < extra) {
+        num += nb;
+    } else if (mydist == extra) {
+        num += n % nb;
+    }
+    return num;
+}
+
+int lc_mm_owner(int64_t g, int64_t nb, int isrc, int nprocs)
+{
+    return (int)((g / nb + isrc) % nprocs);
+}
+
+int64_t lc_mm_g2l(int64_t g, int64_t nb, int nprocs)
+{
+    return (g / nb / nprocs) * nb + g % nb;
+}
+
+int lc_mm_rank(const lincoll_matdesc_t *d, int layer, int row, int col)
+{
+    return (layer * d->pr + row) * d->pc + col;
+}
+
+int64_t lc_mm_tight_ld(const lincoll_matdesc_t *d, int64_t rows, int64_t cols)
+{
+    int64_t v = d->layout == LINCOLL_ROW_MAJOR ? cols : rows;
+    return v > 1 ? v : 1;
+}
+
+lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, int P)
+{
+    LC_CHECK_ARG(d != NULL, "matmul: %s must not be NULL", name);
+    LC_CHECK_ARG(d->m >= 0 && d->n >= 0, "matmul: %s: m=%lld n=%lld must be >= 0", name,
+                 (long long)d->m, (long long)d->n);
+    LC_CHECK_ARG(d->mb >= 1 && d->nb >= 1, "matmul: %s: block sizes mb=%lld nb=%lld must be >= 1",
+                 name, (long long)d->mb, (long long)d->nb);
+    LC_CHECK_ARG(d->pr >= 1 && d->pc >= 1 && d->layers >= 1,
+                 "matmul: %s: grid %dx%dx%d must have positive dimensions", name, d->pr, d->pc,
+                 d->layers);
+    LC_CHECK_ARG(d->rsrc >= 0 && d->rsrc < d->pr && d->csrc >= 0 && d->csrc < d->pc,
+                 "matmul: %s: rsrc=%d csrc=%d outside the %dx%d grid", name, d->rsrc, d->csrc,
+                 d->pr, d->pc);
+    LC_CHECK_ARG(d->layout == LINCOLL_COL_MAJOR || d->layout == LINCOLL_ROW_MAJOR,
+                 "matmul: %s: unknown layout %d", name, (int)d->layout);
+    LC_CHECK_ARG((long)d->pr * d->pc * d->layers == P,
+                 "matmul: %s: grid %dx%dx%d covers %ld ranks but the communicator has %d", name,
+                 d->pr, d->pc, d->layers, (long)d->pr * d->pc * d->layers, P);
+    LC_CHECK_ARG(d->lld >= 0, "matmul: %s: lld=%lld must be >= 0 (0 = tight)", name,
+                 (long long)d->lld);
+    return LINCOLL_OK;
+}
+
+/* lld check for one rank: ScaLAPACK's LLD >= max(1, local rows) */
+lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank)
+{
+    int64_t rows, cols, ld;
+    lincoll_status_t st = lincoll_matdesc_local(d, rank, &rows, &cols, &ld);
+    if (st != LINCOLL_OK) return st;
+    int64_t need = lc_mm_tight_ld(d, rows, cols);
+    LC_CHECK_ARG(d->lld == 0 || d->lld >= need,
+                 "matmul: %s: lld=%lld is smaller than the %s-major local %s of %lld on rank %d",
+                 name, (long long)d->lld, d->layout == LINCOLL_ROW_MAJOR ? "row" : "column",
+                 d->layout == LINCOLL_ROW_MAJOR ? "columns" : "rows", (long long)need, rank);
+    return LINCOLL_OK;
+}
+
+lc_mm_region_t lc_mm_local(const lincoll_matdesc_t *d, int slot, int row, int col, int64_t ld)
+{
+    lc_mm_region_t g = {slot, 0, ld, lc_mm_numroc(d->m, d->mb, row, d->rsrc, d->pr),
+                        lc_mm_numroc(d->n, d->nb, col, d->csrc, d->pc)};
+    if (ld <= 0) g.ld = lc_mm_tight_ld(d, g.rows, g.cols);
+    return g;
+}
+
+size_t lc_mm_elem_off(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r, int64_t c, size_t es)
+{
+    int64_t e = L == LINCOLL_ROW_MAJOR ? r * g->ld + c : c * g->ld + r;
+    return g->off + (size_t)e * es;
+}
+
+lc_mm_region_t lc_mm_sub(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r0, int64_t c0,
+                         int64_t rows, int64_t cols, size_t es)
+{
+    lc_mm_region_t s = {g->slot, lc_mm_elem_off(L, g, r0, c0, es), g->ld, rows, cols};
+    return s;
+}
+
+int lc_mm_contig(lincoll_layout_t L, const lc_mm_region_t *g)
+{
+    return L == LINCOLL_ROW_MAJOR ? (g->rows <= 1 || g->cols == g->ld)
+                                  : (g->cols <= 1 || g->rows == g->ld);
+}
+
+static size_t lc_mm_bytes(const lc_mm_region_t *g, size_t es)
+{
+    return (size_t)(g->rows * g->cols) * es;
+}
+
+lincoll_status_t lc_mm_copy(lincoll_plan_t *p, int round, int post, lincoll_layout_t L,
+                            const lc_mm_region_t *dst, const lc_mm_region_t *src, size_t es)
+{
+    if (dst->rows == 0 || dst->cols == 0) return LINCOLL_OK;
+    if (lc_mm_contig(L, dst) && lc_mm_contig(L, src)) {
+        return lc_plan_copy(p, round, post, lc_ref(dst->slot, dst->off),
+                            lc_ref(src->slot, src->off), lc_mm_bytes(dst, es));
+    }
+    int row = L == LINCOLL_ROW_MAJOR;
+    int64_t nvec = row ? dst->rows : dst->cols, len = row ? dst->cols : dst->rows;
+    lincoll_status_t st = LINCOLL_OK;
+    for (int64_t v = 0; v < nvec && st == LINCOLL_OK; v++) {
+        size_t d = dst->off + (size_t)(v * dst->ld) * es, s = src->off + (size_t)(v * src->ld) * es;
+        st = lc_plan_copy(p, round, post, lc_ref(dst->slot, d), lc_ref(src->slot, s),
+                          (size_t)len * es);
+    }
+    return st;
+}
+
+lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int post, int64_t m,
+                            int64_t n, int64_t k, double beta, const lc_mm_region_t *A,
+                            const lc_mm_region_t *B, const lc_mm_region_t *C)
+{
+    if (m == 0 || n == 0 || mm->comm_only) return LINCOLL_OK;
+    lc_gemm_ext_t *g = calloc(1, sizeof(*g));
+    if (g == NULL) return LINCOLL_ERR_NOMEM;
+    *g = (lc_gemm_ext_t){.m = m, .n = n, .k = k, .alpha = mm->alpha, .beta = beta,
+                         .dtype = mm->dtype, .layout = mm->dc.layout, .ta = LINCOLL_NO_TRANS,
+                         .tb = LINCOLL_NO_TRANS, .a = lc_ref(A->slot, A->off),
+                         .b = lc_ref(B->slot, B->off), .c = lc_ref(C->slot, C->off),
+                         .lda = A->ld > 0 ? A->ld : 1, .ldb = B->ld > 0 ? B->ld : 1,
+                         .ldc = C->ld > 0 ? C->ld : 1};
+    if (k == 0) g->a = g->b = g->c;
+    lc_step_t s = lc_step_gemm_make(g);
+    lc_mm_priv_t *pv = p->priv;
+    if (pv != NULL) pv->info.flops += 2.0 * (double)m * (double)n * (double)k;
+    return lc_plan_step(p, round, post, &s);
+}
+
+lc_mm_region_t lc_mm_user(lincoll_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
+                          const void *ptr)
+{
+    lc_mm_region_t g = {-1, 0, 1, 0, 0};
+    if (mm->pl == 0) g = lc_mm_local(d, -1, mm->pi, mm->pj, d->lld);
+    size_t size = 0;
+    if (g.rows > 0 && g.cols > 0) {
+        int64_t nvec = d->layout == LINCOLL_ROW_MAJOR ? g.rows : g.cols;
+        int64_t len = d->layout == LINCOLL_ROW_MAJOR ? g.cols : g.rows;
+        size = (size_t)((nvec - 1) * g.ld + len) * mm->es;
+    }
+    g.slot = lc_plan_slot_user(p, size ? (void *)ptr : NULL, size);
+    return g;
+}
+
+lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
+                              int64_t panel, lincoll_matmul_bcast_t bcast)
+{
+    p->elem_size = mm->es;
+    lincoll_status_t st = lc_plan_finalize(p);
+    if (st != LINCOLL_OK) return st;
+    lc_mm_priv_t *pv = p->priv;
+    const lincoll_plan_stats_t *s = &p->stats;
+    lincoll_matmul_info_t *in = &pv->info;
+    in->algo = algo;
+    in->panel = panel;
+    in->bcast = bcast;
+    in->words_sent = s->bytes_sent / mm->es;
+    in->words_recvd = s->bytes_recvd / mm->es;
+    in->msgs_sent = s->msgs_sent;
+    in->msgs_recvd = s->msgs_recvd;
+    in->rounds = s->rounds;
+    uint64_t local = 0;
+    for (unsigned i = 0; i < p->nslots; i++) {
+        if (p->slots[i].kind == LC_SLOT_USER) local += p->slots[i].size;
+    }
+    in->memory_bytes = local + s->scratch_bytes;
+    double M = (double)in->memory_bytes / (double)mm->es;
+    double vol = (double)mm->m * (double)mm->n * (double)mm->k;
+    in->lower_bound_words = M > 0 ? vol / (2.0 * 1.4142135623730951 * mm->P * sqrt(M)) - M : 0;
+    const lc_config_t *cfg = &p->ctx->cfg;
+    in->predicted_comm_us =
+        1e6 * ((double)s->rounds * cfg->model_alpha + (double)s->c2_bytes / cfg->model_bw);
+    return LINCOLL_OK;
+}
+
+/* ---- public descriptor API -------------------------------------------------- */
+
+lincoll_status_t lincoll_matdesc_init(lincoll_matdesc_t *d, int64_t m, int64_t n, int64_t mb,
+                                      int64_t nb, int pr, int pc, int layers,
+                                      lincoll_layout_t layout)
+{
+    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_init: d must not be NULL");
+    *d = (lincoll_matdesc_t){.m = m, .n = n, .mb = mb, .nb = nb, .pr = pr, .pc = pc,
+                             .layers = layers, .layout = layout};
+    return lc_mm_check_desc(d, "desc", pr * pc * (layers > 0 ? layers : 1));
+}
+
+lincoll_status_t lincoll_matdesc_block(lincoll_matdesc_t *d, int64_t m, int64_t n, int pr, int pc,
+                                       int layers, lincoll_layout_t layout)
+{
+    LC_CHECK_ARG(pr >= 1 && pc >= 1, "lincoll_matdesc_block: grid %dx%d must be positive", pr,
+                 pc);
+    int64_t mb = (m + pr - 1) / pr, nb = (n + pc - 1) / pc;
+    return lincoll_matdesc_init(d, m, n, mb > 0 ? mb : 1, nb > 0 ? nb : 1, pr, pc, layers, layout);
+}
+
+lincoll_status_t lincoll_matdesc_from_scalapack(lincoll_matdesc_t *d, const int desc[9], int pr,
+                                                int pc)
+{
+    LC_CHECK_ARG(d != NULL && desc != NULL, "lincoll_matdesc_from_scalapack: NULL argument");
+    LC_CHECK_ARG(desc[0] == 1, "lincoll_matdesc_from_scalapack: DTYPE_=%d, only 1 (dense) is "
+                 "supported", desc[0]);
+    *d = (lincoll_matdesc_t){.m = desc[2], .n = desc[3], .mb = desc[4], .nb = desc[5],
+                             .rsrc = desc[6], .csrc = desc[7], .lld = desc[8], .pr = pr,
+                             .pc = pc, .layers = 1, .layout = LINCOLL_COL_MAJOR};
+    return lc_mm_check_desc(d, "desc", pr * pc);
+}
+
+lincoll_status_t lincoll_matdesc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col,
+                                        int *layer)
+{
+    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_coords: d must not be NULL");
+    LC_CHECK_ARG(rank >= 0 && rank < d->pr * d->pc * d->layers,
+                 "lincoll_matdesc_coords: rank %d outside the %dx%dx%d grid", rank, d->pr, d->pc,
+                 d->layers);
+    if (row) *row = (rank / d->pc) % d->pr;
+    if (col) *col = rank % d->pc;
+    if (layer) *layer = rank / (d->pr * d->pc);
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_matdesc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows,
+                                       int64_t *cols, int64_t *ld)
+{
+    int i, j, l;
+    lincoll_status_t st = lincoll_matdesc_coords(d, rank, &i, &j, &l);
+    if (st != LINCOLL_OK) return st;
+    int64_t r = 0, c = 0;
+    if (l == 0) {
+        r = lc_mm_numroc(d->m, d->mb, i, d->rsrc, d->pr);
+        c = lc_mm_numroc(d->n, d->nb, j, d->csrc, d->pc);
+    }
+    if (rows) *rows = r;
+    if (cols) *cols = c;
+    if (ld) *ld = d->lld > 0 ? d->lld : lc_mm_tight_ld(d, r, c);
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_matdesc_comms(lincoll_comm_t *comm, const lincoll_matdesc_t *d,
+                                       lincoll_comm_t **row_p, lincoll_comm_t **col_p,
+                                       lincoll_comm_t **layer_p)
+{
+    LC_CHECK_ARG(comm != NULL, "lincoll_matdesc_comms: comm must not be NULL");
+    lincoll_status_t st = lc_mm_check_desc(d, "d", comm->size);
+    if (st != LINCOLL_OK) return st;
+    int i, j, l;
+    lincoll_matdesc_coords(d, comm->rank, &i, &j, &l);
+    if (row_p) st = lincoll_comm_split(comm, l * d->pr + i, j, row_p);
+    if (st == LINCOLL_OK && col_p) st = lincoll_comm_split(comm, l * d->pc + j, i, col_p);
+    if (st == LINCOLL_OK && layer_p) st = lincoll_comm_split(comm, i * d->pc + j, l, layer_p);
+    return st;
+}
+
+/* ---- scatter / gather -------------------------------------------------------- */
+
+/* Copy every block rank (row, col) owns between the global matrix G and a
+ * local array Lr (direction: to_local). */
+static lincoll_status_t lc_mm_blocks(lincoll_plan_t *p, int round, int post,
+                                     const lincoll_matdesc_t *d, int row, int col,
+                                     const lc_mm_region_t *G, const lc_mm_region_t *Lr, size_t es,
+                                     int to_local)
+{
+    lincoll_status_t st = LINCOLL_OK;
+    for (int64_t g0 = (int64_t)((row - d->rsrc + d->pr) % d->pr) * d->mb; g0 < d->m && st == 0;
+         g0 += d->mb * d->pr) {
+        int64_t h = d->m - g0 < d->mb ? d->m - g0 : d->mb, l0 = lc_mm_g2l(g0, d->mb, d->pr);
+        for (int64_t c0 = (int64_t)((col - d->csrc + d->pc) % d->pc) * d->nb;
+             c0 < d->n && st == 0; c0 += d->nb * d->pc) {
+            int64_t w = d->n - c0 < d->nb ? d->n - c0 : d->nb, k0 = lc_mm_g2l(c0, d->nb, d->pc);
+            lc_mm_region_t gs = lc_mm_sub(d->layout, G, g0, c0, h, w, es);
+            lc_mm_region_t ls = lc_mm_sub(d->layout, Lr, l0, k0, h, w, es);
+            st = to_local ? lc_mm_copy(p, round, post, d->layout, &ls, &gs, es)
+                          : lc_mm_copy(p, round, post, d->layout, &gs, &ls, es);
+        }
+    }
+    return st;
+}
+
+static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, void *global,
+                                             int64_t ldg, lincoll_dtype_t dtype,
+                                             const lincoll_matdesc_t *d, void *local,
+                                             lincoll_plan_t **plan_p, int gather)
+{
+    const char *fn = gather ? "lincoll_matrix_gather_init" : "lincoll_matrix_scatter_init";
+    LC_CHECK_ARG(comm != NULL && plan_p != NULL, "%s: comm and plan_p must not be NULL", fn);
+    lincoll_status_t st = lc_mm_check_desc(d, "d", comm->size);
+    if (st != LINCOLL_OK) return st;
+    st = lc_mm_check_ld(d, "d", comm->rank);
+    if (st != LINCOLL_OK) return st;
+    LC_CHECK_ARG(root >= 0 && root < comm->size, "%s: root %d outside the communicator of %d", fn,
+                 root, comm->size);
+    size_t es = lincoll_dtype_size(dtype);
+    LC_CHECK_ARG(es > 0, "%s: dtype %d has no fixed size", fn, (int)dtype);
+    const int me = comm->rank, P2 = d->pr * d->pc;
+    int64_t gtight = d->layout == LINCOLL_ROW_MAJOR ? d->n : d->m;
+    if (me == root) {
+        LC_CHECK_ARG(ldg >= (gtight > 1 ? gtight : 1), "%s: ldg=%lld is smaller than %lld", fn,
+                     (long long)ldg, (long long)(gtight > 1 ? gtight : 1));
+        LC_CHECK_ARG(global != NULL || d->m == 0 || d->n == 0, "%s: global is NULL on the root",
+                     fn);
+    }
+    int64_t rows, cols, ld;
+    lincoll_matdesc_local(d, me, &rows, &cols, &ld);
+    LC_CHECK_ARG(local != NULL || rows == 0 || cols == 0, "%s: local is NULL on rank %d", fn, me);
+    lincoll_plan_t *p;
+    st = lc_plan_create(comm, gather ? "matrix_gather" : "matrix_scatter", 0, &p);
+    if (st != LINCOLL_OK) return st;
+    p->elem_size = es;
+    lc_mm_t mm = {.comm = comm, .es = es, .me = me, .P = comm->size};
+    lincoll_matdesc_coords(d, me, &mm.pi, &mm.pj, &mm.pl);
+    lc_mm_region_t Lr = lc_mm_user(p, &mm, d, local);
+    const int ports = p->ports;
+    if (me == root) {
+        lc_mm_region_t G = {-1, 0, ldg, d->m, d->n};
+        size_t gsize = d->m > 0 && d->n > 0
+                           ? (size_t)(((d->layout == LINCOLL_ROW_MAJOR ? d->m : d->n) - 1) * ldg +
+                                      gtight) * es
+                           : 0;
+        G.slot = lc_plan_slot_user(p, gsize ? global : NULL, gsize);
+        size_t total = 0;
+        for (int q = 0; q < P2; q++) {
+            int64_t r, c;
+            lincoll_matdesc_local(d, q, &r, &c, NULL);
+            total += q == root ? 0 : (size_t)(r * c) * es;
+        }
+        int buf = lc_plan_slot_scratch(p, total);
+        int nround = (P2 - (root < P2 ? 1 : 0) + ports - 1) / ports;
+        for (int i = 0; i < nround; i++) lc_plan_round(p);
+        if (nround == 0) lc_plan_round(p);
+        size_t off = 0;
+        int idx = 0;
+        for (int q = 0; q < P2 && st == LINCOLL_OK; q++) {
+            int qi, qj;
+            lincoll_matdesc_coords(d, q, &qi, &qj, NULL);
+            if (q == root) {
+                st = lc_mm_blocks(p, 0, gather, d, qi, qj, &G, &Lr, es, !gather);
+                continue;
+            }
+            int rnd = idx++ / ports;
+            lc_mm_region_t Q = lc_mm_local(d, buf, qi, qj, 0);
+            Q.off = off;
+            size_t bytes = (size_t)(Q.rows * Q.cols) * es;
+            off += bytes;
+            if (bytes == 0) continue;
+            if (gather) {
+                LC_MM_TRY(st, lc_plan_recv(p, rnd, q, lc_ref(buf, Q.off), bytes));
+                LC_MM_TRY(st, lc_mm_blocks(p, rnd, 1, d, qi, qj, &G, &Q, es, 0));
+            } else {
+                LC_MM_TRY(st, lc_mm_blocks(p, rnd, 0, d, qi, qj, &G, &Q, es, 1));
+                LC_MM_TRY(st, lc_plan_send(p, rnd, q, lc_ref(buf, Q.off), bytes));
+            }
+        }
+    } else if (me < P2 && Lr.rows > 0 && Lr.cols > 0) {
+        int idx = me < root ? me : me - 1;
+        if (root >= P2) idx = me;
+        int rnd = idx / ports;
+        for (int i = 0; i <= rnd; i++) lc_plan_round(p);
+        size_t bytes = (size_t)(Lr.rows * Lr.cols) * es;
+        if (lc_mm_contig(d->layout, &Lr)) {
+            st = gather ? lc_plan_send(p, rnd, root, lc_ref(Lr.slot, 0), bytes)
+                        : lc_plan_recv(p, rnd, root, lc_ref(Lr.slot, 0), bytes);
+        } else {
+            lc_mm_region_t T = lc_mm_local(d, lc_plan_slot_scratch(p, bytes), mm.pi, mm.pj, 0);
+            if (gather) {
+                LC_MM_TRY(st, lc_mm_copy(p, rnd, 0, d->layout, &T, &Lr, es));
+                LC_MM_TRY(st, lc_plan_send(p, rnd, root, lc_ref(T.slot, 0), bytes));
+            } else {
+                LC_MM_TRY(st, lc_plan_recv(p, rnd, root, lc_ref(T.slot, 0), bytes));
+                LC_MM_TRY(st, lc_mm_copy(p, rnd, 1, d->layout, &Lr, &T, es));
+            }
+        }
+    }
+    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(p);
+        return st;
+    }
+    *plan_p = p;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_matrix_scatter_init(lincoll_comm_t *comm, int root, const void *global,
+                                             int64_t ldg, lincoll_dtype_t dtype,
+                                             const lincoll_matdesc_t *d, void *local,
+                                             lincoll_plan_t **plan_p)
+{
+    return lc_mm_scatter_gather(comm, root, (void *)global, ldg, dtype, d, local, plan_p, 0);
+}
+
+lincoll_status_t lincoll_matrix_gather_init(lincoll_comm_t *comm, int root, void *global,
+                                            int64_t ldg, lincoll_dtype_t dtype,
+                                            const lincoll_matdesc_t *d, const void *local,
+                                            lincoll_plan_t **plan_p)
+{
+    return lc_mm_scatter_gather(comm, root, global, ldg, dtype, d, (void *)local, plan_p, 1);
+}
+
+lincoll_status_t lc_mm_round(lincoll_plan_t *p, int r)
+{
+    while ((int)p->nrounds <= r) {
+        if (lc_plan_round(p) < 0) return LINCOLL_ERR_NOMEM;
+    }
+    return LINCOLL_OK;
+}
+
+int lc_mm_hibit(int v)
+{
+    int b = -1;
+    while (v > 0) {
+        v >>= 1;
+        b++;
+    }
+    return b;
+}

@@ -1,0 +1,246 @@
+/*
+ * core/matmul/matmul.c: lincoll_matmul_init(): argument checks, algorithm
+ * choice (options, then LINCOLL_MATMUL_ALGO, then the cost model), and the
+ * call into the chosen plan compiler.
+ *
+ * Cost model (alpha = LINCOLL_MODEL_ALPHA s/round, beta = 1/LINCOLL_MODEL_BW
+ * s/byte), words = elements sent by the busiest rank:
+ *   ring   (P-1).alpha            + k n (P-1)/P . es.beta
+ *   summa  rounds(s).alpha        + (m k (pc-1)/(pr pc) + k n (pr-1)/(pr pc)) . es.beta
+ *   cannon q.alpha                + (m k + k n)/q^2 . q . es.beta
+ *   25d    (2 log c + q/c).alpha  + (m k + k n)/q^2 . (q/c + log c) . es.beta + m n/q^2 log c
+ * Algorithms whose scratch would exceed LINCOLL_MATMUL_MAX_MEM bytes are skipped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/matmul/mm_int.h"
+
+static const char *const lc_mm_names[] = {"auto", "ring", "summa", "cannon", "25d"};
+
+const char *lincoll_matmul_algo_name(lincoll_matmul_algo_t algo)
+{
+    return (unsigned)algo < LINCOLL_MATMUL_ALGO_LAST ? lc_mm_names[algo] : "?";
+}
+
+/* LINCOLL_MATMUL_ALGO: unset/empty/auto -> AUTO */
+static lincoll_status_t lc_mm_env_algo(lincoll_matmul_algo_t *algo)
+{
+    const char *v = getenv("LINCOLL_MATMUL_ALGO");
+    *algo = LINCOLL_MATMUL_AUTO;
+    if (v == NULL || *v == '\0') return LINCOLL_OK;
+    for (int i = 0; i < LINCOLL_MATMUL_ALGO_LAST; i++) {
+        if (strcmp(v, lc_mm_names[i]) == 0) {
+            *algo = (lincoll_matmul_algo_t)i;
+            return LINCOLL_OK;
+        }
+    }
+    lc_error("LINCOLL_MATMUL_ALGO=%s: expected auto, ring, summa, cannon or 25d", v);
+    return LINCOLL_ERR_INVALID;
+}
+
+static lincoll_status_t lc_mm_env_mem(double *limit)
+{
+    const char *v = getenv("LINCOLL_MATMUL_MAX_MEM");
+    *limit = 0;
+    if (v == NULL || *v == '\0') return LINCOLL_OK;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end != '\0' || x < 0) {
+        lc_error("LINCOLL_MATMUL_MAX_MEM=%s: expected a number of bytes >= 0", v);
+        return LINCOLL_ERR_INVALID;
+    }
+    *limit = x;
+    return LINCOLL_OK;
+}
+
+typedef lincoll_status_t (*lc_mm_check_fn)(const lc_mm_t *, int);
+typedef lincoll_status_t (*lc_mm_build_fn)(lincoll_plan_t *, const lc_mm_t *);
+static const lc_mm_check_fn lc_mm_checks[] = {NULL, lc_mm_ring1d_check, lc_mm_summa_check,
+                                              lc_mm_cannon_check, lc_mm_25d_check};
+static const lc_mm_build_fn lc_mm_builds[] = {NULL, lc_mm_ring1d_build, lc_mm_summa_build,
+                                              lc_mm_cannon_build, lc_mm_25d_build};
+
+/* predicted seconds and scratch bytes of one algorithm (closed forms above) */
+static void lc_mm_model(const lc_mm_t *mm, lincoll_matmul_algo_t a, double *sec, double *mem)
+{
+    const lc_config_t *cfg = &mm->comm->ctx->cfg;
+    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
+    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
+    double logc = lc_mm_hibit(mm->dc.layers - 1) + 1;
+    switch (a) {
+    case LINCOLL_MATMUL_RING:
+        *sec = (P - 1) * al + k * n * (P - 1) / P * be;
+        *mem = 2 * k * n / P * (double)mm->es;
+        break;
+    case LINCOLL_MATMUL_SUMMA: {
+        double s = (double)lc_mm_summa_default_panel(mm), panels = k / s;
+        double Q = pr > pc ? pr : pc;
+        double tree = panels * (lc_mm_hibit((int)Q - 1) + 1), ring = panels + 2 * (Q - 1);
+        *sec = (tree < ring ? tree : ring) * al +
+               (m * k * (pc - 1) / (pr * pc) + k * n * (pr - 1) / (pr * pc)) * be;
+        *mem = 2 * s * (m / pr + n / pc) * (double)mm->es;
+        break;
+    }
+    case LINCOLL_MATMUL_CANNON:
+        *sec = q * al + (m * k + k * n) / (q * q) * q * be;
+        *mem = 2 * (m * k + k * n) / (q * q) * (double)mm->es;
+        break;
+    case LINCOLL_MATMUL_25D:
+        *sec = (2 * logc + q / c) * al + (m * k + k * n) / (q * q) * (q / c + logc) * be +
+               m * n / (q * q) * logc * be;
+        *mem = (3 * (m * k + k * n) + 2 * m * n) / (q * q) * (double)mm->es;
+        break;
+    default: *sec = *mem = 1e300;
+    }
+}
+
+static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtype, double alpha,
+                                      const void *a, const lincoll_matdesc_t *desca, const void *b,
+                                      const lincoll_matdesc_t *descb, double beta, void *c,
+                                      const lincoll_matdesc_t *descc,
+                                      const lincoll_matmul_opts_t *opts, lc_mm_t *mm)
+{
+    LC_CHECK_ARG(comm != NULL, "lincoll_matmul_init: comm must not be NULL");
+    if (dtype != LINCOLL_FLOAT && dtype != LINCOLL_DOUBLE) {
+        lc_error("lincoll_matmul_init: dtype %s is not supported (float or double)",
+                 lincoll_dtype_name(dtype));
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    const int P = comm->size;
+    lincoll_status_t st = lc_mm_check_desc(desca, "desca", P);
+    if (st == LINCOLL_OK) st = lc_mm_check_desc(descb, "descb", P);
+    if (st == LINCOLL_OK) st = lc_mm_check_desc(descc, "descc", P);
+    if (st != LINCOLL_OK) return st;
+    LC_CHECK_ARG(desca->n == descb->m, "lincoll_matmul_init: inner dimensions differ: desca.n=%lld "
+                 "(columns of A) != descb.m=%lld (rows of B)",
+                 (long long)desca->n, (long long)descb->m);
+    LC_CHECK_ARG(desca->m == descc->m, "lincoll_matmul_init: desca.m=%lld != descc.m=%lld",
+                 (long long)desca->m, (long long)descc->m);
+    LC_CHECK_ARG(descb->n == descc->n, "lincoll_matmul_init: descb.n=%lld != descc.n=%lld",
+                 (long long)descb->n, (long long)descc->n);
+    const lincoll_matdesc_t *ds[2] = {desca, descb};
+    for (int x = 0; x < 2; x++) {
+        LC_CHECK_ARG(ds[x]->pr == descc->pr && ds[x]->pc == descc->pc &&
+                         ds[x]->layers == descc->layers && ds[x]->layout == descc->layout,
+                     "lincoll_matmul_init: desc%c grid %dx%dx%d (layout %d) differs from descc "
+                     "%dx%dx%d (layout %d)",
+                     "ab"[x], ds[x]->pr, ds[x]->pc, ds[x]->layers, (int)ds[x]->layout, descc->pr,
+                     descc->pc, descc->layers, (int)descc->layout);
+    }
+    st = lc_mm_check_ld(desca, "desca", comm->rank);
+    if (st == LINCOLL_OK) st = lc_mm_check_ld(descb, "descb", comm->rank);
+    if (st == LINCOLL_OK) st = lc_mm_check_ld(descc, "descc", comm->rank);
+    if (st != LINCOLL_OK) return st;
+    *mm = (lc_mm_t){.comm = comm, .dtype = dtype, .es = lincoll_dtype_size(dtype),
+                    .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .da = *desca,
+                    .db = *descb, .dc = *descc, .m = descc->m, .n = descc->n, .k = desca->n,
+                    .me = comm->rank, .P = P};
+    if (opts != NULL) mm->opts = *opts;
+    LC_CHECK_ARG((unsigned)mm->opts.algo < LINCOLL_MATMUL_ALGO_LAST,
+                 "lincoll_matmul_init: opts->algo=%d is unknown", (int)mm->opts.algo);
+    LC_CHECK_ARG(mm->opts.panel >= 0, "lincoll_matmul_init: opts->panel=%lld must be >= 0",
+                 (long long)mm->opts.panel);
+    LC_CHECK_ARG(mm->opts.bcast <= LINCOLL_MATMUL_BCAST_RING,
+                 "lincoll_matmul_init: opts->bcast=%d is unknown", (int)mm->opts.bcast);
+    mm->comm_only = (mm->opts.flags & LINCOLL_MATMUL_COMM_ONLY) != 0;
+    lincoll_matdesc_coords(descc, comm->rank, &mm->pi, &mm->pj, &mm->pl);
+    const lincoll_matdesc_t *all[3] = {desca, descb, descc};
+    const void *ptrs[3] = {a, b, c};
+    for (int x = 0; x < 3; x++) {
+        int64_t r, cc;
+        lincoll_matdesc_local(all[x], comm->rank, &r, &cc, NULL);
+        LC_CHECK_ARG(ptrs[x] != NULL || r == 0 || cc == 0,
+                     "lincoll_matmul_init: %c is NULL but rank %d holds a %lldx%lld block",
+                     "abc"[x], comm->rank, (long long)r, (long long)cc);
+    }
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype, double alpha,
+                                     const void *a, const lincoll_matdesc_t *desca, const void *b,
+                                     const lincoll_matdesc_t *descb, double beta, void *c,
+                                     const lincoll_matdesc_t *descc,
+                                     const lincoll_matmul_opts_t *opts, lincoll_plan_t **plan_p)
+{
+    LC_CHECK_ARG(plan_p != NULL, "lincoll_matmul_init: plan_p must not be NULL");
+    lc_mm_t mm;
+    lincoll_status_t st =
+        lc_mm_prepare(comm, dtype, alpha, a, desca, b, descb, beta, c, descc, opts, &mm);
+    if (st != LINCOLL_OK) return st;
+    lincoll_matmul_algo_t algo = mm.opts.algo;
+    if (algo == LINCOLL_MATMUL_AUTO) {
+        st = lc_mm_env_algo(&algo);
+        if (st != LINCOLL_OK) return st;
+    }
+    if (algo != LINCOLL_MATMUL_AUTO) {
+        st = lc_mm_checks[algo](&mm, 1);
+        if (st != LINCOLL_OK) return st;
+    } else {
+        double limit, best = 1e300;
+        st = lc_mm_env_mem(&limit);
+        if (st != LINCOLL_OK) return st;
+        for (int x = LINCOLL_MATMUL_RING; x < LINCOLL_MATMUL_ALGO_LAST; x++) {
+            if (lc_mm_checks[x](&mm, 0) != LINCOLL_OK) continue;
+            double sec, mem;
+            lc_mm_model(&mm, (lincoll_matmul_algo_t)x, &sec, &mem);
+            if (limit > 0 && mem > limit) continue;
+            if (sec < best) best = sec, algo = (lincoll_matmul_algo_t)x;
+        }
+        if (algo == LINCOLL_MATMUL_AUTO) {
+            lc_error("lincoll_matmul_init: no algorithm serves this distribution within "
+                     "LINCOLL_MATMUL_MAX_MEM (grid %dx%dx%d)",
+                     descc->pr, descc->pc, descc->layers);
+            return LINCOLL_ERR_UNSUPPORTED;
+        }
+    }
+    char name[32];
+    snprintf(name, sizeof(name), "matmul_%s", lc_mm_names[algo]);
+    lincoll_plan_t *p;
+    st = lc_plan_create(comm, name, 2, &p);
+    if (st != LINCOLL_OK) return st;
+    lc_mm_priv_t *pv = calloc(1, sizeof(*pv));
+    if (pv == NULL) {
+        lc_plan_destroy(p);
+        return LINCOLL_ERR_NOMEM;
+    }
+    pv->magic = LC_MM_MAGIC;
+    p->priv = pv;
+    p->priv_free = free;
+    st = lc_mm_builds[algo](p, &mm);
+    if (st == LINCOLL_OK) st = lc_mm_finish(p, &mm, algo, pv->info.panel, pv->info.bcast);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(p);
+        return st;
+    }
+    *plan_p = p;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_matmul(lincoll_comm_t *comm, lincoll_dtype_t dtype, double alpha,
+                                const void *a, const lincoll_matdesc_t *desca, const void *b,
+                                const lincoll_matdesc_t *descb, double beta, void *c,
+                                const lincoll_matdesc_t *descc, const lincoll_matmul_opts_t *opts)
+{
+    lincoll_plan_t *p;
+    lincoll_status_t st =
+        lincoll_matmul_init(comm, dtype, alpha, a, desca, b, descb, beta, c, descc, opts, &p);
+    if (st != LINCOLL_OK) return st;
+    st = lincoll_start(p);
+    if (st == LINCOLL_OK) st = lincoll_wait(p);
+    lincoll_plan_free(p);
+    return st;
+}
+
+lincoll_status_t lincoll_matmul_info(const lincoll_plan_t *plan, lincoll_matmul_info_t *info)
+{
+    LC_CHECK_ARG(plan != NULL && info != NULL, "lincoll_matmul_info: NULL argument");
+    const lc_mm_priv_t *pv = plan->priv;
+    LC_CHECK_ARG(pv != NULL && plan->priv_free == free && pv->magic == LC_MM_MAGIC,
+                 "lincoll_matmul_info: plan %s was not made by lincoll_matmul_init",
+                 plan->algorithm);
+    *info = pv->info;
+    return LINCOLL_OK;
+}

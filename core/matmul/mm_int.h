@@ -1,0 +1,120 @@
+/*
+ * core/matmul/mm_int.h: what the matmul plan compilers share.
+ *
+ * lc_gemm_ext_t is the ext block of an LC_STEP_GEMM step (run by
+ * core/exec/steps_gemm.c); lc_mm_t is one compile request with the local
+ * geometry already worked out; lc_mm_region_t names a sub-matrix of a slot so
+ * the compilers can pack it (COPY steps) or hand it to a GEMM step.
+ */
+#ifndef LC_MM_INT_H
+#define LC_MM_INT_H
+
+#include <lincoll/matmul.h>
+
+#include "core/base/log.h"
+#include "core/plan/plan.h"
+
+/* Operands of one GEMM step: C := alpha op(A) op(B) + beta C, all in one
+ * layout, each a (slot, offset) with a leading dimension in elements. */
+typedef struct lc_gemm_ext {
+    int64_t m, n, k;
+    double alpha, beta;
+    lincoll_dtype_t dtype;
+    lincoll_layout_t layout;
+    lincoll_trans_t ta, tb;
+    lc_bufref_t a, b, c;
+    int64_t lda, ldb, ldc;
+} lc_gemm_ext_t;
+
+/* core/exec/steps_gemm.c: the step that owns g */
+lc_step_t lc_step_gemm_make(lc_gemm_ext_t *g);
+
+/* A rows x cols sub-matrix stored in a plan slot. */
+typedef struct lc_mm_region {
+    int slot;
+    size_t off; /* bytes to element (0, 0) */
+    int64_t ld;
+    int64_t rows, cols;
+} lc_mm_region_t;
+
+/* One compile request. */
+typedef struct lc_mm {
+    lincoll_comm_t *comm;
+    lincoll_dtype_t dtype;
+    size_t es;
+    double alpha, beta;
+    const void *a, *b;
+    void *c;
+    lincoll_matdesc_t da, db, dc;
+    lincoll_matmul_opts_t opts;
+    int64_t m, n, k;
+    int me, P;
+    int pi, pj, pl; /* my grid row, column, layer */
+    int comm_only;
+} lc_mm_t;
+
+/* Model figures kept in plan->priv. */
+typedef struct lc_mm_priv {
+    unsigned magic;
+    lincoll_matmul_info_t info;
+} lc_mm_priv_t;
+#define LC_MM_MAGIC 0x6d6d756cu
+
+/* ---- geometry (layout.c) ---- */
+int64_t lc_mm_numroc(int64_t n, int64_t nb, int iproc, int isrc, int nprocs);
+/* global index g -> owner process and local index */
+int lc_mm_owner(int64_t g, int64_t nb, int isrc, int nprocs);
+int64_t lc_mm_g2l(int64_t g, int64_t nb, int nprocs);
+int lc_mm_rank(const lincoll_matdesc_t *d, int layer, int row, int col);
+int64_t lc_mm_tight_ld(const lincoll_matdesc_t *d, int64_t rows, int64_t cols);
+lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, int P);
+lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank);
+/* make sure round r exists */
+lincoll_status_t lc_mm_round(lincoll_plan_t *p, int r);
+/* binomial tree over q ranks rooted at relative 0: parent round of v (-1 for the root), children */
+int lc_mm_hibit(int v);
+/* local array of rank (row, col) in layer 0 as a region of slot */
+lc_mm_region_t lc_mm_local(const lincoll_matdesc_t *d, int slot, int row, int col, int64_t ld);
+/* byte offset of local element (r, c) inside a region */
+size_t lc_mm_elem_off(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r, int64_t c,
+                      size_t es);
+lc_mm_region_t lc_mm_sub(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r0, int64_t c0,
+                         int64_t rows, int64_t cols, size_t es);
+int lc_mm_contig(lincoll_layout_t L, const lc_mm_region_t *g);
+/* COPY steps moving src into dst (same shape); one step when both are contiguous */
+lincoll_status_t lc_mm_copy(lincoll_plan_t *p, int round, int post, lincoll_layout_t L,
+                            const lc_mm_region_t *dst, const lc_mm_region_t *src, size_t es);
+/* A GEMM step (skipped when m or n is 0) */
+lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int post, int64_t m,
+                            int64_t n, int64_t k, double beta, const lc_mm_region_t *A,
+                            const lc_mm_region_t *B, const lc_mm_region_t *C);
+/* the rank's local region of A, B or C bound as a user slot (empty when not on layer 0) */
+lc_mm_region_t lc_mm_user(lincoll_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
+                          const void *ptr);
+lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
+                              int64_t panel, lincoll_matmul_bcast_t bcast);
+
+/* ---- plan compilers ---- */
+lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm);
+lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm);
+lincoll_status_t lc_mm_cannon_build(lincoll_plan_t *p, const lc_mm_t *mm);
+lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm);
+/* Cannon on one layer of q x q starting at step t0 for nsteps; C partial region */
+lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int layer, int round0,
+                                    int t0, int nsteps, const lc_mm_region_t *Aown,
+                                    const lc_mm_region_t *Bown, const lc_mm_region_t *C,
+                                    double beta, int *round_end);
+
+/* can this algorithm serve the request? (logs why not when verbose) */
+lincoll_status_t lc_mm_ring1d_check(const lc_mm_t *mm, int verbose);
+lincoll_status_t lc_mm_summa_check(const lc_mm_t *mm, int verbose);
+lincoll_status_t lc_mm_cannon_check(const lc_mm_t *mm, int verbose);
+lincoll_status_t lc_mm_25d_check(const lc_mm_t *mm, int verbose);
+int64_t lc_mm_summa_default_panel(const lc_mm_t *mm);
+
+#define LC_MM_TRY(_st, _call)                                                                      \
+    do {                                                                                           \
+        if ((_st) == LINCOLL_OK) (_st) = (_call);                                                  \
+    } while (0)
+
+#endif
