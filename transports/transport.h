@@ -96,6 +96,7 @@ typedef struct lc_tl_counters {
     uint64_t puts;
     uint64_t bytes_put;
     uint64_t mem_registered; /* bytes currently registered */
+    uint64_t reg_cache_hits; /* mem_reg calls served by an existing registration */
 } lc_tl_counters_t;
 
 /** Flags of a memory region. */

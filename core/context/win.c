@@ -46,7 +46,9 @@ void lc_win_destroy(lc_win_t *w)
     free(w);
 }
 
-/* Blob: [u64 data_len][u64 sig_len][data key][sig key]. */
+/* Blob: [u64 data_key_len][u64 sig_key_len][u64 window base][data key][sig key].
+ * The window base travels explicitly: a registration may cover more than the
+ * window (the transport shares registrations of overlapping user memory). */
 static lincoll_status_t lc_win_exchange(lc_win_t *w, lc_tl_mem_t *data_mem)
 {
     lincoll_comm_t *comm = w->comm;
@@ -56,13 +58,13 @@ static lincoll_status_t lc_win_exchange(lc_win_t *w, lc_tl_mem_t *data_mem)
     size_t dl = 0, sl = 0;
     lincoll_status_t st = ctx->tl_ops->rkey_pack(ctx->tl, data_mem, &dk, &dl);
     if (st == LINCOLL_OK) st = ctx->tl_ops->rkey_pack(ctx->tl, w->sig_mem, &sk, &sl);
-    uint64_t mylen = 16 + dl + sl;
+    uint64_t mylen = 24 + dl + sl;
     uint64_t *lens = calloc((size_t)P, sizeof(uint64_t));
     if (st == LINCOLL_OK && lens == NULL) st = LINCOLL_ERR_NOMEM;
     if (st == LINCOLL_OK) st = lc_comm_allgather_bytes(comm, &mylen, lens, sizeof(uint64_t));
     size_t maxlen = 0;
     for (int i = 0; st == LINCOLL_OK && i < P; i++) {
-        if (lens[i] < 16 || lens[i] > (1u << 20)) {
+        if (lens[i] < 24 || lens[i] > (1u << 20)) {
             lc_error("window: rank %d published a %llu-byte key blob", i,
                      (unsigned long long)lens[i]);
             st = LINCOLL_ERR_MISMATCH;
@@ -76,27 +78,27 @@ static lincoll_status_t lc_win_exchange(lc_win_t *w, lc_tl_mem_t *data_mem)
         if (mine == NULL || all == NULL) st = LINCOLL_ERR_NOMEM;
     }
     if (st == LINCOLL_OK) {
-        uint64_t h[2] = {dl, sl};
-        memcpy(mine, h, 16);
-        memcpy(mine + 16, dk, dl);
-        memcpy(mine + 16 + dl, sk, sl);
+        uint64_t h[3] = {dl, sl, (uint64_t)(uintptr_t)w->base};
+        memcpy(mine, h, 24);
+        memcpy(mine + 24, dk, dl);
+        memcpy(mine + 24 + dl, sk, sl);
         st = lc_comm_allgather_bytes(comm, mine, all, maxlen);
     }
     for (int i = 0; st == LINCOLL_OK && i < P; i++) {
         const unsigned char *b = all + (size_t)i * maxlen;
-        uint64_t h[2];
-        memcpy(h, b, 16);
-        if (h[0] + h[1] + 16 != lens[i]) {
+        uint64_t h[3];
+        memcpy(h, b, 24);
+        if (h[0] > lens[i] || h[1] > lens[i] || h[0] + h[1] + 24 != lens[i]) {
             st = LINCOLL_ERR_MISMATCH;
             break;
         }
         int wpeer = comm->to_world[i];
-        st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 16, h[0], &w->rkeys[i]);
+        st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 24, h[0], &w->rkeys[i]);
         if (st == LINCOLL_OK)
-            st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 16 + h[0], h[1], &w->sig_rkeys[i]);
+            st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 24 + h[0], h[1], &w->sig_rkeys[i]);
         if (st == LINCOLL_OK) {
-            memcpy(&w->rbase[i], b + 16, 8); /* packed keys start with their base */
-            memcpy(&w->rsig[i], b + 16 + h[0], 8);
+            w->rbase[i] = h[2];
+            memcpy(&w->rsig[i], b + 24 + h[0], 8); /* packed keys start with their base */
         }
     }
     free(dk);

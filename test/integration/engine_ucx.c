@@ -160,6 +160,40 @@ static void check_window(lincoll_comm_t *world, lincoll_context_t *ctx)
     lincoll_mem_free(ctx, src);
 }
 
+/* Two windows over one malloc'd buffer (the whole of it, then its second
+ * half): the second registration is served by the first (registration cache)
+ * and a put at offset 0 of the second window lands in the middle of the buffer. */
+static void check_window_subrange(lincoll_comm_t *world)
+{
+    int P = lincoll_comm_size(world), r = lincoll_comm_rank(world);
+    size_t n = 64 * 1024;
+    unsigned char *buf = calloc(1, 2 * n), *src = malloc(n);
+    lincoll_win_t *whole, *half;
+    lincoll_status_t st = lincoll_win_create(world, buf, 2 * n, &whole);
+    CHECK(st == LINCOLL_OK, "win_create whole: %s", lincoll_strerror(st));
+    st = lincoll_win_create(world, buf + n, n, &half);
+    CHECK(st == LINCOLL_OK, "win_create half: %s", lincoll_strerror(st));
+    if (st != LINCOLL_OK) return;
+    int right = (r + 1) % P, left = (r - 1 + P) % P;
+    for (size_t i = 0; i < n; i++)
+        src[i] = pat(r, 4, i, 1);
+    st = lincoll_put(half, right, src, n, 0, LINCOLL_PUT_SIGNAL);
+    if (st == LINCOLL_OK) st = lincoll_win_flush(half);
+    if (st == LINCOLL_OK) st = lincoll_win_wait_signal(half, left, 1);
+    CHECK(st == LINCOLL_OK, "put into the half window: %s", lincoll_strerror(st));
+    size_t bad = 0, stray = 0;
+    for (size_t i = 0; i < n; i++) {
+        bad += buf[n + i] != pat(left, 4, i, 1);
+        stray += buf[i] != 0;
+    }
+    CHECK(bad == 0 && stray == 0, "half window: %zu wrong bytes, %zu bytes outside it", bad, stray);
+    CHECK(lincoll_barrier(world) == LINCOLL_OK, "barrier after the half-window puts");
+    lincoll_win_free(half);
+    lincoll_win_free(whole);
+    free(buf);
+    free(src);
+}
+
 static void check_mismatch(lincoll_comm_t *world)
 {
     int P = lincoll_comm_size(world), r = lincoll_comm_rank(world);
@@ -209,6 +243,7 @@ int main(void)
     }
     check_split(world, ctx);
     check_window(world, ctx);
+    check_window_subrange(world);
     check_mismatch(world);
     st = lincoll_finalize(ctx);
     CHECK(st == LINCOLL_OK, "finalize: %s", lincoll_strerror(st));

@@ -42,17 +42,29 @@ struct lc_tl_req {
     void *ucx_req[2];
     size_t length;
     uint64_t one; /* operand of the signal atomic */
+    /* a put whose signal waits for the data's remote completion (flush) */
+    int sig_stage;
+    ucp_ep_h sig_ep;
+    ucp_rkey_h sig_rkey;
+    uint64_t sig_raddr;
 };
 
+/* A registered region.  Registrations of user memory are shared: a second
+ * mem_reg() of a range that an existing registration covers takes a
+ * reference on it instead of registering again (the registration cache), so
+ * persistent plans and windows over the same buffers register it once. */
 struct lc_tl_mem {
+    struct lc_tl_mem *next; /* registration cache (user memory only) */
     ucp_mem_h memh;
     void *addr;
     size_t len;
     int allocated;
+    unsigned refs;
 };
 
 struct lc_tl_rkey {
     ucp_rkey_h rkey;
+    int allocated; /* the region is UCX-allocated memory */
     uint64_t base;
     uint64_t len;
     int peer;
@@ -71,6 +83,7 @@ struct lc_tl {
     unsigned char *failed; /* peer known dead */
     lc_tl_req_t *free_reqs;
     lc_tl_req_t *all_reqs;
+    lc_tl_mem_t *reg_cache; /* registrations of user memory, by reference */
     int efd;
     int closing; /* disconnect started: peers' errors are expected */
     lc_tl_counters_t counters;
@@ -131,6 +144,7 @@ static lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind)
     r->done_ops = 0;
     r->ucx_req[0] = r->ucx_req[1] = NULL;
     r->length = 0;
+    r->sig_stage = 0;
     return r;
 }
 
@@ -477,13 +491,40 @@ static lincoll_status_t lc_ucx_mem_alloc(lc_tl_t *tl, size_t len, lc_tl_mem_t **
 
 static lincoll_status_t lc_ucx_mem_reg(lc_tl_t *tl, void *addr, size_t len, lc_tl_mem_t **mem_p)
 {
-    return lc_ucx_map(tl, addr, len, 0, mem_p);
+    const char *a = addr;
+    for (lc_tl_mem_t *m = tl->reg_cache; m != NULL; m = m->next) {
+        const char *b = m->addr;
+        if (a >= b && len <= m->len && (size_t)(a - b) <= m->len - len) {
+            m->refs++;
+            tl->counters.reg_cache_hits++;
+            *mem_p = m;
+            return LINCOLL_OK;
+        }
+    }
+    lincoll_status_t st = lc_ucx_map(tl, addr, len, 0, mem_p);
+    if (st == LINCOLL_OK) {
+        (*mem_p)->refs = 1;
+        (*mem_p)->next = tl->reg_cache;
+        tl->reg_cache = *mem_p;
+    }
+    return st;
 }
 
 static void lc_ucx_mem_dereg(lc_tl_t *tl, lc_tl_mem_t *mem)
 {
     if (mem == NULL) {
         return;
+    }
+    if (!mem->allocated) {
+        if (--mem->refs > 0) {
+            return;
+        }
+        for (lc_tl_mem_t **pp = &tl->reg_cache; *pp != NULL; pp = &(*pp)->next) {
+            if (*pp == mem) {
+                *pp = mem->next;
+                break;
+            }
+        }
     }
     tl->counters.mem_registered -= mem->len;
     ucp_mem_unmap(tl->context, mem->memh);
@@ -505,7 +546,9 @@ static lincoll_status_t lc_ucx_rkey_pack(lc_tl_t *tl, lc_tl_mem_t *mem, void **b
         ucp_rkey_buffer_release(kb);
         return LINCOLL_ERR_NOMEM;
     }
-    uint64_t base = (uint64_t)(uintptr_t)mem->addr, len = mem->len;
+    /* bit 63 of the length: UCX allocated the region (true one-sided access) */
+    uint64_t base = (uint64_t)(uintptr_t)mem->addr,
+             len = mem->len | ((uint64_t)(mem->allocated != 0) << 63);
     memcpy(out, &base, 8);
     memcpy(out + 8, &len, 8);
     memcpy(out + 16, kb, kl);
@@ -533,6 +576,8 @@ static lincoll_status_t lc_ucx_rkey_unpack(lc_tl_t *tl, int peer, const void *bu
     }
     memcpy(&k->base, buf, 8);
     memcpy(&k->len, (const char *)buf + 8, 8);
+    k->allocated = (int)(k->len >> 63);
+    k->len &= ~(UINT64_C(1) << 63);
     k->peer = peer;
     ucs_status_t s = ucp_ep_rkey_unpack(ep, (const char *)buf + 16, &k->rkey);
     if (s != UCS_OK) {
@@ -565,6 +610,21 @@ static void *lc_ucx_rkey_ptr(lc_tl_t *tl, lc_tl_rkey_t *k, uint64_t raddr)
 
 /* ---- communication --------------------------------------------------------- */
 
+/* The signal of a put: 64-bit atomic add of 1 at the target's counter. */
+static void lc_ucx_post_signal(lc_tl_req_t *r)
+{
+    r->one = 1;
+    ucp_request_param_t ap = {
+        .op_attr_mask =
+            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_DATATYPE,
+        .cb.send = lc_ucx_send_cb,
+        .user_data = r,
+        .datatype = ucp_dt_make_contig(sizeof(uint64_t)),
+    };
+    LC_UCX_POST(r, ucp_atomic_op_nbx(r->sig_ep, UCP_ATOMIC_OP_ADD, &r->one, 1, r->sig_raddr,
+                                     r->sig_rkey, &ap));
+}
+
 static void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r);
 
 /* After posting: an error returns no request (the request is released or,
@@ -578,7 +638,7 @@ static lincoll_status_t lc_ucx_finish_post(lc_tl_req_t *r, lc_tl_req_t **req_p)
         lc_ucx_release(r->tl, r);
         return st;
     }
-    if (r->pending == 0 && r->kind != LC_UCX_REQ_RECV) {
+    if (r->pending == 0 && r->kind != LC_UCX_REQ_RECV && !r->sig_stage) {
         lc_ucx_req_put_back(r);
         *req_p = NULL;
         return LINCOLL_OK;
@@ -679,13 +739,20 @@ static lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, si
     tl->counters.bytes_put += len;
     LC_UCX_POST(r, ucp_put_nbx(ep, buf, len, raddr, rkey->rkey, &p));
     if (sig_rkey != NULL) {
-        ucp_worker_fence(tl->worker);
-        r->one = 1;
-        ucp_request_param_t ap = p;
-        ap.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-        ap.datatype = ucp_dt_make_contig(sizeof(uint64_t));
-        LC_UCX_POST(r, ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &r->one, 1, sig_raddr,
-                                         sig_rkey->rkey, &ap));
+        r->sig_ep = ep;
+        r->sig_rkey = sig_rkey->rkey;
+        r->sig_raddr = sig_raddr;
+        if (rkey->allocated) {
+            /* one-sided shared memory: a fence orders data before the signal */
+            ucp_worker_fence(tl->worker);
+            lc_ucx_post_signal(r);
+        } else {
+            /* emulated put (target progresses it): the fence does not order it
+             * against the atomic in UCX 1.13, so flush first and send the
+             * signal from test() once the data is remotely complete */
+            LC_UCX_POST(r, ucp_ep_flush_nbx(ep, &p));
+            r->sig_stage = 1;
+        }
     }
     return lc_ucx_finish_post(r, req_p);
 }
@@ -759,6 +826,15 @@ static lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
     }
     if (r->pending > 0) {
         return LINCOLL_INPROGRESS;
+    }
+    if (r->sig_stage && !LINCOLL_IS_ERR(r->status)) {
+        /* the data is remotely complete: now the signal */
+        r->sig_stage = 0;
+        r->status = LINCOLL_INPROGRESS;
+        lc_ucx_post_signal(r);
+        if (r->pending > 0) {
+            return LINCOLL_INPROGRESS;
+        }
     }
     if (len_p != NULL) {
         *len_p = r->length;
