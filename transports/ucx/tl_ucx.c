@@ -245,8 +245,12 @@ static lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
         ucs_status_t s = ucp_ep_create(tl->worker, &ep_params, &tl->eps[peer]);
         if (s != UCS_OK) {
             free(arg);
-            lc_tl_error("ucx: ucp_ep_create to peer %d failed: %s", peer, ucs_status_string(s));
-            return lc_ucx_status(s);
+            /* the peer published this address at init: failing to reach it
+             * now means it is gone (e.g. its shared-memory FIFO vanished) */
+            lc_tl_error("ucx: cannot connect to peer %d (%s): treating it as failed", peer,
+                        ucs_status_string(s));
+            tl->failed[peer] = 1;
+            return LINCOLL_ERR_PEER_FAILED;
         }
         /* remember arg for fini: stash it after the address copy */
         ((void **)tl->peer_addrs)[peer + tl->size] = arg;
