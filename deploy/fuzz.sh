@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets of test/fuzz with clang into build-fuzz/ and run
+# each for N executions (default 20000; the release check uses 1000000).
+#   deploy/fuzz.sh [RUNS] [target...]
+# A finding (crash, sanitizer report, leak, timeout, OOM) fails the script;
+# libFuzzer writes the input to test/fuzz/crashes/<target>/ — commit it there
+# and fuzz_replay_<target> replays it in every ctest run.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+runs=${1:-20000}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_store_server fuzz_store_client fuzz_config)
+if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  echo "== installing clang and libclang-rt-14-dev"
+  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
+  $sudo_ apt-get install -y clang libclang-rt-14-dev >/dev/null
+fi
+san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+cmake -S "$top" -B "$top/build-fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DLINCOLL_FUZZ=ON -DLINCOLL_BUILD_PERF=OFF -DCMAKE_C_FLAGS="$san" >/dev/null
+cmake --build "$top/build-fuzz" -j"$(nproc)" --target "${targets[@]}"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+for t in "${targets[@]}"; do
+  corpus=$(mktemp -d "${TMPDIR:-/tmp}/lc_fuzz_$t.XXXXXX")
+  cp "$top/test/fuzz/corpus/$t/"* "$corpus/"
+  mkdir -p "$top/test/fuzz/crashes/$t"
+  echo "== $t: $runs runs"
+  t0=$SECONDS
+  if "$top/build-fuzz/bin/$t" -runs="$runs" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix="$top/test/fuzz/crashes/$t/" "$corpus" \
+      >"$corpus.log" 2>&1; then
+    echo "   ok: $(grep -E 'stat::number_of_executed_units' "$corpus.log" | awk '{print $2}') executions," \
+         "$(grep -E 'stat::new_units_added' "$corpus.log" | awk '{print $2}') new units, $((SECONDS - t0)) s," \
+         "coverage $(grep -oE 'cov: [0-9]+' "$corpus.log" | tail -1)"
+  else
+    status=1
+    echo "   FINDING in $t:"
+    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$corpus.log" | head -20 | sed 's/^/   | /'
+  fi
+  rm -rf "$corpus" "$corpus.log"
+done
+exit $status
