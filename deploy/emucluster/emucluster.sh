@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# deploy/emucluster/emucluster.sh: an emulated multi-host cluster on one
+# machine, and a lincoll job across it.
+#
+# Each "host" is a network namespace with its own UTS hostname, one veth
+# link to a private bridge, and an address 10.213.S.h/24 (S picked free per
+# run, h = host number).  Both directions of every link are shaped with
+# `tc tbf` (rate, burst); netem is not used.  Ranks start inside the
+# namespaces over UCX tcp (UCX_TLS=tcp,self, UCX_NET_DEVICES=emu0) with the
+# TCP store bootstrap served by rank 0 at 10.213.S.1 (host 1).  Everything
+# is torn down on exit, on failure and on SIGINT/SIGTERM (trap).  Needs
+# root (CAP_NET_ADMIN, CAP_SYS_ADMIN) for ip netns and unshare --uts.
+#
+#   emucluster.sh [-H hosts] [-n ranks-per-host] [-r rate] [-b burst]
+#                 [--map block|cyclic] [--timeout s] [--tls list] [--keep]
+#                 [--check] [--] prog args...
+#
+#   -H 4               hosts (namespaces), 1..200                (default 2)
+#   -n 2               ranks per host                            (default 1)
+#   -r 1gbit           tbf rate of every link, each direction    (default 1gbit)
+#                      ("none" = no shaping)
+#   -b 256kb           tbf burst (bucket size)                   (default 256kb)
+#   --map block        rank r on host r/n (block) or r%H (cyclic)  (default block)
+#   --timeout 300      kill the job after this many seconds      (default 300)
+#   --tls tcp,self     UCX_TLS inside the hosts                  (default tcp,self)
+#   --check            only check that namespaces can be made: exit 0, or 77
+#                      with the reason on stderr
+#   --keep             do not tear down (debugging; prints the names)
+#
+# Output lines are prefixed "[rank@host]".  Exit status: 0 if every rank
+# exited 0, else the first non-zero status (124 on timeout); 77 when network
+# namespaces are not permitted here.
+set -uo pipefail
+
+H=2 N=1 RATE=1gbit BURST=256kb MAP=block TIMEOUT=300 TLS=tcp,self KEEP=0 CHECK=0
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -H) H=$2; shift 2 ;;
+    -n) N=$2; shift 2 ;;
+    -r) RATE=$2; shift 2 ;;
+    -b) BURST=$2; shift 2 ;;
+    --map) MAP=$2; shift 2 ;;
+    --timeout) TIMEOUT=$2; shift 2 ;;
+    --tls) TLS=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --check) CHECK=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; break ;;
+    -*) echo "emucluster: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+case "$H" in ''|*[!0-9]*) echo "emucluster: -H $H: expected 1..200" >&2; exit 2 ;; esac
+case "$N" in ''|*[!0-9]*) echo "emucluster: -n $N: expected 1..64" >&2; exit 2 ;; esac
+if [ "$H" -lt 1 ] || [ "$H" -gt 200 ] || [ "$N" -lt 1 ] || [ "$N" -gt 64 ]; then
+  echo "emucluster: -H $H -n $N: hosts must be 1..200 and ranks per host 1..64" >&2; exit 2
+fi
+case "$MAP" in block|cyclic) ;; *) echo "emucluster: --map $MAP: expected block or cyclic" >&2; exit 2 ;; esac
+if [ "$CHECK" = 0 ] && [ $# -lt 1 ]; then
+  echo "emucluster: no program given" >&2; usage >&2; exit 2
+fi
+for tool in ip tc unshare timeout; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "emucluster: SKIP: '$tool' not found" >&2; exit 77; }
+done
+
+# ---- can we make namespaces at all? ---------------------------------------
+ID=$(( ($$ % 90000) + 10000 ))
+probe=lcemu${ID}p
+if ! err=$(ip netns add "$probe" 2>&1); then
+  echo "emucluster: SKIP: ip netns is not permitted here: $err" >&2
+  exit 77
+fi
+ip netns del "$probe" 2>/dev/null
+if ! err=$(unshare --uts true 2>&1); then
+  echo "emucluster: SKIP: unshare --uts is not permitted here: $err" >&2
+  exit 77
+fi
+[ "$CHECK" = 1 ] && exit 0
+
+# ---- names, a free /24 of 10.213.0.0/16 -------------------------------------
+NSP=lcemu${ID}h          # namespaces lcemu12345h1 ..
+BR=lcb${ID}              # bridge
+LOCKDIR=
+for try in $(seq 0 253); do
+  S=$(( (ID + try) % 254 + 1 ))
+  if mkdir "/tmp/lincoll-emucluster.10.213.$S.lock" 2>/dev/null; then
+    if ip -4 addr show 2>/dev/null | grep -q "10\.213\.$S\."; then
+      rmdir "/tmp/lincoll-emucluster.10.213.$S.lock"; continue
+    fi
+    LOCKDIR=/tmp/lincoll-emucluster.10.213.$S.lock
+    echo $$ > "$LOCKDIR/pid"
+    break
+  fi
+done
+[ -n "$LOCKDIR" ] || { echo "emucluster: no free 10.213.S.0/24 (locks in /tmp)" >&2; exit 1; }
+
+PIDS=()
+teardown() {
+  local rc=$?
+  trap - EXIT INT TERM HUP
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  if [ "$KEEP" = 1 ]; then
+    echo "emucluster: --keep: namespaces ${NSP}1..${NSP}$H, bridge $BR, lock $LOCKDIR left in place" >&2
+    exit $rc
+  fi
+  sleep 0.2
+  for h in $(seq 1 "$H"); do
+    ns=${NSP}$h
+    ip netns list 2>/dev/null | grep -q "^$ns\b" || continue
+    # processes left inside our own namespace (ranks we started)
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    ip netns del "$ns" 2>/dev/null
+  done
+  ip link del "$BR" 2>/dev/null
+  rm -rf "$LOCKDIR"
+  exit $rc
+}
+trap teardown EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+die() { echo "emucluster: $*" >&2; exit 1; }
+
+shape() { # shape <ns or ""> <dev>
+  [ "$RATE" = none ] && return 0
+  local cmd=(tc qdisc replace dev "$2" root tbf rate "$RATE" burst "$BURST" latency 400ms)
+  if [ -n "$1" ]; then ip netns exec "$1" "${cmd[@]}"; else "${cmd[@]}"; fi
+}
+
+ip link add "$BR" type bridge || die "cannot create bridge $BR"
+ip link set "$BR" up
+for h in $(seq 1 "$H"); do
+  ns=${NSP}$h
+  ip netns add "$ns" || die "ip netns add $ns failed"
+  ip link add "lcv${ID}h$h" type veth peer name emu0 netns "$ns" || die "veth for $ns failed"
+  ip link set "lcv${ID}h$h" master "$BR" up
+  ip netns exec "$ns" ip link set lo up
+  ip netns exec "$ns" ip addr add "10.213.$S.$h/24" dev emu0
+  ip netns exec "$ns" ip link set emu0 up
+  shape "$ns" emu0 || die "tc tbf on $ns/emu0 failed"        # host -> switch
+  shape "" "lcv${ID}h$h" || die "tc tbf on lcv${ID}h$h failed"  # switch -> host
+done
+# (no STP on the bridge: ports forward at once; the bootstrap retries anyway)
+SIZE=$((H * N))
+PORT=$(( (RANDOM % 20000) + 30000 ))   # a fresh namespace: nothing listens there yet
+SECRET=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+echo "emucluster: $H hosts x $N ranks ($MAP), links $RATE burst $BURST, 10.213.$S.0/24, store 10.213.$S.1:$PORT, namespaces ${NSP}1..$H" >&2
+
+for r in $(seq 0 $((SIZE - 1))); do
+  if [ "$MAP" = block ]; then h=$((r / N + 1)); else h=$((r % H + 1)); fi
+  ns=${NSP}$h
+  ip netns exec "$ns" unshare --uts -- env \
+      LINCOLL_RANK="$r" LINCOLL_SIZE="$SIZE" LINCOLL_BOOTSTRAP="10.213.$S.1:$PORT" \
+      LINCOLL_JOB_SECRET="$SECRET" LINCOLL_BOOTSTRAP_KIND=tcp \
+      UCX_TLS="$TLS" UCX_NET_DEVICES=emu0 EMU_HOST="emu$h" EMU_RANK="$r" \
+      sh -c 'hostname "$EMU_HOST" && exec timeout -k 10 '"$TIMEOUT"' "$@"' sh "$@" \
+      > >(sed -u "s/^/[$r@emu$h] /") 2> >(sed -u "s/^/[$r@emu$h] /" >&2) &
+  PIDS+=($!)
+done
+
+rc=0
+for i in "${!PIDS[@]}"; do
+  wait "${PIDS[$i]}"
+  s=$?
+  if [ "$s" != 0 ]; then
+    echo "emucluster: rank $i exited with status $s" >&2
+    [ "$rc" = 0 ] && rc=$s
+  fi
+done
+PIDS=()
+wait 2>/dev/null   # the output filters
+exit $rc
