@@ -26,15 +26,18 @@ lincoll_status_t lc_step_gemm_run(lincoll_plan_t *p, const lc_step_t *s)
     }
     const void *a = g->k > 0 ? lc_plan_ptr(p, g->a) : NULL;
     const void *b = g->k > 0 ? lc_plan_ptr(p, g->b) : NULL;
-    return lincoll_gemm(g->layout, g->ta, g->tb, g->m, g->n, g->k, g->dtype, g->alpha, a, g->lda,
-                        b, g->ldb, g->beta, lc_plan_ptr(p, g->c), g->ldc);
+    return lincoll_gemm(g->layout, g->ta, g->tb, g->m, g->n, g->k, g->dtype, g->alpha, a, g->lda, b,
+                        g->ldb, g->beta, lc_plan_ptr(p, g->c), g->ldc);
 }
 
 /* Builders call this to wrap their operands in a step; it also makes sure a
  * static link pulls this file in (lc_step_gemm_run is only weakly referenced). */
 lc_step_t lc_step_gemm_make(lc_gemm_ext_t *g)
 {
-    lc_step_t s = {.kind = LC_STEP_GEMM, .dst = g->c, .len = (size_t)(g->m * g->n),
-                   .dtype = g->dtype, .ext = g};
+    lc_step_t s = {.kind = LC_STEP_GEMM,
+                   .dst = g->c,
+                   .len = (size_t)(g->m * g->n),
+                   .dtype = g->dtype,
+                   .ext = g};
     return s;
 }

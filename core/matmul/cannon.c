@@ -62,10 +62,11 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
     const lincoll_layout_t L = mm->dc.layout;
     const int64_t kb = mm->da.nb, mloc = C->rows, nloc = C->cols;
     const int base = layer * q * q;
-#define KL(_l) lc_mm_numroc(mm->k, kb, (_l), 0, q)
+#define KL(_l)       lc_mm_numroc(mm->k, kb, (_l), 0, q)
 #define RANK(_i, _j) (base + ((((_i) % q) + q) % q) * q + ((((_j) % q) + q) % q))
     int64_t maxk = 0;
-    for (int l = 0; l < q; l++) maxk = KL(l) > maxk ? KL(l) : maxk;
+    for (int l = 0; l < q; l++)
+        maxk = KL(l) > maxk ? KL(l) : maxk;
     size_t asz = (size_t)(mloc * maxk) * es, bsz = (size_t)(maxk * nloc) * es;
     int ab[2], bb[2];
     for (int x = 0; x < 2; x++) {
@@ -74,14 +75,14 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
     }
     lincoll_status_t st = lc_mm_round(p, round0 + (nsteps > 1 ? nsteps - 1 : 0));
     if (st != LINCOLL_OK) return st;
-    /* tight block regions in buffer x holding A(i, l) / B(l, j) */
+        /* tight block regions in buffer x holding A(i, l) / B(l, j) */
 #define ABLK(_x, _l)                                                                               \
-    ((lc_mm_region_t){ab[_x], 0, L == LINCOLL_ROW_MAJOR ? (KL(_l) > 1 ? KL(_l) : 1)               \
-                                                        : (mloc > 1 ? mloc : 1),                   \
+    ((lc_mm_region_t){ab[_x], 0,                                                                   \
+                      L == LINCOLL_ROW_MAJOR ? (KL(_l) > 1 ? KL(_l) : 1) : (mloc > 1 ? mloc : 1),  \
                       mloc, KL(_l)})
 #define BBLK(_x, _l)                                                                               \
-    ((lc_mm_region_t){bb[_x], 0, L == LINCOLL_ROW_MAJOR ? (nloc > 1 ? nloc : 1)                   \
-                                                        : (KL(_l) > 1 ? KL(_l) : 1),               \
+    ((lc_mm_region_t){bb[_x], 0,                                                                   \
+                      L == LINCOLL_ROW_MAJOR ? (nloc > 1 ? nloc : 1) : (KL(_l) > 1 ? KL(_l) : 1),  \
                       KL(_l), nloc})
     /* skew: own A(i,j) goes to (i, j - i - t0), own B(i,j) to (i - j - t0, j) */
     const int l0 = ((i + j + t0) % q + q) % q;
@@ -96,8 +97,8 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
         size_t sb = (size_t)(src.rows * src.cols) * es, rb = (size_t)(ca.rows * ca.cols) * es;
         if (rb) LC_MM_TRY(st, lc_plan_recv(p, round0, RANK(i, l0), lc_ref(ca.slot, 0), rb));
         if (sb)
-            LC_MM_TRY(st, lc_plan_send(p, round0, RANK(i, j - i - t0), lc_ref(src.slot, src.off),
-                                       sb));
+            LC_MM_TRY(st,
+                      lc_plan_send(p, round0, RANK(i, j - i - t0), lc_ref(src.slot, src.off), sb));
     } else if (!lc_mm_contig(L, &ca) && nsteps > 1) {
         ca = ABLK(0, l0);
         LC_MM_TRY(st, lc_mm_copy(p, round0, 0, L, &ca, Aown, es));
@@ -112,8 +113,8 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
         size_t sb = (size_t)(src.rows * src.cols) * es, rb = (size_t)(cb.rows * cb.cols) * es;
         if (rb) LC_MM_TRY(st, lc_plan_recv(p, round0, RANK(l0, j), lc_ref(cb.slot, 0), rb));
         if (sb)
-            LC_MM_TRY(st, lc_plan_send(p, round0, RANK(i - j - t0, j), lc_ref(src.slot, src.off),
-                                       sb));
+            LC_MM_TRY(st,
+                      lc_plan_send(p, round0, RANK(i - j - t0, j), lc_ref(src.slot, src.off), sb));
     } else if (!lc_mm_contig(L, &cb) && nsteps > 1) {
         cb = BBLK(0, l0);
         LC_MM_TRY(st, lc_mm_copy(p, round0, 0, L, &cb, Bown, es));
@@ -135,8 +136,8 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
             if (bs)
                 LC_MM_TRY(st, lc_plan_send(p, round, RANK(i - 1, j), lc_ref(cb.slot, cb.off), bs));
         }
-        LC_MM_TRY(st, lc_mm_gemm(p, mm, round, 1, mloc, nloc, KL(l), s == 0 ? beta : 1.0, &ca,
-                                 &cb, C));
+        LC_MM_TRY(st,
+                  lc_mm_gemm(p, mm, round, 1, mloc, nloc, KL(l), s == 0 ? beta : 1.0, &ca, &cb, C));
         ca = na;
         cb = nb;
     }

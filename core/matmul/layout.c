@@ -150,11 +150,20 @@ lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int
     if (m == 0 || n == 0 || mm->comm_only) return LINCOLL_OK;
     lc_gemm_ext_t *g = calloc(1, sizeof(*g));
     if (g == NULL) return LINCOLL_ERR_NOMEM;
-    *g = (lc_gemm_ext_t){.m = m, .n = n, .k = k, .alpha = mm->alpha, .beta = beta,
-                         .dtype = mm->dtype, .layout = mm->dc.layout, .ta = LINCOLL_NO_TRANS,
-                         .tb = LINCOLL_NO_TRANS, .a = lc_ref(A->slot, A->off),
-                         .b = lc_ref(B->slot, B->off), .c = lc_ref(C->slot, C->off),
-                         .lda = A->ld > 0 ? A->ld : 1, .ldb = B->ld > 0 ? B->ld : 1,
+    *g = (lc_gemm_ext_t){.m = m,
+                         .n = n,
+                         .k = k,
+                         .alpha = mm->alpha,
+                         .beta = beta,
+                         .dtype = mm->dtype,
+                         .layout = mm->dc.layout,
+                         .ta = LINCOLL_NO_TRANS,
+                         .tb = LINCOLL_NO_TRANS,
+                         .a = lc_ref(A->slot, A->off),
+                         .b = lc_ref(B->slot, B->off),
+                         .c = lc_ref(C->slot, C->off),
+                         .lda = A->ld > 0 ? A->ld : 1,
+                         .ldb = B->ld > 0 ? B->ld : 1,
                          .ldc = C->ld > 0 ? C->ld : 1};
     if (k == 0) g->a = g->b = g->c;
     lc_step_t s = lc_step_gemm_make(g);
@@ -216,16 +225,15 @@ lincoll_status_t lincoll_matdesc_init(lincoll_matdesc_t *d, int64_t m, int64_t n
                                       lincoll_layout_t layout)
 {
     LC_CHECK_ARG(d != NULL, "lincoll_matdesc_init: d must not be NULL");
-    *d = (lincoll_matdesc_t){.m = m, .n = n, .mb = mb, .nb = nb, .pr = pr, .pc = pc,
-                             .layers = layers, .layout = layout};
+    *d = (lincoll_matdesc_t){
+        .m = m, .n = n, .mb = mb, .nb = nb, .pr = pr, .pc = pc, .layers = layers, .layout = layout};
     return lc_mm_check_desc(d, "desc", pr * pc * (layers > 0 ? layers : 1));
 }
 
 lincoll_status_t lincoll_matdesc_block(lincoll_matdesc_t *d, int64_t m, int64_t n, int pr, int pc,
                                        int layers, lincoll_layout_t layout)
 {
-    LC_CHECK_ARG(pr >= 1 && pc >= 1, "lincoll_matdesc_block: grid %dx%d must be positive", pr,
-                 pc);
+    LC_CHECK_ARG(pr >= 1 && pc >= 1, "lincoll_matdesc_block: grid %dx%d must be positive", pr, pc);
     int64_t mb = (m + pr - 1) / pr, nb = (n + pc - 1) / pc;
     return lincoll_matdesc_init(d, m, n, mb > 0 ? mb : 1, nb > 0 ? nb : 1, pr, pc, layers, layout);
 }
@@ -234,11 +242,21 @@ lincoll_status_t lincoll_matdesc_from_scalapack(lincoll_matdesc_t *d, const int 
                                                 int pc)
 {
     LC_CHECK_ARG(d != NULL && desc != NULL, "lincoll_matdesc_from_scalapack: NULL argument");
-    LC_CHECK_ARG(desc[0] == 1, "lincoll_matdesc_from_scalapack: DTYPE_=%d, only 1 (dense) is "
-                 "supported", desc[0]);
-    *d = (lincoll_matdesc_t){.m = desc[2], .n = desc[3], .mb = desc[4], .nb = desc[5],
-                             .rsrc = desc[6], .csrc = desc[7], .lld = desc[8], .pr = pr,
-                             .pc = pc, .layers = 1, .layout = LINCOLL_COL_MAJOR};
+    LC_CHECK_ARG(desc[0] == 1,
+                 "lincoll_matdesc_from_scalapack: DTYPE_=%d, only 1 (dense) is "
+                 "supported",
+                 desc[0]);
+    *d = (lincoll_matdesc_t){.m = desc[2],
+                             .n = desc[3],
+                             .mb = desc[4],
+                             .nb = desc[5],
+                             .rsrc = desc[6],
+                             .csrc = desc[7],
+                             .lld = desc[8],
+                             .pr = pr,
+                             .pc = pc,
+                             .layers = 1,
+                             .layout = LINCOLL_COL_MAJOR};
     return lc_mm_check_desc(d, "desc", pr * pc);
 }
 
@@ -300,8 +318,8 @@ static lincoll_status_t lc_mm_blocks(lincoll_plan_t *p, int round, int post,
     for (int64_t g0 = (int64_t)((row - d->rsrc + d->pr) % d->pr) * d->mb; g0 < d->m && st == 0;
          g0 += d->mb * d->pr) {
         int64_t h = d->m - g0 < d->mb ? d->m - g0 : d->mb, l0 = lc_mm_g2l(g0, d->mb, d->pr);
-        for (int64_t c0 = (int64_t)((col - d->csrc + d->pc) % d->pc) * d->nb;
-             c0 < d->n && st == 0; c0 += d->nb * d->pc) {
+        for (int64_t c0 = (int64_t)((col - d->csrc + d->pc) % d->pc) * d->nb; c0 < d->n && st == 0;
+             c0 += d->nb * d->pc) {
             int64_t w = d->n - c0 < d->nb ? d->n - c0 : d->nb, k0 = lc_mm_g2l(c0, d->nb, d->pc);
             lc_mm_region_t gs = lc_mm_sub(d->layout, G, g0, c0, h, w, es);
             lc_mm_region_t ls = lc_mm_sub(d->layout, Lr, l0, k0, h, w, es);
@@ -348,10 +366,10 @@ static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, voi
     const int ports = p->ports;
     if (me == root) {
         lc_mm_region_t G = {-1, 0, ldg, d->m, d->n};
-        size_t gsize = d->m > 0 && d->n > 0
-                           ? (size_t)(((d->layout == LINCOLL_ROW_MAJOR ? d->m : d->n) - 1) * ldg +
-                                      gtight) * es
-                           : 0;
+        size_t gsize =
+            d->m > 0 && d->n > 0
+                ? (size_t)(((d->layout == LINCOLL_ROW_MAJOR ? d->m : d->n) - 1) * ldg + gtight) * es
+                : 0;
         G.slot = lc_plan_slot_user(p, gsize ? global : NULL, gsize);
         size_t total = 0;
         for (int q = 0; q < P2; q++) {
@@ -361,7 +379,8 @@ static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, voi
         }
         int buf = lc_plan_slot_scratch(p, total);
         int nround = (P2 - (root < P2 ? 1 : 0) + ports - 1) / ports;
-        for (int i = 0; i < nround; i++) lc_plan_round(p);
+        for (int i = 0; i < nround; i++)
+            lc_plan_round(p);
         if (nround == 0) lc_plan_round(p);
         size_t off = 0;
         int idx = 0;
@@ -390,7 +409,8 @@ static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, voi
         int idx = me < root ? me : me - 1;
         if (root >= P2) idx = me;
         int rnd = idx / ports;
-        for (int i = 0; i <= rnd; i++) lc_plan_round(p);
+        for (int i = 0; i <= rnd; i++)
+            lc_plan_round(p);
         size_t bytes = (size_t)(Lr.rows * Lr.cols) * es;
         if (lc_mm_contig(d->layout, &Lr)) {
             st = gather ? lc_plan_send(p, rnd, root, lc_ref(Lr.slot, 0), bytes)

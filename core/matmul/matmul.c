@@ -93,7 +93,8 @@ static void lc_mm_model(const lc_mm_t *mm, lincoll_matmul_algo_t a, double *sec,
                m * n / (q * q) * logc * be;
         *mem = (3 * (m * k + k * n) + 2 * m * n) / (q * q) * (double)mm->es;
         break;
-    default: *sec = *mem = 1e300;
+    default:
+        *sec = *mem = 1e300;
     }
 }
 
@@ -114,7 +115,8 @@ static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtyp
     if (st == LINCOLL_OK) st = lc_mm_check_desc(descb, "descb", P);
     if (st == LINCOLL_OK) st = lc_mm_check_desc(descc, "descc", P);
     if (st != LINCOLL_OK) return st;
-    LC_CHECK_ARG(desca->n == descb->m, "lincoll_matmul_init: inner dimensions differ: desca.n=%lld "
+    LC_CHECK_ARG(desca->n == descb->m,
+                 "lincoll_matmul_init: inner dimensions differ: desca.n=%lld "
                  "(columns of A) != descb.m=%lld (rows of B)",
                  (long long)desca->n, (long long)descb->m);
     LC_CHECK_ARG(desca->m == descc->m, "lincoll_matmul_init: desca.m=%lld != descc.m=%lld",
@@ -127,17 +129,29 @@ static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtyp
                          ds[x]->layers == descc->layers && ds[x]->layout == descc->layout,
                      "lincoll_matmul_init: desc%c grid %dx%dx%d (layout %d) differs from descc "
                      "%dx%dx%d (layout %d)",
-                     "ab"[x], ds[x]->pr, ds[x]->pc, ds[x]->layers, (int)ds[x]->layout, descc->pr,
-                     descc->pc, descc->layers, (int)descc->layout);
+                     "ab"[x], ds[x] -> pr, ds[x] -> pc, ds[x] -> layers, (int)ds[x] -> layout,
+                     descc -> pr, descc -> pc, descc -> layers, (int)descc -> layout);
     }
     st = lc_mm_check_ld(desca, "desca", comm->rank);
     if (st == LINCOLL_OK) st = lc_mm_check_ld(descb, "descb", comm->rank);
     if (st == LINCOLL_OK) st = lc_mm_check_ld(descc, "descc", comm->rank);
     if (st != LINCOLL_OK) return st;
-    *mm = (lc_mm_t){.comm = comm, .dtype = dtype, .es = lincoll_dtype_size(dtype),
-                    .alpha = alpha, .beta = beta, .a = a, .b = b, .c = c, .da = *desca,
-                    .db = *descb, .dc = *descc, .m = descc->m, .n = descc->n, .k = desca->n,
-                    .me = comm->rank, .P = P};
+    *mm = (lc_mm_t){.comm = comm,
+                    .dtype = dtype,
+                    .es = lincoll_dtype_size(dtype),
+                    .alpha = alpha,
+                    .beta = beta,
+                    .a = a,
+                    .b = b,
+                    .c = c,
+                    .da = *desca,
+                    .db = *descb,
+                    .dc = *descc,
+                    .m = descc->m,
+                    .n = descc->n,
+                    .k = desca->n,
+                    .me = comm->rank,
+                    .P = P};
     if (opts != NULL) mm->opts = *opts;
     LC_CHECK_ARG((unsigned)mm->opts.algo < LINCOLL_MATMUL_ALGO_LAST,
                  "lincoll_matmul_init: opts->algo=%d is unknown", (int)mm->opts.algo);
@@ -154,7 +168,7 @@ static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtyp
         lincoll_matdesc_local(all[x], comm->rank, &r, &cc, NULL);
         LC_CHECK_ARG(ptrs[x] != NULL || r == 0 || cc == 0,
                      "lincoll_matmul_init: %c is NULL but rank %d holds a %lldx%lld block",
-                     "abc"[x], comm->rank, (long long)r, (long long)cc);
+                     "abc"[x], comm -> rank, (long long)r, (long long)cc);
     }
     return LINCOLL_OK;
 }

@@ -95,8 +95,10 @@ lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm)
             Bo = Bs;
             int par = l - (1 << lc_mm_hibit(l));
             int from = (par * q + i) * q + j;
-            if (abytes) LC_MM_TRY(st, lc_plan_recv(p, lc_mm_hibit(l), from, lc_ref(As.slot, 0), abytes));
-            if (bbytes) LC_MM_TRY(st, lc_plan_recv(p, lc_mm_hibit(l), from, lc_ref(Bs.slot, 0), bbytes));
+            if (abytes)
+                LC_MM_TRY(st, lc_plan_recv(p, lc_mm_hibit(l), from, lc_ref(As.slot, 0), abytes));
+            if (bbytes)
+                LC_MM_TRY(st, lc_plan_recv(p, lc_mm_hibit(l), from, lc_ref(Bs.slot, 0), bbytes));
         }
         for (int t = l == 0 ? 0 : lc_mm_hibit(l) + 1; (1 << t) < c && st == LINCOLL_OK; t++) {
             if (l + (1 << t) >= c) continue;
@@ -127,7 +129,8 @@ lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm)
             LC_MM_TRY(st, lc_mm_round(p, r2 + t));
             if (l % (1 << (t + 1)) == (1 << t)) {
                 int to = ((l - (1 << t)) * q + i) * q + j;
-                if (cbytes) LC_MM_TRY(st, lc_plan_send(p, r2 + t, to, lc_ref(Cp.slot, Cp.off), cbytes));
+                if (cbytes)
+                    LC_MM_TRY(st, lc_plan_send(p, r2 + t, to, lc_ref(Cp.slot, Cp.off), cbytes));
                 break;
             }
             if (l % (1 << (t + 1)) == 0 && l + (1 << t) < c && cbytes) {

@@ -76,8 +76,7 @@ int lc_mm_hibit(int v);
 /* local array of rank (row, col) in layer 0 as a region of slot */
 lc_mm_region_t lc_mm_local(const lincoll_matdesc_t *d, int slot, int row, int col, int64_t ld);
 /* byte offset of local element (r, c) inside a region */
-size_t lc_mm_elem_off(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r, int64_t c,
-                      size_t es);
+size_t lc_mm_elem_off(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r, int64_t c, size_t es);
 lc_mm_region_t lc_mm_sub(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r0, int64_t c0,
                          int64_t rows, int64_t cols, size_t es);
 int lc_mm_contig(lincoll_layout_t L, const lc_mm_region_t *g);

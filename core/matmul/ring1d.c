@@ -60,10 +60,10 @@ lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
     int need_pack = !lc_mm_contig(L, &Bown);
     if (P > 1 || need_pack) buf[0] = lc_plan_slot_scratch(p, bufsz ? bufsz : 1);
     if (P > 1) buf[1] = lc_plan_slot_scratch(p, bufsz ? bufsz : 1);
-    /* the B rows of rank q as a tight array in buffer b */
+        /* the B rows of rank q as a tight array in buffer b */
 #define BBLOCK(_b, _q)                                                                             \
     ((lc_mm_region_t){buf[_b], 0,                                                                  \
-                      lc_mm_tight_ld(db, lc_mm_numroc(mm->k, db->mb, (_q), db->rsrc, P), mm->n),  \
+                      lc_mm_tight_ld(db, lc_mm_numroc(mm->k, db->mb, (_q), db->rsrc, P), mm->n),   \
                       lc_mm_numroc(mm->k, db->mb, (_q), db->rsrc, P), mm->n})
     lc_mm_region_t cur = Bown;
     if (need_pack) {
@@ -82,8 +82,8 @@ lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
             size_t rbytes = (size_t)(next.rows * next.cols) * es;
             if (rbytes > 0) st = lc_plan_recv(p, round, (me + 1) % P, lc_ref(next.slot, 0), rbytes);
             if (sbytes > 0)
-                LC_MM_TRY(st, lc_plan_send(p, round, (me - 1 + P) % P,
-                                           lc_ref(cur.slot, cur.off), sbytes));
+                LC_MM_TRY(st, lc_plan_send(p, round, (me - 1 + P) % P, lc_ref(cur.slot, cur.off),
+                                           sbytes));
         }
         /* C += A(:, rows of B that q owns) * cur, one GEMM per row block */
         for (int64_t g0 = (int64_t)((q - db->rsrc + P) % P) * db->mb; g0 < mm->k && st == 0;

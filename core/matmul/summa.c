@@ -63,8 +63,8 @@ int64_t lc_mm_summa_default_panel(const lc_mm_t *mm)
     double alpha = mm->comm->ctx->cfg.model_alpha, rate = 5e10;
     int64_t s = 256;
     if (mloc * nloc > 0) {
-        double s_lat = 100.0 * alpha * lc_mm_hibit(c->pr > c->pc ? c->pr : c->pc) * rate /
-                       (2.0 * mloc * nloc);
+        double s_lat =
+            100.0 * alpha * lc_mm_hibit(c->pr > c->pc ? c->pr : c->pc) * rate / (2.0 * mloc * nloc);
         if (s_lat > (double)s) s = (int64_t)s_lat;
         double s_mem = mloc * nloc / (4.0 * (mloc + nloc));
         if ((double)s > s_mem && s_mem > 256) s = (int64_t)s_mem;
@@ -75,8 +75,8 @@ int64_t lc_mm_summa_default_panel(const lc_mm_t *mm)
 
 /* Rounds one rank uses for one panel along one grid dimension of q ranks. */
 typedef struct {
-    int recv;   /* offset of the receive, -1 for the root */
-    int nsend;  /* sends at offsets send[0..nsend) */
+    int recv;  /* offset of the receive, -1 for the root */
+    int nsend; /* sends at offsets send[0..nsend) */
     int send[32];
     int to[32]; /* relative position of each child */
 } lc_mm_bc_t;
@@ -217,14 +217,14 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
                 }
                 for (int x = 0; x < ba.nsend && abytes > 0; x++) {
                     int dst = ri * pc + (rc + ba.to[x]) % pc;
-                    LC_MM_TRY(st, lc_plan_send(p, S + ba.send[x], dst, lc_ref(At.slot, At.off),
-                                               abytes));
+                    LC_MM_TRY(
+                        st, lc_plan_send(p, S + ba.send[x], dst, lc_ref(At.slot, At.off), abytes));
                 }
             }
             /* B slice: w x nloc */
             lc_mm_region_t Bt = lc_mm_sub(L, &B, lb, 0, w, nloc, es);
-            lc_mm_region_t Bb = {bbuf[bi], 0, L == LINCOLL_ROW_MAJOR ? (nloc > 1 ? nloc : 1) : w,
-                                 w, nloc};
+            lc_mm_region_t Bb = {bbuf[bi], 0, L == LINCOLL_ROW_MAJOR ? (nloc > 1 ? nloc : 1) : w, w,
+                                 nloc};
             size_t bbytes = (size_t)(w * nloc) * es;
             if (pr > 1) {
                 if (bb.recv < 0 && !lc_mm_contig(L, &Bt)) {
@@ -239,12 +239,12 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
                 }
                 for (int x = 0; x < bb.nsend && bbytes > 0; x++) {
                     int dst = ((rr + bb.to[x]) % pr) * pc + rj;
-                    LC_MM_TRY(st, lc_plan_send(p, S + bb.send[x], dst, lc_ref(Bt.slot, Bt.off),
-                                               bbytes));
+                    LC_MM_TRY(
+                        st, lc_plan_send(p, S + bb.send[x], dst, lc_ref(Bt.slot, Bt.off), bbytes));
                 }
             }
-            LC_MM_TRY(st, lc_mm_gemm(p, mm, g, 1, mloc, nloc, w, t == 0 ? mm->beta : 1.0, &At,
-                                     &Bt, &C));
+            LC_MM_TRY(
+                st, lc_mm_gemm(p, mm, g, 1, mloc, nloc, w, t == 0 ? mm->beta : 1.0, &At, &Bt, &C));
         }
         kk += w;
     }

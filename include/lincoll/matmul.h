@@ -90,8 +90,8 @@ LINCOLL_API lincoll_status_t lincoll_matdesc_block(lincoll_matdesc_t *d, int64_t
  * @param [in]  pr, pc the grid of the BLACS context desc[1].
  * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
  */
-LINCOLL_API lincoll_status_t lincoll_matdesc_from_scalapack(lincoll_matdesc_t *d,
-                                                            const int desc[9], int pr, int pc);
+LINCOLL_API lincoll_status_t lincoll_matdesc_from_scalapack(lincoll_matdesc_t *d, const int desc[9],
+                                                            int pr, int pc);
 
 /**
  * @brief Grid position of communicator rank @p rank.
@@ -186,18 +186,19 @@ LINCOLL_API lincoll_status_t lincoll_matmul(lincoll_comm_t *comm, lincoll_dtype_
 
 /** Model figures of a matmul plan for the calling rank (see lincoll_matmul_info()). */
 typedef struct lincoll_matmul_info {
-    lincoll_matmul_algo_t algo;  /**< algorithm that compiled the plan */
-    int64_t panel;               /**< SUMMA panel width used (0 otherwise) */
-    lincoll_matmul_bcast_t bcast;/**< SUMMA broadcast used */
-    uint64_t words_sent;         /**< elements this rank sends per start */
-    uint64_t words_recvd;        /**< elements this rank receives per start */
-    uint64_t msgs_sent;          /**< messages this rank sends per start */
-    uint64_t msgs_recvd;         /**< messages this rank receives per start */
-    unsigned rounds;             /**< rounds with transfers (C1) */
-    uint64_t memory_bytes;       /**< local A + B + C + plan scratch on this rank */
-    double flops;                /**< 2 * (local GEMM volume) of this rank */
-    double lower_bound_words;    /**< Irony-Toledo-Tiskin: mnk/(2 sqrt2 P sqrt M) - M, M = memory words */
-    double predicted_comm_us;    /**< C1 * alpha + C2 * beta (LINCOLL_MODEL_ALPHA/_BW) */
+    lincoll_matmul_algo_t algo;   /**< algorithm that compiled the plan */
+    int64_t panel;                /**< SUMMA panel width used (0 otherwise) */
+    lincoll_matmul_bcast_t bcast; /**< SUMMA broadcast used */
+    uint64_t words_sent;          /**< elements this rank sends per start */
+    uint64_t words_recvd;         /**< elements this rank receives per start */
+    uint64_t msgs_sent;           /**< messages this rank sends per start */
+    uint64_t msgs_recvd;          /**< messages this rank receives per start */
+    unsigned rounds;              /**< rounds with transfers (C1) */
+    uint64_t memory_bytes;        /**< local A + B + C + plan scratch on this rank */
+    double flops;                 /**< 2 * (local GEMM volume) of this rank */
+    double
+        lower_bound_words; /**< Irony-Toledo-Tiskin: mnk/(2 sqrt2 P sqrt M) - M, M = memory words */
+    double predicted_comm_us; /**< C1 * alpha + C2 * beta (LINCOLL_MODEL_ALPHA/_BW) */
 } lincoll_matmul_info_t;
 
 /**
@@ -244,8 +245,7 @@ LINCOLL_API lincoll_status_t lincoll_matrix_gather_init(lincoll_comm_t *comm, in
                                                         void *global, int64_t ldg,
                                                         lincoll_dtype_t dtype,
                                                         const lincoll_matdesc_t *d,
-                                                        const void *local,
-                                                        lincoll_plan_t **plan_p);
+                                                        const void *local, lincoll_plan_t **plan_p);
 
 /**
  * @brief Row, column and layer communicators of @p d's grid, made with
@@ -259,8 +259,7 @@ LINCOLL_API lincoll_status_t lincoll_matrix_gather_init(lincoll_comm_t *comm, in
  * @param [out] layer_p ranks at my (row, column) across layers (may be NULL).
  * @return ::LINCOLL_OK or the error of lincoll_comm_split().
  */
-LINCOLL_API lincoll_status_t lincoll_matdesc_comms(lincoll_comm_t *comm,
-                                                   const lincoll_matdesc_t *d,
+LINCOLL_API lincoll_status_t lincoll_matdesc_comms(lincoll_comm_t *comm, const lincoll_matdesc_t *d,
                                                    lincoll_comm_t **row_p, lincoll_comm_t **col_p,
                                                    lincoll_comm_t **layer_p);
 

@@ -38,29 +38,33 @@ typedef struct {
     int64_t cyc; /* 0: block distribution; else mb = nb = cyc (block-cyclic) */
     lincoll_dtype_t dt;
     lincoll_layout_t layout;
-    int pad;     /* lld = tight + pad on every rank */
+    int pad; /* lld = tight + pad on every rank */
 } mm_case_t;
 
 static int64_t numroc(int64_t n, int64_t nb, int ip, int isrc, int np)
 {
     int d = (np + ip - isrc) % np;
     int64_t nbk = n / nb, r = (nbk / np) * nb, extra = nbk % np;
-    if (d < extra) r += nb;
-    else if (d == extra) r += n % nb;
+    if (d < extra)
+        r += nb;
+    else if (d == extra)
+        r += n % nb;
     return r;
 }
 
 static int hibit(int v)
 {
     int b = -1;
-    while (v > 0) v >>= 1, b++;
+    while (v > 0)
+        v >>= 1, b++;
     return b;
 }
 
 static int children(int v, int q)
 {
     int n = 0;
-    for (int t = v == 0 ? 0 : hibit(v) + 1; (1 << t) < q; t++) n += v + (1 << t) < q;
+    for (int t = v == 0 ? 0 : hibit(v) + 1; (1 << t) < q; t++)
+        n += v + (1 << t) < q;
     return n;
 }
 
@@ -71,8 +75,10 @@ typedef struct {
 static void add(mm_expect_t *e, int send, int64_t words)
 {
     if (words <= 0) return;
-    if (send) e->ws += (uint64_t)words, e->ms++;
-    else e->wr += (uint64_t)words, e->mr++;
+    if (send)
+        e->ws += (uint64_t)words, e->ms++;
+    else
+        e->wr += (uint64_t)words, e->mr++;
 }
 
 /* Cannon steps t0 .. t0+ns-1 on one layer, rank (i,j), blocks of k of size kl(l) */
@@ -115,7 +121,8 @@ static mm_expect_t expect(const mm_case_t *t, const lincoll_matdesc_t *da,
             int nsend = bcast == LINCOLL_MATMUL_BCAST_TREE ? children(v, pc) : v + 1 < pc;
             for (int64_t x = 0; x < ko; x += panel) {
                 int64_t w = ko - x < panel ? ko - x : panel;
-                for (int y = 0; y < nsend; y++) add(&e, 1, mi * w);
+                for (int y = 0; y < nsend; y++)
+                    add(&e, 1, mi * w);
                 if (v != 0) add(&e, 0, mi * w);
             }
         }
@@ -125,7 +132,8 @@ static mm_expect_t expect(const mm_case_t *t, const lincoll_matdesc_t *da,
             int nsend = bcast == LINCOLL_MATMUL_BCAST_TREE ? children(v, pr) : v + 1 < pr;
             for (int64_t x = 0; x < ko; x += panel) {
                 int64_t w = ko - x < panel ? ko - x : panel;
-                for (int y = 0; y < nsend; y++) add(&e, 1, w * nj);
+                for (int y = 0; y < nsend; y++)
+                    add(&e, 1, w * nj);
                 if (v != 0) add(&e, 0, w * nj);
             }
         }
@@ -135,11 +143,13 @@ static mm_expect_t expect(const mm_case_t *t, const lincoll_matdesc_t *da,
     case LINCOLL_MATMUL_25D: {
         const int q = pr, c = dc->layers;
         int64_t kl[64];
-        for (int x = 0; x < q; x++) kl[x] = numroc(t->k, da->nb, x, 0, q);
+        for (int x = 0; x < q; x++)
+            kl[x] = numroc(t->k, da->nb, x, 0, q);
         int64_t asz = mi * kl[j], bsz = kl[i] * nj, csz = mi * nj;
         if (c > 1) {
             if (l > 0) add(&e, 0, asz), add(&e, 0, bsz);
-            for (int y = 0; y < children(l, c); y++) add(&e, 1, asz), add(&e, 1, bsz);
+            for (int y = 0; y < children(l, c); y++)
+                add(&e, 1, asz), add(&e, 1, bsz);
         }
         cannon_expect(&e, q, i, j, l * q / c, (l + 1) * q / c - l * q / c, mi, nj, kl);
         for (int tt = 0; (1 << tt) < c; tt++) {
@@ -151,7 +161,8 @@ static mm_expect_t expect(const mm_case_t *t, const lincoll_matdesc_t *da,
         }
         break;
     }
-    default: break;
+    default:
+        break;
     }
     return e;
 }
@@ -166,8 +177,10 @@ static void fill(void *p, size_t n, lincoll_dtype_t dt, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         double v = urand(&seed);
-        if (dt == LINCOLL_FLOAT) ((float *)p)[i] = (float)v;
-        else ((double *)p)[i] = v;
+        if (dt == LINCOLL_FLOAT)
+            ((float *)p)[i] = (float)v;
+        else
+            ((double *)p)[i] = v;
     }
 }
 
@@ -179,18 +192,18 @@ static double get(const void *p, size_t i, lincoll_dtype_t dt)
 static void run_plans(lc_simh_t *h, lincoll_plan_t **plans)
 {
     assert_int_equal(lc_simh_run(h, plans), LINCOLL_OK);
-    for (int r = 0; r < h->K; r++) lincoll_plan_free(plans[r]), plans[r] = NULL;
+    for (int r = 0; r < h->K; r++)
+        lincoll_plan_free(plans[r]), plans[r] = NULL;
 }
 
 static void desc_of(const mm_case_t *t, lincoll_matdesc_t *d, int64_t m, int64_t n)
 {
     if (t->cyc > 0) {
-        assert_int_equal(lincoll_matdesc_init(d, m, n, t->cyc, t->cyc, t->pr, t->pc, t->c,
-                                              t->layout),
-                         LINCOLL_OK);
+        assert_int_equal(
+            lincoll_matdesc_init(d, m, n, t->cyc, t->cyc, t->pr, t->pc, t->c, t->layout),
+            LINCOLL_OK);
     } else {
-        assert_int_equal(lincoll_matdesc_block(d, m, n, t->pr, t->pc, t->c, t->layout),
-                         LINCOLL_OK);
+        assert_int_equal(lincoll_matdesc_block(d, m, n, t->pr, t->pc, t->c, t->layout), LINCOLL_OK);
     }
     if (t->algo == LINCOLL_MATMUL_RING) { /* P x 1: the whole k or n stays local */
         d->nb = n > 0 ? n : 1;
@@ -210,7 +223,9 @@ static void run_case(const mm_case_t *t)
     desc_of(t, &da, t->m, t->k);
     desc_of(t, &db, t->k, t->n);
     desc_of(t, &dc, t->m, t->n);
-    if (t->pad) da.lld = db.lld = dc.lld = (t->layout == LINCOLL_ROW_MAJOR ? t->k + t->n : t->m + t->k) + t->pad;
+    if (t->pad)
+        da.lld = db.lld = dc.lld =
+            (t->layout == LINCOLL_ROW_MAJOR ? t->k + t->n : t->m + t->k) + t->pad;
     /* global matrices on rank 0, in the descriptor layout, tight */
     int rowm = t->layout == LINCOLL_ROW_MAJOR;
     int64_t lda = rowm ? t->k : t->m, ldb = rowm ? t->n : t->k, ldc = rowm ? t->n : t->m;
@@ -238,7 +253,8 @@ static void run_case(const mm_case_t *t)
         for (int r = 0; r < P; r++) {
             int64_t rows, cols, ld;
             assert_int_equal(lincoll_matdesc_local(ds[x], r, &rows, &cols, &ld), LINCOLL_OK);
-            size_t sz = rows && cols ? (size_t)(((rowm ? rows : cols) - 1) * ld + (rowm ? cols : rows)) : 0;
+            size_t sz =
+                rows && cols ? (size_t)(((rowm ? rows : cols) - 1) * ld + (rowm ? cols : rows)) : 0;
             locs[x][r] = calloc(sz + 1, es);
             assert_int_equal(lincoll_matrix_scatter_init(h.comm[r], 0, r == 0 ? globs[x] : NULL,
                                                          lds[x], t->dt, ds[x], locs[x][r],
@@ -262,7 +278,8 @@ static void run_case(const mm_case_t *t)
     assert_int_equal(lincoll_matmul_info(plans[0], &info0), LINCOLL_OK);
     assert_int_equal(info0.algo, t->algo);
     lc_sim_world_reset_stats(h.world);
-    if (getenv("MM_DUMP") && atoi(getenv("MM_DUMP")) == P && t->pr == 1 && t->bcast == LINCOLL_MATMUL_BCAST_TREE) {
+    if (getenv("MM_DUMP") && atoi(getenv("MM_DUMP")) == P && t->pr == 1 &&
+        t->bcast == LINCOLL_MATMUL_BCAST_TREE) {
         static char dump[1 << 20];
         for (int r = 0; r < P; r++) {
             char fn[64];
@@ -285,14 +302,14 @@ static void run_case(const mm_case_t *t)
         if (verbose_cases && r == P - 1)
             printf("  %-6s P=%-3d %dx%dx%d m=%lld n=%lld k=%lld s=%lld %s: rank %d words sent "
                    "%llu (formula %llu) recvd %llu (%llu) msgs %llu/%llu\n",
-                   lincoll_matmul_algo_name(t->algo), P, dc.pr, dc.pc, dc.layers,
-                   (long long)t->m, (long long)t->n, (long long)t->k, (long long)in.panel,
+                   lincoll_matmul_algo_name(t->algo), P, dc.pr, dc.pc, dc.layers, (long long)t->m,
+                   (long long)t->n, (long long)t->k, (long long)in.panel,
                    t->algo == LINCOLL_MATMUL_SUMMA
                        ? (in.bcast == LINCOLL_MATMUL_BCAST_TREE ? "tree" : "ring")
                        : "",
                    r, (unsigned long long)(bs / es), (unsigned long long)e.ws,
-                   (unsigned long long)(br / es), (unsigned long long)e.wr,
-                   (unsigned long long)ms, (unsigned long long)mr);
+                   (unsigned long long)(br / es), (unsigned long long)e.wr, (unsigned long long)ms,
+                   (unsigned long long)mr);
         assert_int_equal(bs / es, e.ws);
         assert_int_equal(br / es, e.wr);
         assert_int_equal(bs % es, 0);
@@ -317,7 +334,8 @@ static void run_case(const mm_case_t *t)
         double n2 = (double)t->n * t->n, seed = n2 / (2.0 * sqrt((double)P)) - n2 / P;
         assert_true((double)maxw >= seed);
     }
-    for (int r = 0; r < P; r++) lincoll_plan_free(plans[r]), plans[r] = NULL;
+    for (int r = 0; r < P; r++)
+        lincoll_plan_free(plans[r]), plans[r] = NULL;
     /* gather C and check the residual */
     memset(OUT, 0, nc * es);
     for (int r = 0; r < P; r++) {
@@ -329,14 +347,17 @@ static void run_case(const mm_case_t *t)
     double eps = t->dt == LINCOLL_FLOAT ? FLT_EPSILON : DBL_EPSILON;
     double bound = 2.0 * (double)(t->k + 2) * eps * (fabs(alpha) * (double)t->k + fabs(beta));
     size_t bad = 0;
-    for (size_t x = 0; x < nc; x++) bad += !(fabs(get(OUT, x, t->dt) - get(REF, x, t->dt)) <= bound);
+    for (size_t x = 0; x < nc; x++)
+        bad += !(fabs(get(OUT, x, t->dt) - get(REF, x, t->dt)) <= bound);
     if (bad) {
-        fprintf(stderr, "case %s P=%d %dx%dx%d m=%lld n=%lld k=%lld cyc=%lld layout=%d: %zu wrong\n",
+        fprintf(stderr,
+                "case %s P=%d %dx%dx%d m=%lld n=%lld k=%lld cyc=%lld layout=%d: %zu wrong\n",
                 lincoll_matmul_algo_name(t->algo), P, t->pr, t->pc, t->c, (long long)t->m,
                 (long long)t->n, (long long)t->k, (long long)t->cyc, (int)t->layout, bad);
     }
     assert_int_equal(bad, 0);
-    for (int r = 0; r < P; r++) free(LA[r]), free(LB[r]), free(LC[r]);
+    for (int r = 0; r < P; r++)
+        free(LA[r]), free(LB[r]), free(LC[r]);
     free(LA), free(LB), free(LC), free(plans);
     free(GA), free(GB), free(GC), free(REF), free(OUT);
     lc_simh_destroy(&h);
@@ -358,11 +379,18 @@ static void test_ring(void **state)
     (void)state;
     for (unsigned pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++) {
         for (unsigned s = 0; s < 3; s++) {
-            mm_case_t t = {.P = Ps[pi], .pr = Ps[pi], .pc = 1, .c = 1, .m = shapes[s][0],
-                           .n = shapes[s][1], .k = shapes[s][2], .algo = LINCOLL_MATMUL_RING,
+            mm_case_t t = {.P = Ps[pi],
+                           .pr = Ps[pi],
+                           .pc = 1,
+                           .c = 1,
+                           .m = shapes[s][0],
+                           .n = shapes[s][1],
+                           .k = shapes[s][2],
+                           .algo = LINCOLL_MATMUL_RING,
                            .dt = s == 1 ? LINCOLL_FLOAT : LINCOLL_DOUBLE,
                            .layout = s == 2 ? LINCOLL_ROW_MAJOR : LINCOLL_COL_MAJOR,
-                           .cyc = s == 1 ? 3 : 0, .pad = s == 0 ? 3 : 0};
+                           .cyc = s == 1 ? 3 : 0,
+                           .pad = s == 0 ? 3 : 0};
             if (t.cyc) t.pc = 1;
             run_case(&t);
         }
@@ -377,20 +405,37 @@ static void test_summa(void **state)
         near_square(Ps[pi], &pr, &pc);
         for (unsigned s = 0; s < 3; s++) {
             for (int bc = LINCOLL_MATMUL_BCAST_TREE; bc <= LINCOLL_MATMUL_BCAST_RING; bc++) {
-                mm_case_t t = {.P = Ps[pi], .pr = s == 2 ? pc : pr, .pc = s == 2 ? pr : pc,
-                               .c = 1, .m = shapes[s][0], .n = shapes[s][1], .k = shapes[s][2],
+                mm_case_t t = {.P = Ps[pi],
+                               .pr = s == 2 ? pc : pr,
+                               .pc = s == 2 ? pr : pc,
+                               .c = 1,
+                               .m = shapes[s][0],
+                               .n = shapes[s][1],
+                               .k = shapes[s][2],
                                .algo = LINCOLL_MATMUL_SUMMA,
-                               .bcast = (lincoll_matmul_bcast_t)bc, .panel = s == 0 ? 4 : (s == 1 ? 3 : 0),
-                               .dt = bc == LINCOLL_MATMUL_BCAST_TREE ? LINCOLL_DOUBLE : LINCOLL_FLOAT,
+                               .bcast = (lincoll_matmul_bcast_t)bc,
+                               .panel = s == 0 ? 4 : (s == 1 ? 3 : 0),
+                               .dt =
+                                   bc == LINCOLL_MATMUL_BCAST_TREE ? LINCOLL_DOUBLE : LINCOLL_FLOAT,
                                .layout = s == 1 ? LINCOLL_ROW_MAJOR : LINCOLL_COL_MAJOR,
-                               .cyc = s == 1 ? 5 : 0, .pad = s == 2 ? 2 : 0};
+                               .cyc = s == 1 ? 5 : 0,
+                               .pad = s == 2 ? 2 : 0};
                 run_case(&t);
             }
         }
         /* 1D grids: P x 1 and 1 x P */
-        mm_case_t t1 = {.P = Ps[pi], .pr = Ps[pi], .pc = 1, .c = 1, .m = 30, .n = 20, .k = 33,
-                        .algo = LINCOLL_MATMUL_SUMMA, .bcast = LINCOLL_MATMUL_BCAST_RING,
-                        .panel = 5, .dt = LINCOLL_DOUBLE, .layout = LINCOLL_COL_MAJOR};
+        mm_case_t t1 = {.P = Ps[pi],
+                        .pr = Ps[pi],
+                        .pc = 1,
+                        .c = 1,
+                        .m = 30,
+                        .n = 20,
+                        .k = 33,
+                        .algo = LINCOLL_MATMUL_SUMMA,
+                        .bcast = LINCOLL_MATMUL_BCAST_RING,
+                        .panel = 5,
+                        .dt = LINCOLL_DOUBLE,
+                        .layout = LINCOLL_COL_MAJOR};
         run_case(&t1);
         t1.pr = 1, t1.pc = Ps[pi], t1.bcast = LINCOLL_MATMUL_BCAST_TREE;
         run_case(&t1);
@@ -404,8 +449,14 @@ static void test_cannon(void **state)
     for (unsigned x = 0; x < sizeof(qs) / sizeof(qs[0]); x++) {
         for (unsigned s = 0; s < 3; s++) {
             int q = qs[x];
-            mm_case_t t = {.P = q * q, .pr = q, .pc = q, .c = 1, .m = shapes[s][0],
-                           .n = shapes[s][1], .k = shapes[s][2], .algo = LINCOLL_MATMUL_CANNON,
+            mm_case_t t = {.P = q * q,
+                           .pr = q,
+                           .pc = q,
+                           .c = 1,
+                           .m = shapes[s][0],
+                           .n = shapes[s][1],
+                           .k = shapes[s][2],
+                           .algo = LINCOLL_MATMUL_CANNON,
                            .dt = s == 1 ? LINCOLL_FLOAT : LINCOLL_DOUBLE,
                            .layout = s == 2 ? LINCOLL_ROW_MAJOR : LINCOLL_COL_MAJOR,
                            .pad = s == 1 ? 4 : 0};
@@ -421,8 +472,14 @@ static void test_25d(void **state)
     for (unsigned x = 0; x < sizeof(qc) / sizeof(qc[0]); x++) {
         for (unsigned s = 0; s < 2; s++) {
             int q = qc[x][0], c = qc[x][1];
-            mm_case_t t = {.P = q * q * c, .pr = q, .pc = q, .c = c, .m = shapes[s][0],
-                           .n = shapes[s][1], .k = shapes[s][2], .algo = LINCOLL_MATMUL_25D,
+            mm_case_t t = {.P = q * q * c,
+                           .pr = q,
+                           .pc = q,
+                           .c = c,
+                           .m = shapes[s][0],
+                           .n = shapes[s][1],
+                           .k = shapes[s][2],
+                           .algo = LINCOLL_MATMUL_25D,
                            .dt = s == 1 ? LINCOLL_FLOAT : LINCOLL_DOUBLE,
                            .layout = s == 1 ? LINCOLL_ROW_MAJOR : LINCOLL_COL_MAJOR,
                            .pad = s == 1 ? 2 : 0};
@@ -453,8 +510,8 @@ static void test_25d_words_fall(void **state)
             int r = ranks[y];
             lincoll_plan_t *p;
             int on0 = r < q * q;
-            assert_int_equal(lincoll_matmul_init(h.comm[r], LINCOLL_DOUBLE, 1, on0 ? buf : NULL,
-                                                 &d, on0 ? buf + 1024 : NULL, &d, 0,
+            assert_int_equal(lincoll_matmul_init(h.comm[r], LINCOLL_DOUBLE, 1, on0 ? buf : NULL, &d,
+                                                 on0 ? buf + 1024 : NULL, &d, 0,
                                                  on0 ? buf + 2048 : NULL, &d, &o, &p),
                              LINCOLL_OK);
             lincoll_matmul_info_t in;
@@ -463,8 +520,8 @@ static void test_25d_words_fall(void **state)
             if (w > best[x]) best[x] = w;
             lincoll_plan_free(p);
         }
-        printf("  25d P=4096 n=1024 c=%d: busiest rank moves %llu words (n^2/sqrt(cP) = %.0f)\n",
-               c, (unsigned long long)best[x], 1024.0 * 1024 / sqrt(c * 4096.0));
+        printf("  25d P=4096 n=1024 c=%d: busiest rank moves %llu words (n^2/sqrt(cP) = %.0f)\n", c,
+               (unsigned long long)best[x], 1024.0 * 1024 / sqrt(c * 4096.0));
     }
     assert_true((double)best[1] * 1.5 < (double)best[0]);
     free(buf);
@@ -474,8 +531,15 @@ static void test_25d_words_fall(void **state)
 static void test_p256(void **state)
 {
     (void)state;
-    mm_case_t t = {.P = 256, .pr = 16, .pc = 16, .c = 1, .m = 64, .n = 64, .k = 64,
-                   .algo = LINCOLL_MATMUL_CANNON, .dt = LINCOLL_DOUBLE,
+    mm_case_t t = {.P = 256,
+                   .pr = 16,
+                   .pc = 16,
+                   .c = 1,
+                   .m = 64,
+                   .n = 64,
+                   .k = 64,
+                   .algo = LINCOLL_MATMUL_CANNON,
+                   .dt = LINCOLL_DOUBLE,
                    .layout = LINCOLL_COL_MAJOR};
     run_case(&t);
     t.algo = LINCOLL_MATMUL_SUMMA, t.bcast = LINCOLL_MATMUL_BCAST_TREE, t.panel = 2;
@@ -489,8 +553,8 @@ int main(void)
     verbose_cases = getenv("MM_VERBOSE") != NULL;
     setvbuf(stdout, NULL, _IONBF, 0);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring),          cmocka_unit_test(test_summa),
-        cmocka_unit_test(test_cannon),        cmocka_unit_test(test_25d),
+        cmocka_unit_test(test_ring),           cmocka_unit_test(test_summa),
+        cmocka_unit_test(test_cannon),         cmocka_unit_test(test_25d),
         cmocka_unit_test(test_25d_words_fall), cmocka_unit_test(test_p256),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
