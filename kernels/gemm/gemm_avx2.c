@@ -14,6 +14,33 @@
 
 #include <immintrin.h>
 
+/* 8-row double transpose-pack (lc_gemm_pack8_t) as two 4 x 4 ymm transposes
+ * per 4 p; remaining p copied one by one. */
+static void lc_dpack8_avx2(int64_t kb, const void *src_, int64_t ld, void *dst_, int64_t ds)
+{
+    const double *src = src_;
+    double *dst = dst_;
+    int64_t p = 0;
+    for (; p + 4 <= kb; p += 4) {
+        for (int h = 0; h < 8; h += 4) {
+            const double *s = src + h * ld + p;
+            __m256d r0 = _mm256_loadu_pd(s), r1 = _mm256_loadu_pd(s + ld);
+            __m256d r2 = _mm256_loadu_pd(s + 2 * ld), r3 = _mm256_loadu_pd(s + 3 * ld);
+            __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+            __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+            double *d = dst + p * ds + h;
+            _mm256_storeu_pd(d, _mm256_permute2f128_pd(t0, t2, 0x20));
+            _mm256_storeu_pd(d + ds, _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(d + 2 * ds, _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(d + 3 * ds, _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
+    }
+    for (; p < kb; p++) {
+        for (int j = 0; j < 8; j++)
+            dst[p * ds + j] = src[j * ld + p];
+    }
+}
+
 #define LC_UKR_AVX2_DEFINE(T, V, VL, ZERO, LOAD, BCAST, FMA, STORE, NAME)                          \
     static void NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *ap,         \
                      const void *bp, const void *beta_p, void *c_, int64_t ldc)                    \
@@ -97,6 +124,6 @@ LC_UKR_AVX2_DEFINE(float, __m256, 8, _mm256_setzero_ps, _mm256_load_ps, _mm256_b
 
 /* Registration: {double, float}; mc % mr == 0, nc % nr == 0. */
 const lc_gemm_kernel_t lc_gemm_kernels_avx2[2] = {
-    {"avx2 8x6", LINCOLL_DOUBLE, 8, 6, 72, 256, 4080, lc_dgemm_ukr_avx2_8x6, NULL},
+    {"avx2 8x6", LINCOLL_DOUBLE, 8, 6, 72, 256, 4080, lc_dgemm_ukr_avx2_8x6, lc_dpack8_avx2},
     {"avx2 16x6", LINCOLL_FLOAT, 16, 6, 144, 256, 4080, lc_sgemm_ukr_avx2_16x6, lc_spack8_avx},
 };
