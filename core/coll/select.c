@@ -154,7 +154,9 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
         for (size_t i = 0; i < LC_NALGS; i++) {
             if (lc_coll_algs[i].op != a->op) continue;
             double t = lc_coll_predict(cfg, a->op, lc_coll_algs[i].algo, comm->size, a);
-            if (alg == NULL || t < best) {
+            /* a later candidate must be clearly cheaper: equal closed forms
+             * (p = 2) must not flip on rounding */
+            if (alg == NULL || t < best * (1.0 - 1e-9)) {
                 alg = &lc_coll_algs[i];
                 best = t;
             }
