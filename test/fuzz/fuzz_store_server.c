@@ -25,10 +25,21 @@
 
 #define NCONN 3
 
+/* Clients connect from rotating 127.0.x.y source addresses and the server
+ * reuses one port: the TIME_WAIT sockets the server leaves when it closes
+ * first never exhaust the ephemeral ports over 10^6 runs. */
 static int connect_to(int port)
 {
+    static unsigned src;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
+    src = src % 65000 + 1;
+    struct sockaddr_in b = {.sin_family = AF_INET};
+    b.sin_addr.s_addr = htonl(0x7f000000u | (src + 1));
+    if (bind(fd, (struct sockaddr *)&b, sizeof(b)) != 0) {
+        close(fd);
+        return -1;
+    }
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
@@ -56,11 +67,18 @@ static void reset_close(int fd)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     lc_fuzz_quiet();
-    lc_store_params_t p = {
-        .host = "127.0.0.1", .port = 0, .size = 2, .secret = "fuzz-secret", .idle_timeout = 30};
+    static int last_port;
+    lc_store_params_t p = {.host = "127.0.0.1",
+                           .port = last_port,
+                           .size = 2,
+                           .secret = "fuzz-secret",
+                           .idle_timeout = 30};
     lc_store_server_t *s;
-    if (lc_store_server_create(&p, &s) != LINCOLL_OK) abort();
-    int port = lc_store_server_port(s);
+    if (lc_store_server_create(&p, &s) != LINCOLL_OK) {
+        p.port = 0;
+        if (lc_store_server_create(&p, &s) != LINCOLL_OK) abort();
+    }
+    int port = last_port = lc_store_server_port(s);
     int fds[NCONN];
     for (int i = 0; i < NCONN; i++) {
         fds[i] = connect_to(port);
