@@ -122,7 +122,7 @@ static uint64_t lc_dft_coef(const void *arg, int j, int k)
 }
 
 /* the integer n as a field element */
-static uint64_t lc_enc_int_elem(const lincoll_field_t *f, uint64_t n)
+uint64_t lc_enc_int_elem(const lincoll_field_t *f, uint64_t n)
 {
     if (f->kind == LC_GF_KIND_GF8 || f->kind == LC_GF_KIND_GF16) return n & 1;
     return n % f->q;

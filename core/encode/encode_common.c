@@ -188,8 +188,16 @@ lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst,
 
 uint64_t lc_enc_dense_coef(const void *arg, int j, int k)
 {
-    const lc_enc_dense_t *d = arg;
-    return d->A[(size_t)j * (size_t)d->K + (size_t)k];
+    lc_enc_dense_t *d = (lc_enc_dense_t *)arg;
+    uint64_t a = d->A[(size_t)j * (size_t)d->K + (size_t)k];
+    if (a >= d->q) {
+        if (d->bad_j < 0) {
+            d->bad_j = j;
+            d->bad_k = k;
+        }
+        return 0;
+    }
+    return a;
 }
 
 /* ---- closed forms --------------------------------------------------------------- */

@@ -126,6 +126,11 @@ lincoll_status_t lc_enc_direct_build(lc_enc_b_t *b, const lc_enc_group_t *g, lc_
 lincoll_status_t lc_enc_fft_build(lc_enc_b_t *b, const lc_enc_group_t *g, int P, int L,
                                   uint64_t omega, int dit, uint64_t scale, lc_bufref_t in,
                                   lc_bufref_t out, int r0, int *rounds_p);
+/* Index of a repeated element of v[0..n) (its value in *dup), -1 if none,
+ * -2 when out of memory (vandermonde.c). */
+int lc_enc_find_repeat(const uint64_t *v, int n, uint64_t *dup);
+/* The integer n as a field element (dft.c). */
+uint64_t lc_enc_int_elem(const lincoll_field_t *f, uint64_t n);
 /* Base-P digit reversal of k < P^L. */
 int lc_enc_rev(int k, int L, int P);
 
@@ -156,6 +161,8 @@ lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,
 typedef struct lc_enc_dense {
     const uint64_t *A;
     int K;
+    uint64_t q;       /* entries >= q are recorded in bad_j/bad_k (first one) */
+    int bad_j, bad_k; /* -1: none */
 } lc_enc_dense_t;
 uint64_t lc_enc_dense_coef(const void *arg, int j, int k);
 

@@ -113,7 +113,9 @@ LINCOLL_API const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo);
  * computed from A at init.
  * @param [in]  comm         communicator of K ranks.
  * @param [in]  field        the field (must outlive the plan).
- * @param [in]  A            K x K reduced elements, row-major (A[j*K + k]).
+ * @param [in]  A            K x K reduced elements, row-major (A[j*K + k]); each
+ *                           rank checks the entries it uses (an unreduced one
+ *                           fails those ranks with ::LINCOLL_ERR_INVALID).
  * @param [in]  rows         rows of @p A; must equal K.
  * @param [in]  cols         columns of @p A; must equal K.
  * @param [in]  packet_bytes bytes of every packet, > 0, a multiple of the
@@ -218,7 +220,7 @@ LINCOLL_API lincoll_status_t lincoll_encode_lagrange_init(
 /**
  * @brief Systematic [N, k] Reed-Solomon encode for storage: ranks 0..k-1 hold
  *        data packets, ranks k..N-1 (N = communicator size) each receive one
- *        parity packet: parity_r = sum_j data_j G[k+r][j], G =
+ *        parity packet: parity_r = sum_j data_j G[k+r][j], G = @p gen or
  *        lincoll_gf_matrix_systematic(field, N, k, kind).
  *
  * Runs as an N-rank all-to-all encode whose matrix is zero except the
@@ -226,7 +228,8 @@ LINCOLL_API lincoll_status_t lincoll_encode_lagrange_init(
  * @param [in]  comm         communicator of N ranks, k < N.
  * @param [in]  field        the field (N <= q).
  * @param [in]  k            data ranks, 1 .. N-1.
- * @param [in]  kind         how the parity matrix is built.
+ * @param [in]  kind         how the generator is built when @p gen is NULL.
+ * @param [in]  gen          N x k generator (rows k.. are the parity matrix), or NULL.
  * @param [in]  packet_bytes as lincoll_encode_init().
  * @param [in]  in           data ranks: the data packet; ignored on parity ranks.
  * @param [out] out          parity ranks: the parity packet; ignored on data ranks.
@@ -236,8 +239,8 @@ LINCOLL_API lincoll_status_t lincoll_encode_lagrange_init(
  */
 LINCOLL_API lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm,
                                                     const lincoll_field_t *field, int k,
-                                                    lincoll_gf_rs_kind_t kind, size_t packet_bytes,
-                                                    const void *in, void *out,
+                                                    lincoll_gf_rs_kind_t kind, const uint64_t *gen,
+                                                    size_t packet_bytes, const void *in, void *out,
                                                     const lincoll_encode_opts_t *opts,
                                                     lincoll_plan_t **plan_p);
 
@@ -253,6 +256,7 @@ LINCOLL_API lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm,
  * @param [in]  field        the field.
  * @param [in]  k            data rows.
  * @param [in]  kind         as in lincoll_encode_rs_init().
+ * @param [in]  gen          as in lincoll_encode_rs_init() (NULL: built from @p kind).
  * @param [in]  survivors    k distinct ranks whose packets are used.
  * @param [in]  n_lost       number of ranks to rebuild, >= 1.
  * @param [in]  lost         distinct ranks, none of them a survivor.
@@ -266,8 +270,8 @@ LINCOLL_API lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm,
  */
 LINCOLL_API lincoll_status_t lincoll_encode_repair_init(
     lincoll_comm_t *comm, const lincoll_field_t *field, int k, lincoll_gf_rs_kind_t kind,
-    const int *survivors, int n_lost, const int *lost, size_t packet_bytes, const void *in,
-    void *out, const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p);
+    const uint64_t *gen, const int *survivors, int n_lost, const int *lost, size_t packet_bytes,
+    const void *in, void *out, const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p);
 
 /**
  * @brief Closed-form cost of an algorithm, without building a plan (the
