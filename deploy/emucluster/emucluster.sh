@@ -125,7 +125,7 @@ die() { echo "emucluster: $*" >&2; exit 1; }
 
 shape() { # shape <ns or ""> <dev>
   [ "$RATE" = none ] && return 0
-  local cmd=(tc qdisc replace dev "$2" root tbf rate "$RATE" burst "$BURST" latency 400ms)
+  local cmd=(tc qdisc replace dev "$2" root tbf rate "$RATE" burst "$BURST" latency 100ms)
   if [ -n "$1" ]; then ip netns exec "$1" "${cmd[@]}"; else "${cmd[@]}"; fi
 }
 
