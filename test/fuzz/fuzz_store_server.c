@@ -36,6 +36,8 @@ static int connect_to(int port)
     src = src % 65000 + 1;
     struct sockaddr_in b = {.sin_family = AF_INET};
     b.sin_addr.s_addr = htonl(0x7f000000u | (src + 1));
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
     if (bind(fd, (struct sockaddr *)&b, sizeof(b)) != 0) {
         close(fd);
         return -1;
@@ -81,8 +83,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int port = last_port = lc_store_server_port(s);
     int fds[NCONN];
     for (int i = 0; i < NCONN; i++) {
-        fds[i] = connect_to(port);
-        if (fds[i] < 0) abort();
+        /* a local resource hiccup of the harness (not a finding): retry */
+        for (int tries = 0; (fds[i] = connect_to(port)) < 0 && tries < 100; tries++)
+            usleep(10000);
+        if (fds[i] < 0) {
+            perror("fuzz_store_server: cannot connect to the store under test");
+            abort();
+        }
     }
     lc_store_server_progress(s, 0); /* accept */
     lc_store_server_progress(s, 0);
