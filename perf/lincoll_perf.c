@@ -96,6 +96,8 @@ static int parse_sizes(const char *arg, perf_opts_t *o)
 static void usage(void)
 {
     printf("usage: lincoll_perf -t TEST [options]\n"
+           "  collectives: allreduce reduce_scatter allgather bcast reduce (reduce_coll),\n"
+           "  encode, matmul (2+ ranks or 1; -A ALGO, -d DTYPE, -K K)\n"
            "  -t TEST   tag_lat | tag_bw | put_bw | alltoall   (2+ ranks; under lincoll-run,\n"
            "            mpirun or srun)  |  gf | gemm | reduce (one process, kernels)\n"
            "  -s SIZES  bytes: 8,64k,4m  or  MIN:MAX (doubling)           default 8\n"
@@ -408,7 +410,15 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
-    if (strcmp(o.test, "gf") == 0 || strcmp(o.test, "gemm") == 0 || strcmp(o.test, "reduce") == 0) {
+    /* "-t reduce" is the reduction-kernel benchmark in a lone process and the
+     * reduce collective under a launcher; reduce_kernel / reduce_coll pick one */
+    int launched = getenv("LINCOLL_RANK") != NULL || getenv("PMIX_NAMESPACE") != NULL;
+    int kernel_reduce =
+        strcmp(o.test, "reduce_kernel") == 0 || (strcmp(o.test, "reduce") == 0 && !launched);
+    if (strcmp(o.test, "reduce_coll") == 0) {
+        o.test = "reduce";
+    }
+    if (strcmp(o.test, "gf") == 0 || strcmp(o.test, "gemm") == 0 || kernel_reduce) {
         int (*fn)(int, char **) = strcmp(o.test, "gf") == 0     ? lc_perf_gf_main
                                   : strcmp(o.test, "gemm") == 0 ? lc_perf_gemm_main
                                                                 : lc_perf_reduce_main;

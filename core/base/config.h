@@ -41,7 +41,13 @@ typedef struct lc_config {
     double model_alpha;       /* LINCOLL_MODEL_ALPHA: seconds per message round */
     double model_bw;          /* LINCOLL_MODEL_BW: bytes/s per port */
     double model_compute_bw;  /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
+    double model_flops;       /* LINCOLL_MODEL_FLOPS: flop/s of the local GEMM */
     long gemm_threads;        /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
+    /* Forced algorithms: declared and validated here; each family reads its
+     * variable again when it compiles a plan, so it can change between calls. */
+    int algo_allreduce, algo_reduce_scatter, algo_allgather, algo_bcast, algo_reduce;
+    int algo_matmul, algo_encode;
+    size_t matmul_max_mem;
 } lc_config_t;
 
 enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };

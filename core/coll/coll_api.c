@@ -48,8 +48,7 @@ static lincoll_status_t lc_check_common(const char *fn, lincoll_comm_t *comm,
 {
     LC_CHECK_ARG(comm != NULL, "%s: comm must not be NULL", fn);
     LC_CHECK_ARG(plan_p != NULL, "%s: plan_p must not be NULL", fn);
-    *plan_p = NULL;
-    return LINCOLL_OK;
+    return LINCOLL_OK; /* *plan_p is set only on success */
 }
 
 static lincoll_status_t lc_check_count(const char *fn, const char *what, size_t count, size_t es)

@@ -285,6 +285,11 @@ lincoll_status_t lc_exec_test(lincoll_plan_t *p)
                 if (st != LINCOLL_OK) {
                     return st;
                 }
+                /* compute that overlaps this round's transfers */
+                st = lc_exec_steps(p, R->during, R->nduring);
+                if (st != LINCOLL_OK) {
+                    return lc_exec_fail(p, st, "a compute step", -1);
+                }
             }
             st = lc_exec_poll_round(p);
             if (st == LINCOLL_INPROGRESS) {

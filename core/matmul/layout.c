@@ -169,6 +169,7 @@ lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int
     lc_step_t s = lc_step_gemm_make(g);
     lc_mm_priv_t *pv = p->priv;
     if (pv != NULL) pv->info.flops += 2.0 * (double)m * (double)n * (double)k;
+    p->compute_flops += 2.0 * (double)m * (double)n * (double)k;
     return lc_plan_step(p, round, post, &s);
 }
 

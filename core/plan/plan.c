@@ -12,6 +12,7 @@
  */
 #include "core/plan/plan.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,9 @@ static void lc_plan_compute_stats(lincoll_plan_t *p)
             const lc_step_t *st = i < R->npre ? &R->pre[i] : &R->post[i - R->npre];
             s->compute_elems += st->len;
         }
+        for (unsigned i = 0; i < R->nduring; i++) {
+            s->compute_elems += R->during[i].len;
+        }
         if (R->nxfers > 0) {
             s->rounds++;
             s->c2_bytes += largest;
@@ -231,7 +235,7 @@ static void lc_plan_compute_stats(lincoll_plan_t *p)
     s->scratch_bytes = p->scratch_bytes;
     s->predicted_us =
         1e6 * ((double)s->rounds * cfg->model_alpha + (double)s->c2_bytes / cfg->model_bw +
-               p->compute_bytes / cfg->model_compute_bw);
+               p->compute_bytes / cfg->model_compute_bw + p->compute_flops / cfg->model_flops);
 }
 
 static int lc_ranges_overlap(lc_bufref_t a, size_t alen, lc_bufref_t b, size_t blen)
@@ -247,8 +251,11 @@ static int lc_round_touches(const lc_round_t *R, int with_post, lc_bufref_t ref,
         const lc_xfer_t *x = &R->xfers[i];
         if (x->kind != LC_XFER_WAIT_PUT && lc_ranges_overlap(ref, len, x->buf, x->len)) return 1;
     }
-    for (unsigned i = 0; i < R->npre + (with_post ? R->npost : 0); i++) {
-        const lc_step_t *st = i < R->npre ? &R->pre[i] : &R->post[i - R->npre];
+    unsigned nsteps = R->npre + (with_post ? R->npost + R->nduring : 0);
+    for (unsigned i = 0; i < nsteps; i++) {
+        const lc_step_t *st = i < R->npre              ? &R->pre[i]
+                              : i < R->npre + R->npost ? &R->post[i - R->npre]
+                                                       : &R->during[i - R->npre - R->npost];
         size_t n = st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype) : st->len;
         if (st->ext != NULL || lc_ranges_overlap(ref, len, st->dst, n) ||
             lc_ranges_overlap(ref, len, st->a, n) ||
@@ -320,6 +327,28 @@ lincoll_status_t lc_plan_finalize(lincoll_plan_t *p)
         }
     }
     p->scratch_bytes = total;
+    for (unsigned r = 0; r < p->nrounds; r++) {
+        const lc_round_t *R = &p->rounds[r];
+        for (unsigned i = 0; i < R->nduring; i++) {
+            const lc_step_t *st = &R->during[i];
+            size_t n =
+                st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype) : st->len;
+            for (unsigned k = 0; st->ext == NULL && k < R->nxfers; k++) {
+                const lc_xfer_t *x = &R->xfers[k];
+                int recv = x->kind == LC_XFER_RECV;
+                if (x->kind == LC_XFER_WAIT_PUT) continue;
+                if (lc_ranges_overlap(st->dst, n, x->buf, x->len) ||
+                    (recv && (lc_ranges_overlap(st->a, n, x->buf, x->len) ||
+                              (st->kind == LC_STEP_REDUCE &&
+                               lc_ranges_overlap(st->b, n, x->buf, x->len))))) {
+                    lc_error("plan %s: round %u runs a step during its transfers that touches "
+                             "their buffers",
+                             p->algorithm, r);
+                    return LINCOLL_ERR_INTERNAL;
+                }
+            }
+        }
+    }
     lc_plan_mark_prepost(p);
     lc_plan_compute_stats(p);
     p->finalized = 1;
@@ -350,6 +379,9 @@ void lc_plan_destroy(lincoll_plan_t *p)
             free(R->pre[i].ext);
         for (unsigned i = 0; i < R->npost; i++)
             free(R->post[i].ext);
+        for (unsigned i = 0; i < R->nduring; i++)
+            free(R->during[i].ext);
+        free(R->during);
         free(R->xfers);
         free(R->pre);
         free(R->post);
@@ -456,7 +488,13 @@ lincoll_status_t lincoll_wait(lincoll_plan_t *plan)
 {
     LC_CHECK_ARG(plan != NULL, "lincoll_wait: plan must not be NULL");
     lincoll_status_t st;
+    unsigned idle = 0;
     while ((st = lc_exec_test(plan)) == LINCOLL_INPROGRESS) {
+        /* spin, but give the core away now and then: with more ranks than
+         * cores the peer we wait for may need this CPU to make progress */
+        if (++idle % 64 == 0) {
+            sched_yield();
+        }
     }
     return st;
 }

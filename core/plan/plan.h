@@ -67,8 +67,8 @@ typedef struct lc_step {
 typedef struct lc_round {
     lc_xfer_t *xfers;
     unsigned nxfers, cap_xfers;
-    lc_step_t *pre, *post;
-    unsigned npre, npost, cap_pre, cap_post;
+    lc_step_t *pre, *post, *during;
+    unsigned npre, npost, cap_pre, cap_post, nduring, cap_during;
     int prepost; /* receives may be posted while the previous round runs */
 } lc_round_t;
 
@@ -109,6 +109,7 @@ struct lincoll_plan {
     lincoll_plan_stats_t stats;
     size_t elem_size;     /* for C2 in elements (1 = bytes) */
     double compute_bytes; /* model input: bytes processed by steps */
+    double compute_flops; /* model input: floating-point operations of GEMM steps */
     lc_exec_state_t ex;
     int finalized;
     /* algorithm-owned data freed with the plan (coefficients, GF tables, ...) */
@@ -137,7 +138,16 @@ lincoll_status_t lc_plan_copy(lincoll_plan_t *plan, int round, int post, lc_bufr
 lincoll_status_t lc_plan_reduce(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
                                 lc_bufref_t a, lc_bufref_t b, size_t count, lincoll_dtype_t dtype,
                                 lincoll_op_t op);
-/* Append a step built by the caller (GF, GEMM); the plan takes ownership of ext. */
+/* When a step runs within its round. */
+enum {
+    LC_STEP_PRE = 0,    /* before the round's transfers are posted (prepare what is sent) */
+    LC_STEP_POST = 1,   /* after they complete (fold what arrived) */
+    LC_STEP_DURING = 2, /* while they are in flight: the step must not touch the round's
+                         * receive buffers nor write its send buffers (checked at finalize
+                         * for steps whose operands the plan can see) */
+};
+/* Append a step built by the caller (GF, GEMM); the plan takes ownership of ext.
+ * `post` is LC_STEP_PRE, LC_STEP_POST or LC_STEP_DURING. */
 lincoll_status_t lc_plan_step(lincoll_plan_t *plan, int round, int post, const lc_step_t *step);
 /* Check the port limits, allocate scratch, compute static stats, dump. */
 lincoll_status_t lc_plan_finalize(lincoll_plan_t *plan);

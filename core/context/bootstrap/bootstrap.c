@@ -162,10 +162,15 @@ lincoll_status_t lc_bootstrap_allgatherv(lc_bootstrap_t *b, const void *in, size
         max = all_lens[r] > max ? all_lens[r] : max;
         total += all_lens[r];
     }
-    if (max > SIZE_MAX / n || total > SIZE_MAX) {
-        lc_error("lc_bootstrap_allgatherv: %d ranks of up to %llu bytes overflow", b->size,
-                 (unsigned long long)max);
-        st = LINCOLL_ERR_INVALID;
+    /* lengths come from other processes: bound them before allocating (the
+     * bootstrap carries addresses and keys, a few KiB per rank) */
+    if (max > LC_BOOTSTRAP_MAX_BLOB || max > SIZE_MAX / n ||
+        (uint64_t)n * max > LC_BOOTSTRAP_MAX_TOTAL) {
+        lc_error("lc_bootstrap_allgatherv: a rank announced a %llu-byte blob (%d ranks); the "
+                 "limits are %u bytes per rank and %u in all",
+                 (unsigned long long)max, b->size, (unsigned)LC_BOOTSTRAP_MAX_BLOB,
+                 (unsigned)LC_BOOTSTRAP_MAX_TOTAL);
+        st = LINCOLL_ERR_BOOTSTRAP;
         goto out;
     }
     st = LINCOLL_ERR_NOMEM;

@@ -40,6 +40,10 @@ struct lc_bootstrap {
 lincoll_status_t lc_bootstrap_open(const lc_config_t *cfg, lc_bootstrap_t **b_p);
 void lc_bootstrap_close(lc_bootstrap_t *b);
 
+/* Bounds on what lc_bootstrap_allgatherv accepts from other ranks. */
+#define LC_BOOTSTRAP_MAX_BLOB  (16u << 20)
+#define LC_BOOTSTRAP_MAX_TOTAL (256u << 20)
+
 /* Allgather of variable-length blobs: *out_p is one malloc'd block holding
  * every blob, (*ptrs_p)[r] points at rank r's blob and (*lens_p)[r] is its
  * length.  Free *out_p, *ptrs_p and *lens_p with free(). */
