@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "core/base/log.h"
-#if __has_include("kernels/reduce/reduce_kernels.h")
 #include "kernels/reduce/reduce_kernels.h"
-#define LC_HAVE_REDUCE_KERNELS 1
-#endif
 
 lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
 {
@@ -25,24 +22,13 @@ lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
         }
         return LINCOLL_OK;
     case LC_STEP_REDUCE:
-#ifdef LC_HAVE_REDUCE_KERNELS
         return lc_reduce3(lc_plan_ptr(p, s->dst), lc_plan_ptr(p, s->a), lc_plan_ptr(p, s->b),
                           s->len, s->dtype, s->op);
-#else
-        lc_error("plan %s: reduction kernels are not built in", p->algorithm);
-        return LINCOLL_ERR_UNSUPPORTED;
-#endif
     case LC_STEP_GF_LINCOMB:
     case LC_STEP_GF_MAD:
-        if (lc_step_gf_run != NULL) {
-            return lc_step_gf_run(p, s);
-        }
-        break;
+        return lc_step_gf_run(p, s);
     case LC_STEP_GEMM:
-        if (lc_step_gemm_run != NULL) {
-            return lc_step_gemm_run(p, s);
-        }
-        break;
+        return lc_step_gemm_run(p, s);
     }
     lc_error("plan %s: compute step kind %d is not supported", p->algorithm, (int)s->kind);
     return LINCOLL_ERR_UNSUPPORTED;

@@ -136,8 +136,10 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
             if (bs)
                 LC_MM_TRY(st, lc_plan_send(p, round, RANK(i - 1, j), lc_ref(cb.slot, cb.off), bs));
         }
-        LC_MM_TRY(st,
-                  lc_mm_gemm(p, mm, round, 1, mloc, nloc, KL(l), s == 0 ? beta : 1.0, &ca, &cb, C));
+        /* multiply the current blocks while they are shifted on and the next
+         * ones arrive in the other buffers */
+        LC_MM_TRY(st, lc_mm_gemm(p, mm, round, LC_STEP_DURING, mloc, nloc, KL(l),
+                                 s == 0 ? beta : 1.0, &ca, &cb, C));
         ca = na;
         cb = nb;
     }

@@ -91,8 +91,9 @@ lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
             int64_t h = mm->k - g0 < db->mb ? mm->k - g0 : db->mb;
             lc_mm_region_t As = lc_mm_sub(L, &A, 0, g0, A.rows, h, es);
             lc_mm_region_t Bs = lc_mm_sub(L, &cur, lc_mm_g2l(g0, db->mb, P), 0, h, mm->n, es);
-            st = lc_mm_gemm(p, mm, round, 1, C.rows, C.cols, h, first ? mm->beta : 1.0, &As, &Bs,
-                            &C);
+            /* runs while this round's shift of `cur` and receive into `next` fly */
+            st = lc_mm_gemm(p, mm, round, LC_STEP_DURING, C.rows, C.cols, h, first ? mm->beta : 1.0,
+                            &As, &Bs, &C);
             first = 0;
         }
         cur = next;
