@@ -27,6 +27,18 @@ static void print_summary(void)
         printf("# kernel dispatch:   %s (cpu supports up to %s; LINCOLL_KERNEL_ISA forces)\n",
                active, best);
     }
+    static const uint64_t fields[] = {256, 65536, 998244353};
+    printf("# gf kernels:       ");
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        lincoll_field_t *f;
+        if (lincoll_gf_field_create(fields[i], &f) == LINCOLL_OK) {
+            printf(" GF(%llu) %s", (unsigned long long)fields[i], lincoll_gf_kernel_name(f));
+            lincoll_gf_field_destroy(f);
+        }
+    }
+    printf("\n# gemm kernels:      double %s, float %s\n", lincoll_gemm_kernel_name(LINCOLL_DOUBLE),
+           lincoll_gemm_kernel_name(LINCOLL_FLOAT));
+    printf("# reduce kernels:    %s\n", lincoll_reduce_variant());
 }
 
 static int print_config(void)
