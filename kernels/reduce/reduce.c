@@ -22,10 +22,12 @@ static void lc_reduce_init(void)
 {
     lc_reduce_fill_base(lc_reduce_tables[LC_ISA_BASE]);
     memcpy(lc_reduce_tables[LC_ISA_AVX2], lc_reduce_tables[LC_ISA_BASE], sizeof(lc_reduce_table_t));
-    lc_reduce_fill_avx2(lc_reduce_tables[LC_ISA_AVX2]);
+    /* the fill functions are compiled for their ISA (the compiler may use its
+     * instructions even to store pointers): call only what this CPU runs */
+    if (lc_cpu_supports(LC_ISA_AVX2)) lc_reduce_fill_avx2(lc_reduce_tables[LC_ISA_AVX2]);
     memcpy(lc_reduce_tables[LC_ISA_AVX512], lc_reduce_tables[LC_ISA_AVX2],
            sizeof(lc_reduce_table_t));
-    lc_reduce_fill_avx512(lc_reduce_tables[LC_ISA_AVX512]);
+    if (lc_cpu_supports(LC_ISA_AVX512)) lc_reduce_fill_avx512(lc_reduce_tables[LC_ISA_AVX512]);
     lc_isa_t isa = lc_kernel_isa();
     if (isa > LC_ISA_AVX512) isa = LC_ISA_AVX512; /* gfni adds nothing here */
     lc_reduce_active_isa = isa;

@@ -157,6 +157,13 @@ lincoll_status_t lc_bootstrap_allgatherv(lc_bootstrap_t *b, const void *in, size
     if (st != LINCOLL_OK) {
         goto out;
     }
+    if (all_lens[b->rank] != len) {
+        lc_error("lc_bootstrap_allgatherv: the bootstrap returned %llu bytes for this rank's "
+                 "%zu-byte blob",
+                 (unsigned long long)all_lens[b->rank], len);
+        st = LINCOLL_ERR_MISMATCH;
+        goto out;
+    }
     uint64_t max = 0, total = 0;
     for (size_t r = 0; r < n; r++) {
         max = all_lens[r] > max ? all_lens[r] : max;

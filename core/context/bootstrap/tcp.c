@@ -162,10 +162,10 @@ static lincoll_status_t lc_tcp_recv_hdr(lc_tcp_t *t, uint16_t want, uint32_t arg
             return lc_tcp_io_error(t, st, what);
         }
         text[h.len] = '\0';
-        int32_t code = -(int32_t)h.arg;
-        if (code >= 0 || code < LINCOLL_ERR_INTERNAL) {
-            code = LINCOLL_ERR_BOOTSTRAP;
-        }
+        /* arg carries -status; anything else (including 0x80000000) is a bootstrap error */
+        int32_t code = (h.arg >= 1 && h.arg <= (uint32_t)-LINCOLL_ERR_INTERNAL)
+                           ? -(int32_t)h.arg
+                           : LINCOLL_ERR_BOOTSTRAP;
         lc_error("bootstrap store %s refused %s: %s (%s)", t->addr, what, text,
                  lincoll_strerror((lincoll_status_t)code));
         return (lincoll_status_t)code;
