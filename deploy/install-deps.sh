@@ -5,7 +5,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git
       libucx-dev ucx-utils libhwloc-dev hwloc libpmix-dev libibverbs-dev
-      libcmocka-dev openmpi-bin libopenmpi-dev libisal-dev clang-format)
+      libcmocka-dev openmpi-bin libopenmpi-dev libisal-dev clang-format
+      clang libclang-rt-14-dev valgrind python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
