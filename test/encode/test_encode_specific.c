@@ -605,8 +605,14 @@ static void test_forcing(void **state)
     enc_run_t res;
     assert_int_equal(enc_run(9, 1, x, y, init_gen, &g, 1, &res), 0);
     assert_int_equal(res.init_st, LINCOLL_OK);
+    /* a bad value: rejected by the central config table when the context is
+     * created, or (without it) by every rank's init */
     setenv("LINCOLL_ENCODE_ALGO", "fastest", 1);
-    assert_int_equal(all_init(9, init_gen, &g, LINCOLL_ERR_INVALID), 9);
+    lc_simh_t h;
+    if (lc_simh_create(&h, 9, 1) == 0) {
+        lc_simh_destroy(&h);
+        assert_int_equal(all_init(9, init_gen, &g, LINCOLL_ERR_INVALID), 9);
+    }
     unsetenv("LINCOLL_ENCODE_ALGO");
     /* K = 9, p = 1: the model picks best_window (C2 = 4 < 5 < 8) at small packets */
     assert_int_equal(enc_run(9, 1, x, y, init_gen, &g, 1, &res), 0);
