@@ -24,7 +24,8 @@ if [ "${LINCOLL_TEST_SLURM:-1}" = 1 ] && [ -f ../shared/tools/slurm-local.sh ]; 
     echo "local Slurm did not start; the srun test will report SKIPPED"
   fi
 fi
-cleanup() { [ "$slurm_started" = 1 ] && bash ../shared/tools/slurm-local.sh stop || true; }
+slurm_tool=$(cd .. && pwd)/shared/tools/slurm-local.sh
+cleanup() { [ "$slurm_started" = 1 ] && bash "$slurm_tool" stop || true; }
 trap cleanup EXIT
 echo "== ctest"
 cd build

@@ -239,8 +239,13 @@ int main(void)
         if (is_victim && last_ok - t0 > 30.0) break; /* timer never fired: give up */
     }
     double waited = now() - last_ok;
-    int ok = (st == LINCOLL_ERR_PEER_FAILED || st == LINCOLL_ERR_TIMEOUT) &&
-             waited <= timeout + slack && wrong == 0;
+    /* A leaf of a rooted reduce only sends: its eager sends complete locally
+     * even when the root is dead or frozen, so it may run every iteration
+     * without waiting on anyone.  That is not a hang; correct results are
+     * required all the same. */
+    int leaf_done = st == LINCOLL_OK && iter == 2000000 && strcmp(op, "reduce") == 0;
+    int ok = (st == LINCOLL_ERR_PEER_FAILED || st == LINCOLL_ERR_TIMEOUT || leaf_done) &&
+             (waited <= timeout + slack || leaf_done) && wrong == 0;
     lincoll_plan_free(t.plan);
     double f0 = now();
     lincoll_status_t fst = lincoll_finalize(ctx);
