@@ -29,7 +29,8 @@ for t in "${targets[@]}"; do
   mkdir -p "$top/test/fuzz/crashes/$t"
   echo "== $t: $runs runs"
   t0=$SECONDS
-  if "$top/build-fuzz/bin/$t" -runs="$runs" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
+  # LINCOLL_FUZZ_SEED fixes the input sequence (CI); unset, libFuzzer picks one
+  if "$top/build-fuzz/bin/$t" -runs="$runs" -seed="${LINCOLL_FUZZ_SEED:-0}" -max_len=4096 -timeout=20 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="$top/test/fuzz/crashes/$t/" "$corpus" \
       >"$corpus.log" 2>&1; then
     echo "   ok: $(grep -E 'stat::number_of_executed_units' "$corpus.log" | awk '{print $2}') executions," \

@@ -10,17 +10,23 @@
 int lc_simh_create(lc_simh_t *h, int K, int ports)
 {
     h->K = K;
+    h->ctx = NULL;
+    h->comm = NULL;
     if (lc_sim_world_create(K, &h->world) != LINCOLL_OK) {
+        h->world = NULL;
         return -1;
     }
     h->ctx = calloc((size_t)K, sizeof(*h->ctx));
     h->comm = calloc((size_t)K, sizeof(*h->comm));
     if (h->ctx == NULL || h->comm == NULL) {
+        lc_simh_destroy(h);
         return -1;
     }
     for (int r = 0; r < K; r++) {
         if (lc_context_create_sim(h->world, r, K, ports, &h->ctx[r]) != LINCOLL_OK ||
             lincoll_comm_world(h->ctx[r], &h->comm[r]) != LINCOLL_OK) {
+            h->ctx[r] = NULL;
+            lc_simh_destroy(h); /* nothing leaks when a context cannot be made */
             return -1;
         }
     }
@@ -36,7 +42,12 @@ void lc_simh_destroy(lc_simh_t *h)
     }
     free(h->ctx);
     free(h->comm);
-    lc_sim_world_destroy(h->world);
+    if (h->world != NULL) {
+        lc_sim_world_destroy(h->world);
+    }
+    h->ctx = NULL;
+    h->comm = NULL;
+    h->world = NULL;
 }
 
 lincoll_status_t lc_simh_run(lc_simh_t *h, lincoll_plan_t **plans)
