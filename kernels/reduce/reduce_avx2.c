@@ -52,29 +52,11 @@ static inline void lc_f16x8_store(uint16_t *p, __m256 f)
                      _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-#define LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, OPN)                                            \
-    static void lc_reduce_avx2_##SUF##_##OPN(void *d_, const void *a_, const void *b_, size_t n)   \
-    {                                                                                              \
-        uint16_t *d = d_;                                                                          \
-        const uint16_t *a = a_, *b = b_;                                                           \
-        size_t i = 0;                                                                              \
-        for (; i + 16 <= n; i += 16) {                                                             \
-            __m256 x0 = LOAD(a + i), x1 = LOAD(a + i + 8);                                         \
-            __m256 y0 = LOAD(b + i), y1 = LOAD(b + i + 8);                                         \
-            __m256 r0 = LC_F_##OPN(x0, y0), r1 = LC_F_##OPN(x1, y1);                               \
-            STORE(d + i, r0);                                                                      \
-            STORE(d + i + 8, r1);                                                                  \
-        }                                                                                          \
-        for (; i < n; i++) {                                                                       \
-            float x = TO(a[i]), y = TO(b[i]);                                                      \
-            d[i] = FROM(LC_FOP_##OPN(x, y));                                                       \
-        }                                                                                          \
-    }
-#define LC_HALF_ALL(SUF, LOAD, STORE, TO, FROM)                                                    \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, SUM)                                                \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, PROD)                                               \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, MIN)                                                \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, MAX)
+#define LC_HF_VEC          __m256
+#define LC_HF_LANES        8
+#define LC_HF_FN(SUF, OPN) lc_reduce_avx2_##SUF##_##OPN
+#include "kernels/reduce/reduce_half_tmpl.h"
+
 LC_HALF_ALL(f16, lc_f16x8_load, lc_f16x8_store, lc_f16_to_f32, lc_f32_to_f16)
 LC_HALF_ALL(bf16, lc_bf16x8_load, lc_bf16x8_store, lc_bf16_to_f32, lc_f32_to_bf16)
 
@@ -82,13 +64,7 @@ void lc_reduce_fill_avx2(lc_reduce_table_t tab)
 {
     lc_reduce_fill_avx2_generic(tab);
     if (lc_cpu_features() & LC_CPU_F16C) {
-        tab[LINCOLL_FLOAT16][LINCOLL_SUM] = lc_reduce_avx2_f16_SUM;
-        tab[LINCOLL_FLOAT16][LINCOLL_PROD] = lc_reduce_avx2_f16_PROD;
-        tab[LINCOLL_FLOAT16][LINCOLL_MIN] = lc_reduce_avx2_f16_MIN;
-        tab[LINCOLL_FLOAT16][LINCOLL_MAX] = lc_reduce_avx2_f16_MAX;
+        LC_HALF_INSTALL(tab, LINCOLL_FLOAT16, f16);
     }
-    tab[LINCOLL_BFLOAT16][LINCOLL_SUM] = lc_reduce_avx2_bf16_SUM;
-    tab[LINCOLL_BFLOAT16][LINCOLL_PROD] = lc_reduce_avx2_bf16_PROD;
-    tab[LINCOLL_BFLOAT16][LINCOLL_MIN] = lc_reduce_avx2_bf16_MIN;
-    tab[LINCOLL_BFLOAT16][LINCOLL_MAX] = lc_reduce_avx2_bf16_MAX;
+    LC_HALF_INSTALL(tab, LINCOLL_BFLOAT16, bf16);
 }

@@ -51,41 +51,17 @@ static inline void lc_f16x16_store(uint16_t *p, __m512 f)
                         _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-#define LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, OPN)                                            \
-    static void lc_reduce_avx512_##SUF##_##OPN(void *d_, const void *a_, const void *b_, size_t n) \
-    {                                                                                              \
-        uint16_t *d = d_;                                                                          \
-        const uint16_t *a = a_, *b = b_;                                                           \
-        size_t i = 0;                                                                              \
-        for (; i + 32 <= n; i += 32) {                                                             \
-            __m512 x0 = LOAD(a + i), x1 = LOAD(a + i + 16);                                        \
-            __m512 y0 = LOAD(b + i), y1 = LOAD(b + i + 16);                                        \
-            __m512 r0 = LC_F_##OPN(x0, y0), r1 = LC_F_##OPN(x1, y1);                               \
-            STORE(d + i, r0);                                                                      \
-            STORE(d + i + 16, r1);                                                                 \
-        }                                                                                          \
-        for (; i < n; i++) {                                                                       \
-            float x = TO(a[i]), y = TO(b[i]);                                                      \
-            d[i] = FROM(LC_FOP_##OPN(x, y));                                                       \
-        }                                                                                          \
-    }
-#define LC_HALF_ALL(SUF, LOAD, STORE, TO, FROM)                                                    \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, SUM)                                                \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, PROD)                                               \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, MIN)                                                \
-    LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, MAX)
+#define LC_HF_VEC          __m512
+#define LC_HF_LANES        16
+#define LC_HF_FN(SUF, OPN) lc_reduce_avx512_##SUF##_##OPN
+#include "kernels/reduce/reduce_half_tmpl.h"
+
 LC_HALF_ALL(f16, lc_f16x16_load, lc_f16x16_store, lc_f16_to_f32, lc_f32_to_f16)
 LC_HALF_ALL(bf16, lc_bf16x16_load, lc_bf16x16_store, lc_bf16_to_f32, lc_f32_to_bf16)
 
 void lc_reduce_fill_avx512(lc_reduce_table_t tab)
 {
     lc_reduce_fill_avx512_generic(tab);
-    tab[LINCOLL_FLOAT16][LINCOLL_SUM] = lc_reduce_avx512_f16_SUM;
-    tab[LINCOLL_FLOAT16][LINCOLL_PROD] = lc_reduce_avx512_f16_PROD;
-    tab[LINCOLL_FLOAT16][LINCOLL_MIN] = lc_reduce_avx512_f16_MIN;
-    tab[LINCOLL_FLOAT16][LINCOLL_MAX] = lc_reduce_avx512_f16_MAX;
-    tab[LINCOLL_BFLOAT16][LINCOLL_SUM] = lc_reduce_avx512_bf16_SUM;
-    tab[LINCOLL_BFLOAT16][LINCOLL_PROD] = lc_reduce_avx512_bf16_PROD;
-    tab[LINCOLL_BFLOAT16][LINCOLL_MIN] = lc_reduce_avx512_bf16_MIN;
-    tab[LINCOLL_BFLOAT16][LINCOLL_MAX] = lc_reduce_avx512_bf16_MAX;
+    LC_HALF_INSTALL(tab, LINCOLL_FLOAT16, f16);
+    LC_HALF_INSTALL(tab, LINCOLL_BFLOAT16, bf16);
 }
