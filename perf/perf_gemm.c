@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <immintrin.h>
 
 #include "perf_local.h"
@@ -57,25 +56,6 @@ static void perf_ob_open(void)
     if (ob.dgemm == NULL || ob.sgemm == NULL) ob.lib = NULL;
 }
 
-static double perf_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int perf_cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-static double perf_median(double *v, int n)
-{
-    qsort(v, n, sizeof(*v), perf_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* DP FMA peak of one core (24 independent zmm FMA chains), GFLOP/s; 0 without AVX-512. */
 __attribute__((target("avx512f,fma"))) static double perf_peak_avx512(void)
 {
@@ -86,13 +66,13 @@ __attribute__((target("avx512f,fma"))) static double perf_peak_avx512(void)
     const long iters = 4000000;
     double best = 0;
     for (int r = 0; r < 3; r++) {
-        double t0 = perf_now();
+        double t0 = lc_perf_now();
         for (long it = 0; it < iters; it++) {
 #pragma GCC unroll 24
             for (int i = 0; i < 24; i++)
                 acc[i] = _mm512_fmadd_pd(acc[i], x, y);
         }
-        double g = iters * 24.0 * 16 / (perf_now() - t0) / 1e9;
+        double g = iters * 24.0 * 16 / (lc_perf_now() - t0) / 1e9;
         if (g > best) best = g;
     }
     double sink = 0, v[8];
@@ -173,10 +153,10 @@ static int perf_run_case(const perf_case_t *pc, char dt, int row_major, int roun
     double *t_ours = calloc(rounds, sizeof(double)), *t_ob = calloc(rounds, sizeof(double));
     int rc = 0;
     for (int r = -1; r < rounds; r++) { /* r == -1: warm-up */
-        double t0 = perf_now();
+        double t0 = lc_perf_now();
         lincoll_status_t st =
             lincoll_gemm(lay, lta, ltb, m, n, k, dtype, 1.0, a, lda, b, ldb, 1.0, c, ldc);
-        double t1 = perf_now();
+        double t1 = lc_perf_now();
         if (st != LINCOLL_OK) {
             fprintf(stderr, "perf gemm: lincoll_gemm: %s\n", lincoll_strerror(st));
             rc = 1;
@@ -184,7 +164,7 @@ static int perf_run_case(const perf_case_t *pc, char dt, int row_major, int roun
         }
         if (r >= 0) t_ours[r] = t1 - t0;
         if (use_ob) {
-            t0 = perf_now();
+            t0 = lc_perf_now();
             if (dt == 'd') {
                 ob.dgemm(cb_order, cb_ta, cb_tb, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b,
                          (int)ldb, 1.0, c, (int)ldc);
@@ -192,14 +172,14 @@ static int perf_run_case(const perf_case_t *pc, char dt, int row_major, int roun
                 ob.sgemm(cb_order, cb_ta, cb_tb, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b,
                          (int)ldb, 1.0f, c, (int)ldc);
             }
-            t1 = perf_now();
+            t1 = lc_perf_now();
             if (r >= 0) t_ob[r] = t1 - t0;
         }
     }
     if (rc == 0) {
         double flop = 2.0 * (double)m * (double)n * (double)k;
-        double g_ours = flop / perf_median(t_ours, rounds) / 1e9;
-        double g_ob = use_ob ? flop / perf_median(t_ob, rounds) / 1e9 : 0;
+        double g_ours = flop / lc_perf_median(t_ours, rounds) / 1e9;
+        double g_ob = use_ob ? flop / lc_perf_median(t_ob, rounds) / 1e9 : 0;
         double pk = peak > 0 ? (dt == 'd' ? peak : 2 * peak) : 0;
         const char *kname = lincoll_gemm_kernel_name(dtype);
         if (csv) {

@@ -23,28 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "perf_local.h"
-
-static double pr_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int pr_cmp(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-static double pr_median(double *v, int n)
-{
-    qsort(v, n, sizeof(*v), pr_cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int pr_lookup(const char *name, int last, const char *(*namefn)(int))
 {
@@ -145,21 +125,21 @@ int lc_perf_reduce_main(int argc, char **argv)
             /* A few rounds scale with size so small buffers are timed over many calls. */
             int reps = bytes >= (1u << 20) ? 1 : (int)((1u << 20) / bytes);
             for (int r = -2; r < rounds && rc == 0; r++) {
-                double t0 = pr_now();
+                double t0 = lc_perf_now();
                 for (int q = 0; q < reps; q++)
                     memcpy(dst, a, bytes);
-                double t1 = pr_now();
+                double t1 = lc_perf_now();
                 for (int q = 0; q < reps; q++)
                     rc |= lincoll_reduce(dst, b, count, dt, op) != 0;
-                double t2 = pr_now();
+                double t2 = lc_perf_now();
                 for (int q = 0; q < reps; q++) {
                     rc |= lincoll_reduce3(dst, a, b, count, dt, op) != 0;
                 }
-                double t3 = pr_now();
+                double t3 = lc_perf_now();
                 for (int q = 0; q < reps; q++) {
                     rc |= lincoll_reduce3_base(dst, a, b, count, dt, op) != 0;
                 }
-                double t4 = pr_now();
+                double t4 = lc_perf_now();
                 if (r >= 0) {
                     t[0][r] = (t1 - t0) / reps;
                     t[1][r] = (t2 - t1) / reps;
@@ -172,7 +152,8 @@ int lc_perf_reduce_main(int argc, char **argv)
             } else {
                 double g[4];
                 for (int k = 0; k < 4; k++) {
-                    g[k] = (k == 0 ? 2.0 : 3.0) * (double)bytes / pr_median(t[k], rounds) / 1e9;
+                    g[k] =
+                        (k == 0 ? 2.0 : 3.0) * (double)bytes / lc_perf_median(t[k], rounds) / 1e9;
                 }
                 if (csv) {
                     printf("%s,%s,%zu,%.2f,%.2f,%.2f,%.2f,%.3f,%s\n", dname, oname, bytes, g[0],
