@@ -203,7 +203,7 @@ static void lc_plan_compute_stats(lincoll_plan_t *p)
     lincoll_plan_stats_t *s = &p->stats;
     const lc_config_t *cfg = &p->ctx->cfg;
     memset(s, 0, sizeof(*s));
-    s->algorithm = p->algorithm;
+    snprintf(s->algorithm, sizeof(s->algorithm), "%s", p->algorithm);
     s->ports = (unsigned)p->ports;
     for (unsigned r = 0; r < p->nrounds; r++) {
         const lc_round_t *R = &p->rounds[r];

@@ -109,7 +109,6 @@ static inline int enc_run(int K, int ports, uint8_t **in, uint8_t **out, enc_ini
         }
         lincoll_plan_stats(plans[0], &res->st0);
         snprintf(res->algo, sizeof(res->algo), "%s", res->st0.algorithm);
-        res->st0.algorithm = res->algo;
     }
     for (int r = 0; r < K; r++)
         lincoll_plan_free(plans[r]);
