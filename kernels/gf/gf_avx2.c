@@ -58,8 +58,9 @@ LC_AI void gf8_avx2_rows(const int R, const lincoll_gf_coeffs_t *c, int j0, cons
 
 #define LC_GF8_AVX2_R(R)                                                                           \
     static void gf8_avx2_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,        \
-                              void *const *dst, size_t off, size_t n)                              \
+                              void *const *dst, size_t off, size_t n, size_t pf)                   \
     {                                                                                              \
+        (void)pf;                                                                                  \
         gf8_avx2_rows(R, c, j0, src, dst, off, n);                                                 \
     }
 LC_GF8_AVX2_R(1)
@@ -77,7 +78,7 @@ void lc_gf8_lincomb_avx2(const lincoll_gf_coeffs_t *c, size_t len, const void *c
                          void *const *dst)
 {
     size_t nv = len & ~(size_t)31;
-    lc_gf_run_blocks(gf8_avx2_rows_fn, GF8_RMAX, c, nv, 32, src, dst);
+    lc_gf_run_blocks(gf8_avx2_rows_fn, GF8_RMAX, c, nv, 32, 0, src, dst);
     if (nv < len) lc_gf8_lincomb_range_base(c, nv, len, src, dst);
 }
 
@@ -160,8 +161,9 @@ LC_AI void gf16_avx2_rows(const int R, const lincoll_gf_coeffs_t *c, int j0, con
 
 #define LC_GF16_AVX2_R(R)                                                                          \
     static void gf16_avx2_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,       \
-                               void *const *dst, size_t off, size_t n)                             \
+                               void *const *dst, size_t off, size_t n, size_t pf)                  \
     {                                                                                              \
+        (void)pf;                                                                                  \
         gf16_avx2_rows(R, c, j0, src, dst, off, n);                                                \
     }
 LC_GF16_AVX2_R(1)
@@ -177,7 +179,7 @@ void lc_gf16_lincomb_avx2(const lincoll_gf_coeffs_t *c, size_t len, const void *
                           void *const *dst)
 {
     size_t nv = len & ~(size_t)63;
-    lc_gf_run_blocks(gf16_avx2_rows_fn, GF16_RMAX, c, nv, 64, src, dst);
+    lc_gf_run_blocks(gf16_avx2_rows_fn, GF16_RMAX, c, nv, 64, 0, src, dst);
     if (nv < len) lc_gf16_lincomb_range_base(c, nv, len, src, dst);
 }
 
@@ -252,8 +254,9 @@ LC_AI void p32_avx2_rows(const int R, const lincoll_gf_coeffs_t *c, int j0, cons
 
 #define LC_P32_AVX2_R(R)                                                                           \
     static void p32_avx2_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,        \
-                              void *const *dst, size_t off, size_t n)                              \
+                              void *const *dst, size_t off, size_t n, size_t pf)                   \
     {                                                                                              \
+        (void)pf;                                                                                  \
         p32_avx2_rows(R, c, j0, src, dst, off, n);                                                 \
     }
 LC_P32_AVX2_R(1)
@@ -269,7 +272,7 @@ void lc_gfp32_lincomb_avx2(const lincoll_gf_coeffs_t *c, size_t len, const void 
                            void *const *dst)
 {
     size_t nv = len & ~(size_t)31;
-    lc_gf_run_blocks(p32_avx2_rows_fn, P32_RMAX, c, nv, 32, src, dst);
+    lc_gf_run_blocks(p32_avx2_rows_fn, P32_RMAX, c, nv, 32, 0, src, dst);
     if (nv < len) lc_gfp32_lincomb_range_base(c, nv, len, src, dst);
 }
 
@@ -290,4 +293,133 @@ void lc_gfp32_mad_avx2(const lincoll_gf_coeffs_t *c, size_t len, int col, const 
         }
     }
     if (nv < len) lc_gfp32_mad_range_base(c, nv, len, col, src, dst);
+}
+
+/* --------------------------------------------------------- Goldilocks */
+
+/* Canonical elements (< p) in 4 x 64-bit lanes.  AVX2 has only signed
+ * 64-bit compares, so unsigned a < b is (a ^ 2^63) < (b ^ 2^63). */
+typedef struct {
+    __m256i lo32, eps, p, sign;
+} lc_gl256_t;
+
+LC_AI lc_gl256_t lc_gl256_consts(void)
+{
+    lc_gl256_t K = {_mm256_set1_epi64x(0xffffffffll), _mm256_set1_epi64x((long long)LC_GF_GL_EPS),
+                    _mm256_set1_epi64x((long long)LINCOLL_GF_GOLDILOCKS),
+                    _mm256_set1_epi64x((long long)(1ull << 63))};
+    return K;
+}
+
+/* all-ones lanes where a < b (unsigned) */
+LC_AI __m256i lc_gl256_lt(__m256i a, __m256i b, const lc_gl256_t *K)
+{
+    return _mm256_cmpgt_epi64(_mm256_xor_si256(b, K->sign), _mm256_xor_si256(a, K->sign));
+}
+
+/* s - p where s >= p, else s (s < 2p) */
+LC_AI __m256i lc_gl256_canon(__m256i s, const lc_gl256_t *K)
+{
+    __m256i ge = _mm256_andnot_si256(lc_gl256_lt(s, K->p, K), K->p);
+    return _mm256_sub_epi64(s, ge);
+}
+
+/* a*x mod p, canonical (see lc_gl512_mul in gf_avx512.c). */
+LC_AI __m256i lc_gl256_mul(__m256i x, __m256i xh, __m256i al, __m256i ah, const lc_gl256_t *K)
+{
+    __m256i ll = _mm256_mul_epu32(x, al), lh = _mm256_mul_epu32(x, ah);
+    __m256i hl = _mm256_mul_epu32(xh, al), hh = _mm256_mul_epu32(xh, ah);
+    __m256i mid = _mm256_add_epi64(lh, _mm256_srli_epi64(ll, 32));
+    __m256i mid2 = _mm256_add_epi64(hl, _mm256_and_si256(mid, K->lo32));
+    __m256i lo = _mm256_or_si256(_mm256_slli_epi64(mid2, 32), _mm256_and_si256(ll, K->lo32));
+    __m256i hi = _mm256_add_epi64(
+        hh, _mm256_add_epi64(_mm256_srli_epi64(mid, 32), _mm256_srli_epi64(mid2, 32)));
+    __m256i top = _mm256_srli_epi64(hi, 32), h32 = _mm256_and_si256(hi, K->lo32);
+    __m256i t0 = _mm256_sub_epi64(lo, top);
+    t0 = _mm256_sub_epi64(t0, _mm256_and_si256(lc_gl256_lt(lo, top, K), K->eps));
+    __m256i t1 = _mm256_sub_epi64(_mm256_slli_epi64(h32, 32), h32);
+    __m256i t2 = _mm256_add_epi64(t0, t1);
+    t2 = _mm256_add_epi64(t2, _mm256_and_si256(lc_gl256_lt(t2, t1, K), K->eps));
+    return lc_gl256_canon(t2, K);
+}
+
+LC_AI __m256i lc_gl256_add(__m256i a, __m256i b, const lc_gl256_t *K)
+{
+    __m256i s = _mm256_add_epi64(a, b);
+    s = _mm256_add_epi64(s, _mm256_and_si256(lc_gl256_lt(s, a, K), K->eps));
+    return lc_gl256_canon(s, K);
+}
+
+#define GL_RMAX 4
+
+LC_AI void gl_avx2_rows(const int R, const lincoll_gf_coeffs_t *c, int j0, const void *const *src,
+                        void *const *dst, size_t off, size_t n)
+{
+    const int k = c->k;
+    const uint64_t *m = c->m + (size_t)j0 * k;
+    const lc_gl256_t K = lc_gl256_consts();
+    for (size_t p = off; p < off + n; p += 32) {
+        __m256i acc[GL_RMAX];
+#pragma GCC unroll 8
+        for (int j = 0; j < R; j++)
+            acc[j] = _mm256_setzero_si256();
+        for (int i = 0; i < k; i++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)((const uint8_t *)src[i] + p));
+            __m256i xh = _mm256_srli_epi64(x, 32);
+#pragma GCC unroll 8
+            for (int j = 0; j < R; j++) {
+                uint64_t a = m[(size_t)j * k + i];
+                __m256i al = _mm256_set1_epi32((int)(uint32_t)a);
+                __m256i ah = _mm256_set1_epi32((int)(uint32_t)(a >> 32));
+                acc[j] = lc_gl256_add(acc[j], lc_gl256_mul(x, xh, al, ah, &K), &K);
+            }
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < R; j++)
+            _mm256_storeu_si256((__m256i *)((uint8_t *)dst[j0 + j] + p), acc[j]);
+    }
+}
+
+#define LC_GL_AVX2_R(R)                                                                            \
+    static void gl_avx2_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,         \
+                             void *const *dst, size_t off, size_t n, size_t pf)                    \
+    {                                                                                              \
+        (void)pf;                                                                                  \
+        gl_avx2_rows(R, c, j0, src, dst, off, n);                                                  \
+    }
+LC_GL_AVX2_R(1)
+LC_GL_AVX2_R(2)
+LC_GL_AVX2_R(3)
+LC_GL_AVX2_R(4)
+
+static const lc_gf_rows_fn_t gl_avx2_rows_fn[GL_RMAX + 1] = {
+    NULL, gl_avx2_r1, gl_avx2_r2, gl_avx2_r3, gl_avx2_r4,
+};
+
+void lc_gfp64_lincomb_avx2(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
+                           void *const *dst)
+{
+    size_t nv = len & ~(size_t)31;
+    lc_gf_run_blocks(gl_avx2_rows_fn, GL_RMAX, c, nv, 32, 0, src, dst);
+    if (nv < len) lc_gfp64_lincomb_range_base(c, nv, len, src, dst);
+}
+
+void lc_gfp64_mad_avx2(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
+                       void *const *dst)
+{
+    size_t nv = len & ~(size_t)31;
+    const lc_gl256_t K = lc_gl256_consts();
+    for (size_t p = 0; p < nv; p += 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)((const uint8_t *)src + p));
+        __m256i xh = _mm256_srli_epi64(x, 32);
+        for (int j = 0; j < c->r; j++) {
+            uint64_t a = c->m[(size_t)j * c->k + col];
+            __m256i al = _mm256_set1_epi32((int)(uint32_t)a);
+            __m256i ah = _mm256_set1_epi32((int)(uint32_t)(a >> 32));
+            __m256i *d = (__m256i *)((uint8_t *)dst[j] + p);
+            _mm256_storeu_si256(
+                d, lc_gl256_add(_mm256_loadu_si256(d), lc_gl256_mul(x, xh, al, ah, &K), &K));
+        }
+    }
+    if (nv < len) lc_gfp64_mad_range_base(c, nv, len, col, src, dst);
 }

@@ -5,18 +5,25 @@
  * tables broadcast to the four lanes), and primes below 2^31.
  * - GF(2^8): c*x = T_lo[x & 15] ^ T_hi[x >> 4]; the nibble split is shared by
  *   up to 8 outputs x 2 vectors held in registers.
- * - GF(2^16): words are split into byte planes (as in gf_gfni.c), each plane
- *   into two nibble planes; 4 nibbles x 2 output bytes = 8 tables.
+ * - GF(2^16): words are split into byte planes, each plane into two nibble
+ *   planes; 4 nibbles x 2 output bytes = 8 tables.
+ *   The GF(2^8)/GF(2^16) loop nests are gf_simd512_tmpl.h (shared with
+ *   gf_gfni.c); this file only says how one coefficient multiplies a vector.
  * - p < 2^31 lincomb: products a*x (vpmuludq, 32x32->64) summed without
  *   reduction in 64-bit lanes, up to max_terms at a time (18 for 998244353),
  *   then one reduction: u = hi*2^32 + lo, both halves through Shoup's
  *   multiply (Harvey 2014) into [0, 2p), two conditional subtractions.
  *   mad: Shoup multiply per element, lazily corrected to [0, p).
+ * - Goldilocks p = 2^64 - 2^32 + 1: 64x64->128 from four vpmuludq, then
+ *   2^64 = 2^32 - 1 and 2^96 = -1 (mod p) reduce the 128-bit product with
+ *   adds, subtracts and compare masks (plonky2's AVX-512 Goldilocks field).
  * Reference: ISA-L gf_*vect_dot_prod_avx512.asm; gf-complete SPLIT 16 4;
- * D. Harvey, "Faster arithmetic for number-theoretic transforms" (2014).
+ * D. Harvey, "Faster arithmetic for number-theoretic transforms" (2014);
+ * plonky2 field/src/arch/x86_64/avx512_goldilocks_field.rs.
  * Cost per (source, output) per 64 bytes: GF(2^8) 2 vpshufb + 1 ternlog;
  * GF(2^16) 4 vpshufb + 2 ternlog; p32 2 vpmuludq + 2 vpaddq (+ ~32 ops per
- * output per 16 elements for the final reduction).
+ * output per 16 elements for the final reduction); Goldilocks (8 elements)
+ * 4 vpmuludq + ~14 ops.
  * Restrictions: tails below one block run the base code.
  */
 #include "kernels/gf/gf_kernels.h"
@@ -32,202 +39,85 @@ LC_AI __m512i lc_tab512(const uint8_t *t)
     return _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t));
 }
 
-/* ------------------------------------------------------------ GF(2^8) */
+/* GF(2^8): a source is its two nibble planes; a coefficient its two tables. */
+typedef struct {
+    __m512i lo, hi;
+} gf8_src_t;
+typedef struct {
+    __m512i tl, th;
+} gf8_coef_t;
 
-LC_AI void gf8_avx512_rows(const int R, const int NV, const lincoll_gf_coeffs_t *c, int j0,
-                           const void *const *src, void *const *dst, size_t off, size_t n)
+LC_AI gf8_src_t gf8_prep(__m512i x)
 {
-    const int k = c->k;
-    const uint8_t *nib = c->nib + 32 * (size_t)j0 * k;
     const __m512i m0f = _mm512_set1_epi8(0x0f);
-    for (size_t p = off; p < off + n; p += 64 * (size_t)NV) {
-        __m512i acc[LC_RMAX][2];
-#pragma GCC unroll 8
-        for (int j = 0; j < R; j++) {
-            for (int v = 0; v < NV; v++)
-                acc[j][v] = _mm512_setzero_si512();
-        }
-        for (int i = 0; i < k; i++) {
-            const uint8_t *s = (const uint8_t *)src[i] + p;
-            __m512i lo[2], hi[2];
-            for (int v = 0; v < NV; v++) {
-                __m512i x = _mm512_loadu_si512(s + 64 * v);
-                lo[v] = _mm512_and_si512(x, m0f);
-                hi[v] = _mm512_and_si512(_mm512_srli_epi16(x, 4), m0f);
-            }
-#pragma GCC unroll 8
-            for (int j = 0; j < R; j++) {
-                const uint8_t *t = nib + 32 * ((size_t)j * k + i);
-                __m512i tl = lc_tab512(t), th = lc_tab512(t + 16);
-                for (int v = 0; v < NV; v++) {
-                    acc[j][v] = LC_XOR3(acc[j][v], _mm512_shuffle_epi8(tl, lo[v]),
-                                        _mm512_shuffle_epi8(th, hi[v]));
-                }
-            }
-        }
-#pragma GCC unroll 8
-        for (int j = 0; j < R; j++) {
-            uint8_t *d = (uint8_t *)dst[j0 + j] + p;
-            for (int v = 0; v < NV; v++)
-                _mm512_storeu_si512(d + 64 * v, acc[j][v]);
-        }
-    }
+    gf8_src_t s = {_mm512_and_si512(x, m0f), _mm512_and_si512(_mm512_srli_epi16(x, 4), m0f)};
+    return s;
 }
 
-#define LC_GF8_AVX512_R(R)                                                                         \
-    static void gf8_avx512_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,      \
-                                void *const *dst, size_t off, size_t n)                            \
-    {                                                                                              \
-        size_t n2 = n & ~(size_t)127;                                                              \
-        gf8_avx512_rows(R, 2, c, j0, src, dst, off, n2);                                           \
-        if (n2 < n) gf8_avx512_rows(R, 1, c, j0, src, dst, off + n2, n - n2);                      \
-    }
-LC_GF8_AVX512_R(1)
-LC_GF8_AVX512_R(2)
-LC_GF8_AVX512_R(3)
-LC_GF8_AVX512_R(4)
-LC_GF8_AVX512_R(5)
-LC_GF8_AVX512_R(6)
-LC_GF8_AVX512_R(7)
-LC_GF8_AVX512_R(8)
-
-static const lc_gf_rows_fn_t gf8_avx512_rows_fn[LC_RMAX + 1] = {
-    NULL,          gf8_avx512_r1, gf8_avx512_r2, gf8_avx512_r3, gf8_avx512_r4,
-    gf8_avx512_r5, gf8_avx512_r6, gf8_avx512_r7, gf8_avx512_r8,
-};
-
-void lc_gf8_lincomb_avx512(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
-                           void *const *dst)
+LC_AI gf8_coef_t gf8_coef(const lincoll_gf_coeffs_t *c, size_t e)
 {
-    size_t nv = len & ~(size_t)63;
-    lc_gf_run_blocks(gf8_avx512_rows_fn, LC_RMAX, c, nv, 128, src, dst);
-    if (nv < len) lc_gf8_lincomb_range_base(c, nv, len, src, dst);
+    gf8_coef_t a = {lc_tab512(c->nib + 32 * e), lc_tab512(c->nib + 32 * e + 16)};
+    return a;
 }
 
-void lc_gf8_mad_avx512(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
-                       void *const *dst)
+LC_AI __m512i gf8_mac(__m512i acc, gf8_coef_t a, gf8_src_t x)
 {
-    size_t nv = len & ~(size_t)63;
-    const uint8_t *s = src;
+    return LC_XOR3(acc, _mm512_shuffle_epi8(a.tl, x.lo), _mm512_shuffle_epi8(a.th, x.hi));
+}
+
+LC_AI __m512i gf8_mac2(__m512i acc, gf8_coef_t a0, gf8_src_t x0, gf8_coef_t a1, gf8_src_t x1)
+{
+    return gf8_mac(gf8_mac(acc, a0, x0), a1, x1);
+}
+
+/* GF(2^16): 4 nibble planes (low byte lo/hi, high byte lo/hi); a coefficient
+ * is the 8 tables T[n][b] (nibble n, output byte b). */
+typedef struct {
+    __m512i nb[4];
+} gf16_src_t;
+typedef struct {
+    const uint8_t *t;
+} gf16_coef_t;
+
+LC_AI gf16_src_t gf16_prep(__m512i xl, __m512i xh)
+{
     const __m512i m0f = _mm512_set1_epi8(0x0f);
-    for (size_t p = 0; p < nv; p += 64) {
-        __m512i x = _mm512_loadu_si512(s + p);
-        __m512i lo = _mm512_and_si512(x, m0f);
-        __m512i hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), m0f);
-        for (int j = 0; j < c->r; j++) {
-            const uint8_t *t = c->nib + 32 * ((size_t)j * c->k + col);
-            uint8_t *d = (uint8_t *)dst[j] + p;
-            __m512i r = LC_XOR3(_mm512_loadu_si512(d), _mm512_shuffle_epi8(lc_tab512(t), lo),
-                                _mm512_shuffle_epi8(lc_tab512(t + 16), hi));
-            _mm512_storeu_si512(d, r);
-        }
-    }
-    if (nv < len) lc_gf8_mad_range_base(c, nv, len, col, src, dst);
+    gf16_src_t s;
+    s.nb[0] = _mm512_and_si512(xl, m0f);
+    s.nb[1] = _mm512_and_si512(_mm512_srli_epi16(xl, 4), m0f);
+    s.nb[2] = _mm512_and_si512(xh, m0f);
+    s.nb[3] = _mm512_and_si512(_mm512_srli_epi16(xh, 4), m0f);
+    return s;
 }
 
-/* ----------------------------------------------------------- GF(2^16) */
-
-/* 128 bytes of words -> 4 nibble planes: low byte lo/hi nibble, high byte lo/hi. */
-LC_AI void gf16_nibbles512(const uint8_t *s, __m512i nb[4])
+LC_AI gf16_coef_t gf16_coef(const lincoll_gf_coeffs_t *c, size_t e)
 {
-    const __m512i m00ff = _mm512_set1_epi16(0x00ff), m0f = _mm512_set1_epi8(0x0f);
-    __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
-    __m512i xl = _mm512_packus_epi16(_mm512_and_si512(a, m00ff), _mm512_and_si512(b, m00ff));
-    __m512i xh = _mm512_packus_epi16(_mm512_srli_epi16(a, 8), _mm512_srli_epi16(b, 8));
-    nb[0] = _mm512_and_si512(xl, m0f);
-    nb[1] = _mm512_and_si512(_mm512_srli_epi16(xl, 4), m0f);
-    nb[2] = _mm512_and_si512(xh, m0f);
-    nb[3] = _mm512_and_si512(_mm512_srli_epi16(xh, 4), m0f);
+    gf16_coef_t a = {c->nib + 128 * e};
+    return a;
 }
 
-/* c*x as (low-byte plane, high-byte plane) from the 8 tables T[n][b]. */
-LC_AI void gf16_mul512(const uint8_t *t, const __m512i nb[4], __m512i *yl, __m512i *yh)
+LC_AI void gf16_mac(__m512i *yl, __m512i *yh, gf16_coef_t a, gf16_src_t x)
 {
-    __m512i l01 = _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 0 * 16), nb[0]),
-                                   _mm512_shuffle_epi8(lc_tab512(t + 2 * 16), nb[1]));
-    __m512i h01 = _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 1 * 16), nb[0]),
-                                   _mm512_shuffle_epi8(lc_tab512(t + 3 * 16), nb[1]));
+    const uint8_t *t = a.t;
+    __m512i l01 = _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 0 * 16), x.nb[0]),
+                                   _mm512_shuffle_epi8(lc_tab512(t + 2 * 16), x.nb[1]));
+    __m512i h01 = _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 1 * 16), x.nb[0]),
+                                   _mm512_shuffle_epi8(lc_tab512(t + 3 * 16), x.nb[1]));
     *yl = LC_XOR3(*yl, l01,
-                  _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 4 * 16), nb[2]),
-                                   _mm512_shuffle_epi8(lc_tab512(t + 6 * 16), nb[3])));
+                  _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 4 * 16), x.nb[2]),
+                                   _mm512_shuffle_epi8(lc_tab512(t + 6 * 16), x.nb[3])));
     *yh = LC_XOR3(*yh, h01,
-                  _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 5 * 16), nb[2]),
-                                   _mm512_shuffle_epi8(lc_tab512(t + 7 * 16), nb[3])));
+                  _mm512_xor_si512(_mm512_shuffle_epi8(lc_tab512(t + 5 * 16), x.nb[2]),
+                                   _mm512_shuffle_epi8(lc_tab512(t + 7 * 16), x.nb[3])));
 }
 
-LC_AI void gf16_avx512_rows(const int R, const lincoll_gf_coeffs_t *c, int j0,
-                            const void *const *src, void *const *dst, size_t off, size_t n)
-{
-    const int k = c->k;
-    const uint8_t *nib = c->nib + 128 * (size_t)j0 * k;
-    for (size_t p = off; p < off + n; p += 128) {
-        __m512i yl[LC_RMAX], yh[LC_RMAX];
-#pragma GCC unroll 8
-        for (int j = 0; j < R; j++)
-            yl[j] = yh[j] = _mm512_setzero_si512();
-        for (int i = 0; i < k; i++) {
-            __m512i nb[4];
-            gf16_nibbles512((const uint8_t *)src[i] + p, nb);
-#pragma GCC unroll 8
-            for (int j = 0; j < R; j++)
-                gf16_mul512(nib + 128 * ((size_t)j * k + i), nb, &yl[j], &yh[j]);
-        }
-#pragma GCC unroll 8
-        for (int j = 0; j < R; j++) {
-            uint8_t *d = (uint8_t *)dst[j0 + j] + p;
-            _mm512_storeu_si512(d, _mm512_unpacklo_epi8(yl[j], yh[j]));
-            _mm512_storeu_si512(d + 64, _mm512_unpackhi_epi8(yl[j], yh[j]));
-        }
-    }
-}
-
-#define LC_GF16_AVX512_R(R)                                                                        \
-    static void gf16_avx512_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,     \
-                                 void *const *dst, size_t off, size_t n)                           \
-    {                                                                                              \
-        gf16_avx512_rows(R, c, j0, src, dst, off, n);                                              \
-    }
-LC_GF16_AVX512_R(1)
-LC_GF16_AVX512_R(2)
-LC_GF16_AVX512_R(3)
-LC_GF16_AVX512_R(4)
-LC_GF16_AVX512_R(5)
-LC_GF16_AVX512_R(6)
-LC_GF16_AVX512_R(7)
-LC_GF16_AVX512_R(8)
-
-static const lc_gf_rows_fn_t gf16_avx512_rows_fn[LC_RMAX + 1] = {
-    NULL,           gf16_avx512_r1, gf16_avx512_r2, gf16_avx512_r3, gf16_avx512_r4,
-    gf16_avx512_r5, gf16_avx512_r6, gf16_avx512_r7, gf16_avx512_r8,
-};
-
-void lc_gf16_lincomb_avx512(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
-                            void *const *dst)
-{
-    size_t nv = len & ~(size_t)127;
-    lc_gf_run_blocks(gf16_avx512_rows_fn, LC_RMAX, c, nv, 128, src, dst);
-    if (nv < len) lc_gf16_lincomb_range_base(c, nv, len, src, dst);
-}
-
-void lc_gf16_mad_avx512(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
-                        void *const *dst)
-{
-    size_t nv = len & ~(size_t)127;
-    for (size_t p = 0; p < nv; p += 128) {
-        __m512i nb[4];
-        gf16_nibbles512((const uint8_t *)src + p, nb);
-        for (int j = 0; j < c->r; j++) {
-            __m512i yl = _mm512_setzero_si512(), yh = _mm512_setzero_si512();
-            gf16_mul512(c->nib + 128 * ((size_t)j * c->k + col), nb, &yl, &yh);
-            uint8_t *d = (uint8_t *)dst[j] + p;
-            _mm512_storeu_si512(
-                d, _mm512_xor_si512(_mm512_loadu_si512(d), _mm512_unpacklo_epi8(yl, yh)));
-            _mm512_storeu_si512(
-                d + 64, _mm512_xor_si512(_mm512_loadu_si512(d + 64), _mm512_unpackhi_epi8(yl, yh)));
-        }
-    }
-    if (nv < len) lc_gf16_mad_range_base(c, nv, len, col, src, dst);
-}
+#define LC_FN(name) name##_avx512
+#define LC_TMPL_ISA LC_ISA_AVX512
+#define GF8_RMAX    8
+#define GF8_NV      2
+#define GF16_RMAX   8
+#define GF16_NV     1
+#include "kernels/gf/gf_simd512_tmpl.h"
 
 /* ------------------------------------------------------------ p < 2^31 */
 
@@ -260,8 +150,9 @@ LC_AI __m512i lc_p32_reduce64(__m512i u, const lc_p32_consts_t *K)
     return _mm512_min_epu64(t, _mm512_sub_epi64(t, K->p));
 }
 
-LC_AI void p32_avx512_rows(const int R, const lincoll_gf_coeffs_t *c, int j0,
-                           const void *const *src, void *const *dst, size_t off, size_t n)
+LC_AI void p32_avx512_rows(const int R, const int PF, const lincoll_gf_coeffs_t *c, int j0,
+                           const void *const *src, void *const *dst, size_t off, size_t n,
+                           size_t pf)
 {
     const int k = c->k;
     const int T = (int)(c->field->max_terms < (unsigned)k ? c->field->max_terms : (unsigned)k);
@@ -275,6 +166,7 @@ LC_AI void p32_avx512_rows(const int R, const lincoll_gf_coeffs_t *c, int j0,
         for (int i0 = 0; i0 < k; i0 += T) {
             int i1 = i0 + T < k ? i0 + T : k;
             for (int i = i0; i < i1; i++) {
+                if (PF) _mm_prefetch((const char *)src[i] + p + pf, _MM_HINT_T0);
                 __m512i x = _mm512_loadu_si512((const uint8_t *)src[i] + p);
                 __m512i xo = _mm512_srli_epi64(x, 32);
 #pragma GCC unroll 8
@@ -303,9 +195,12 @@ LC_AI void p32_avx512_rows(const int R, const lincoll_gf_coeffs_t *c, int j0,
 
 #define LC_P32_AVX512_R(R)                                                                         \
     static void p32_avx512_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,      \
-                                void *const *dst, size_t off, size_t n)                            \
+                                void *const *dst, size_t off, size_t n, size_t pf)                 \
     {                                                                                              \
-        p32_avx512_rows(R, c, j0, src, dst, off, n);                                               \
+        if (pf)                                                                                    \
+            p32_avx512_rows(R, 1, c, j0, src, dst, off, n, pf);                                    \
+        else                                                                                       \
+            p32_avx512_rows(R, 0, c, j0, src, dst, off, n, 0);                                     \
     }
 LC_P32_AVX512_R(1)
 LC_P32_AVX512_R(2)
@@ -325,7 +220,7 @@ void lc_gfp32_lincomb_avx512(const lincoll_gf_coeffs_t *c, size_t len, const voi
                              void *const *dst)
 {
     size_t nv = len & ~(size_t)63;
-    lc_gf_run_blocks(p32_avx512_rows_fn, LC_RMAX, c, nv, 64, src, dst);
+    lc_gf_run_blocks(p32_avx512_rows_fn, LC_RMAX, c, nv, 64, gf_pf_avx512(c, len), src, dst);
     if (nv < len) lc_gfp32_lincomb_range_base(c, nv, len, src, dst);
 }
 
@@ -351,4 +246,127 @@ void lc_gfp32_mad_avx512(const lincoll_gf_coeffs_t *c, size_t len, int col, cons
         }
     }
     if (nv < len) lc_gfp32_mad_range_base(c, nv, len, col, src, dst);
+}
+
+/* --------------------------------------------------------- Goldilocks */
+
+/* Products and sums of canonical elements (< p) in 8 x 64-bit lanes. */
+typedef struct {
+    __m512i lo32, eps, p;
+} lc_gl512_t;
+
+LC_AI lc_gl512_t lc_gl512_consts(void)
+{
+    lc_gl512_t K = {_mm512_set1_epi64(0xffffffffll), _mm512_set1_epi64((long long)LC_GF_GL_EPS),
+                    _mm512_set1_epi64((long long)LINCOLL_GF_GOLDILOCKS)};
+    return K;
+}
+
+/* a*x mod p, canonical: x and xh = x >> 32 per source, a as (al, ah) 32-bit
+ * halves in the low dword of each lane.  128-bit product from four
+ * vpmuludq, then x = lo + 2^64 hl + 2^96 hh = lo - hh + hl (2^32 - 1). */
+LC_AI __m512i lc_gl512_mul(__m512i x, __m512i xh, __m512i al, __m512i ah, const lc_gl512_t *K)
+{
+    __m512i ll = _mm512_mul_epu32(x, al), lh = _mm512_mul_epu32(x, ah);
+    __m512i hl = _mm512_mul_epu32(xh, al), hh = _mm512_mul_epu32(xh, ah);
+    __m512i mid = _mm512_add_epi64(lh, _mm512_srli_epi64(ll, 32)); /* < 2^64, no carry */
+    __m512i mid2 = _mm512_add_epi64(hl, _mm512_and_si512(mid, K->lo32));
+    __m512i lo = _mm512_or_si512(_mm512_slli_epi64(mid2, 32), _mm512_and_si512(ll, K->lo32));
+    __m512i hi = _mm512_add_epi64(
+        hh, _mm512_add_epi64(_mm512_srli_epi64(mid, 32), _mm512_srli_epi64(mid2, 32)));
+    __m512i top = _mm512_srli_epi64(hi, 32), h32 = _mm512_and_si512(hi, K->lo32);
+    __m512i t0 = _mm512_sub_epi64(lo, top);
+    t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(lo, top), t0, K->eps);
+    __m512i t1 = _mm512_sub_epi64(_mm512_slli_epi64(h32, 32), h32);
+    __m512i t2 = _mm512_add_epi64(t0, t1);
+    t2 = _mm512_mask_add_epi64(t2, _mm512_cmplt_epu64_mask(t2, t1), t2, K->eps);
+    return _mm512_mask_sub_epi64(t2, _mm512_cmpge_epu64_mask(t2, K->p), t2, K->p);
+}
+
+/* a + b mod p for canonical a, b. */
+LC_AI __m512i lc_gl512_add(__m512i a, __m512i b, const lc_gl512_t *K)
+{
+    __m512i s = _mm512_add_epi64(a, b);
+    s = _mm512_mask_add_epi64(s, _mm512_cmplt_epu64_mask(s, a), s, K->eps);
+    return _mm512_mask_sub_epi64(s, _mm512_cmpge_epu64_mask(s, K->p), s, K->p);
+}
+
+LC_AI void gl_avx512_rows(const int R, const int PF, const lincoll_gf_coeffs_t *c, int j0,
+                          const void *const *src, void *const *dst, size_t off, size_t n, size_t pf)
+{
+    const int k = c->k;
+    const uint64_t *m = c->m + (size_t)j0 * k;
+    const lc_gl512_t K = lc_gl512_consts();
+    for (size_t p = off; p < off + n; p += 64) {
+        __m512i acc[LC_RMAX];
+#pragma GCC unroll 8
+        for (int j = 0; j < R; j++)
+            acc[j] = _mm512_setzero_si512();
+        for (int i = 0; i < k; i++) {
+            if (PF) _mm_prefetch((const char *)src[i] + p + pf, _MM_HINT_T0);
+            __m512i x = _mm512_loadu_si512((const uint8_t *)src[i] + p);
+            __m512i xh = _mm512_srli_epi64(x, 32);
+#pragma GCC unroll 8
+            for (int j = 0; j < R; j++) {
+                uint64_t a = m[(size_t)j * k + i];
+                __m512i al = _mm512_set1_epi32((int)(uint32_t)a);
+                __m512i ah = _mm512_set1_epi32((int)(uint32_t)(a >> 32));
+                acc[j] = lc_gl512_add(acc[j], lc_gl512_mul(x, xh, al, ah, &K), &K);
+            }
+        }
+#pragma GCC unroll 8
+        for (int j = 0; j < R; j++)
+            _mm512_storeu_si512((uint8_t *)dst[j0 + j] + p, acc[j]);
+    }
+}
+
+#define LC_GL_AVX512_R(R)                                                                          \
+    static void gl_avx512_r##R(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,       \
+                               void *const *dst, size_t off, size_t n, size_t pf)                  \
+    {                                                                                              \
+        if (pf)                                                                                    \
+            gl_avx512_rows(R, 1, c, j0, src, dst, off, n, pf);                                     \
+        else                                                                                       \
+            gl_avx512_rows(R, 0, c, j0, src, dst, off, n, 0);                                      \
+    }
+LC_GL_AVX512_R(1)
+LC_GL_AVX512_R(2)
+LC_GL_AVX512_R(3)
+LC_GL_AVX512_R(4)
+LC_GL_AVX512_R(5)
+LC_GL_AVX512_R(6)
+LC_GL_AVX512_R(7)
+LC_GL_AVX512_R(8)
+
+static const lc_gf_rows_fn_t gl_avx512_rows_fn[LC_RMAX + 1] = {
+    NULL,         gl_avx512_r1, gl_avx512_r2, gl_avx512_r3, gl_avx512_r4,
+    gl_avx512_r5, gl_avx512_r6, gl_avx512_r7, gl_avx512_r8,
+};
+
+void lc_gfp64_lincomb_avx512(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
+                             void *const *dst)
+{
+    size_t nv = len & ~(size_t)63;
+    lc_gf_run_blocks(gl_avx512_rows_fn, LC_RMAX, c, nv, 64, gf_pf_avx512(c, len), src, dst);
+    if (nv < len) lc_gfp64_lincomb_range_base(c, nv, len, src, dst);
+}
+
+void lc_gfp64_mad_avx512(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
+                         void *const *dst)
+{
+    size_t nv = len & ~(size_t)63;
+    const lc_gl512_t K = lc_gl512_consts();
+    for (size_t p = 0; p < nv; p += 64) {
+        __m512i x = _mm512_loadu_si512((const uint8_t *)src + p);
+        __m512i xh = _mm512_srli_epi64(x, 32);
+        for (int j = 0; j < c->r; j++) {
+            uint64_t a = c->m[(size_t)j * c->k + col];
+            __m512i al = _mm512_set1_epi32((int)(uint32_t)a);
+            __m512i ah = _mm512_set1_epi32((int)(uint32_t)(a >> 32));
+            uint8_t *d = (uint8_t *)dst[j] + p;
+            _mm512_storeu_si512(
+                d, lc_gl512_add(_mm512_loadu_si512(d), lc_gl512_mul(x, xh, al, ah, &K), &K));
+        }
+    }
+    if (nv < len) lc_gfp64_mad_range_base(c, nv, len, col, src, dst);
 }

@@ -162,13 +162,13 @@ void lc_gfp32_mad_base(const lincoll_gf_coeffs_t *c, size_t len, int col, const 
 
 /* --------------------------------------------------------- Goldilocks */
 
-void lc_gfp64_lincomb_base(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
-                           void *const *dst)
+void lc_gfp64_lincomb_range_base(const lincoll_gf_coeffs_t *c, size_t off, size_t end,
+                                 const void *const *src, void *const *dst)
 {
     for (int j = 0; j < c->r; j++) {
         const uint64_t *a = c->m + (size_t)j * c->k;
         uint64_t *d = dst[j];
-        for (size_t e = 0; e < len / 8; e++) {
+        for (size_t e = off / 8; e < end / 8; e++) {
             uint64_t acc = 0;
             for (int i = 0; i < c->k; i++) {
                 uint64_t x = ((const uint64_t *)src[i])[e];
@@ -179,15 +179,26 @@ void lc_gfp64_lincomb_base(const lincoll_gf_coeffs_t *c, size_t len, const void 
     }
 }
 
-void lc_gfp64_mad_base(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
-                       void *const *dst)
+void lc_gfp64_mad_range_base(const lincoll_gf_coeffs_t *c, size_t off, size_t end, int col,
+                             const void *src, void *const *dst)
 {
     const uint64_t *s = src;
     for (int j = 0; j < c->r; j++) {
         uint64_t a = c->m[(size_t)j * c->k + col];
         uint64_t *d = dst[j];
-        for (size_t e = 0; e < len / 8; e++) {
+        for (size_t e = off / 8; e < end / 8; e++)
             d[e] = lc_gfp64_add(d[e], lc_gfp64_reduce128((unsigned __int128)a * s[e]));
-        }
     }
+}
+
+void lc_gfp64_lincomb_base(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
+                           void *const *dst)
+{
+    lc_gfp64_lincomb_range_base(c, 0, len, src, dst);
+}
+
+void lc_gfp64_mad_base(const lincoll_gf_coeffs_t *c, size_t len, int col, const void *src,
+                       void *const *dst)
+{
+    lc_gfp64_mad_range_base(c, 0, len, col, src, dst);
 }

@@ -192,6 +192,10 @@ void lc_gfp32_lincomb_range_base(const lincoll_gf_coeffs_t *c, size_t off, size_
                                  const void *const *src, void *const *dst);
 void lc_gfp32_mad_range_base(const lincoll_gf_coeffs_t *c, size_t off, size_t end, int col,
                              const void *src, void *const *dst);
+void lc_gfp64_lincomb_range_base(const lincoll_gf_coeffs_t *c, size_t off, size_t end,
+                                 const void *const *src, void *const *dst);
+void lc_gfp64_mad_range_base(const lincoll_gf_coeffs_t *c, size_t off, size_t end, int col,
+                             const void *src, void *const *dst);
 
 #define LC_GF_DECLARE_VARIANTS(fam, isa)                                                           \
     void lc_##fam##_lincomb_##isa(const lincoll_gf_coeffs_t *c, size_t len,                        \
@@ -211,6 +215,14 @@ LC_GF_DECLARE_VARIANTS(gfp32, base)
 LC_GF_DECLARE_VARIANTS(gfp32, avx2)
 LC_GF_DECLARE_VARIANTS(gfp32, avx512)
 LC_GF_DECLARE_VARIANTS(gfp64, base)
+LC_GF_DECLARE_VARIANTS(gfp64, avx2)
+LC_GF_DECLARE_VARIANTS(gfp64, avx512)
+
+/* Tuning (measured on Zen 5, see perf/perf_gf.c): L2 bytes per core below
+ * which a call's working set counts as cache-resident, and the software
+ * prefetch distance in bytes per ISA (0: none) for calls above it. */
+#define LC_GF_L2_BYTES ((size_t)1 << 20)
+extern size_t lc_gf_tune_pf[LC_ISA_LAST];
 
 /* Bytes of each buffer a SIMD lincomb processes per length chunk so that the
  * k source chunks stay in L2 while successive row blocks re-read them. */
@@ -220,15 +232,17 @@ static inline size_t lc_gf_chunk_bytes(int k, size_t unit)
     return ch < 4 * unit ? 4 * unit : ch;
 }
 
-/* A row-block kernel: rows j0 .. j0+R-1, bytes [off, off+n). */
+/* A row-block kernel: rows j0 .. j0+R-1, bytes [off, off+n), sources
+ * prefetched pf bytes ahead (0: no prefetch). */
 typedef void (*lc_gf_rows_fn_t)(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,
-                                void *const *dst, size_t off, size_t n);
+                                void *const *dst, size_t off, size_t n, size_t pf);
 
 /* Run fns[R] over bytes [0, nv): rows split into blocks of at most rmax, as
  * even as possible; when more than one block, the length is cut into chunks
- * of lc_gf_chunk_bytes() so later blocks find the sources in cache. */
+ * of lc_gf_chunk_bytes() so later blocks find the sources in cache (and only
+ * the first block of a chunk prefetches). */
 static inline void lc_gf_run_blocks(const lc_gf_rows_fn_t *fns, int rmax,
-                                    const lincoll_gf_coeffs_t *c, size_t nv, size_t unit,
+                                    const lincoll_gf_coeffs_t *c, size_t nv, size_t unit, size_t pf,
                                     const void *const *src, void *const *dst)
 {
     size_t ch = c->r > rmax ? lc_gf_chunk_bytes(c->k, unit) : nv;
@@ -238,7 +252,7 @@ static inline void lc_gf_run_blocks(const lc_gf_rows_fn_t *fns, int rmax,
         int j0 = 0;
         for (int b = 0; b < nblk; b++) {
             int R = (c->r - j0) / (nblk - b);
-            fns[R](c, j0, src, dst, off, n);
+            fns[R](c, j0, src, dst, off, n, b == 0 ? pf : 0);
             j0 += R;
         }
     }

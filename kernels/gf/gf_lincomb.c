@@ -21,6 +21,16 @@
 #fam "_" #isa, isa_id, lc_##fam##_lincomb_##isa, lc_##fam##_mad_##isa                      \
     }
 
+/* Software prefetch distance per ISA for calls whose working set exceeds L2
+ * (LC_GF_L2_BYTES).  Zen 5, 10+4 and 4+2 at 1 MiB fragments, under load:
+ * see the README kernels section.  A variable so benchmarks can sweep it. */
+size_t lc_gf_tune_pf[LC_ISA_LAST] = {
+    [LC_ISA_BASE] = 0,
+    [LC_ISA_AVX2] = 0,
+    [LC_ISA_AVX512] = 2048,
+    [LC_ISA_GFNI] = 2048,
+};
+
 static const lc_gf_variant_t lc_gf_variants[LC_GF_KIND_LAST][LC_ISA_LAST] = {
     [LC_GF_KIND_GF8] =
         {
@@ -45,6 +55,8 @@ static const lc_gf_variant_t lc_gf_variants[LC_GF_KIND_LAST][LC_ISA_LAST] = {
     [LC_GF_KIND_P64] =
         {
             [LC_ISA_BASE] = LC_GF_V(gfp64, LC_ISA_BASE, base),
+            [LC_ISA_AVX2] = LC_GF_V(gfp64, LC_ISA_AVX2, avx2),
+            [LC_ISA_AVX512] = LC_GF_V(gfp64, LC_ISA_AVX512, avx512),
         },
 };
 
