@@ -15,6 +15,8 @@
  * Exact words sent by rank (i,j): skew [i != 0].mloc_i.kA_j + [j != 0].kB_i.nloc_j,
  * shifts mloc_i.(k - k_{(i+j-1) mod q}) + nloc_j.(k - k_{(i+j-1) mod q}).
  * Memory: 3n^2/P + 4 buffers of one block = 7n^2/P.
+ * Transposes: local blocks of A and/or B stored transposed shift as they
+ * are and the GEMM reads them with op = T.
  * Restrictions: square grid, one block per process, rsrc = csrc = 0, one
  * layer; anything else is rejected with LINCOLL_ERR_UNSUPPORTED.
  */
@@ -76,14 +78,8 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
     lincoll_status_t st = lc_mm_round(p, round0 + (nsteps > 1 ? nsteps - 1 : 0));
     if (st != LINCOLL_OK) return st;
         /* tight block regions in buffer x holding A(i, l) / B(l, j) */
-#define ABLK(_x, _l)                                                                               \
-    ((lc_mm_region_t){ab[_x], 0,                                                                   \
-                      L == LINCOLL_ROW_MAJOR ? (KL(_l) > 1 ? KL(_l) : 1) : (mloc > 1 ? mloc : 1),  \
-                      mloc, KL(_l)})
-#define BBLK(_x, _l)                                                                               \
-    ((lc_mm_region_t){bb[_x], 0,                                                                   \
-                      L == LINCOLL_ROW_MAJOR ? (nloc > 1 ? nloc : 1) : (KL(_l) > 1 ? KL(_l) : 1),  \
-                      KL(_l), nloc})
+#define ABLK(_x, _l) lc_mm_tight(L, ab[_x], mloc, KL(_l), Aown->t)
+#define BBLK(_x, _l) lc_mm_tight(L, bb[_x], KL(_l), nloc, Bown->t)
     /* skew: own A(i,j) goes to (i, j - i - t0), own B(i,j) to (i - j - t0, j) */
     const int l0 = ((i + j + t0) % q + q) % q;
     lc_mm_region_t ca = *Aown, cb = *Bown;
@@ -137,9 +133,10 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
                 LC_MM_TRY(st, lc_plan_send(p, round, RANK(i - 1, j), lc_ref(cb.slot, cb.off), bs));
         }
         /* multiply the current blocks while they are shifted on and the next
-         * ones arrive in the other buffers */
-        LC_MM_TRY(st, lc_mm_gemm(p, mm, round, LC_STEP_DURING, mloc, nloc, KL(l),
-                                 s == 0 ? beta : 1.0, &ca, &cb, C));
+         * ones arrive in the other buffers; the last step's blocks arrived in
+         * this very round, so its GEMM runs after the round */
+        LC_MM_TRY(st, lc_mm_gemm(p, mm, round, s + 1 < nsteps ? LC_STEP_DURING : LC_STEP_POST, mloc,
+                                 nloc, KL(l), s == 0 ? beta : 1.0, &ca, &cb, C));
         ca = na;
         cb = nb;
     }
@@ -153,9 +150,9 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
 
 lincoll_status_t lc_mm_cannon_build(lincoll_plan_t *p, const lc_mm_t *mm)
 {
-    lc_mm_region_t A = lc_mm_user(p, mm, &mm->da, mm->a);
-    lc_mm_region_t B = lc_mm_user(p, mm, &mm->db, mm->b);
-    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c);
+    lc_mm_region_t A = lc_mm_user(p, mm, &mm->da, mm->a, mm->ta);
+    lc_mm_region_t B = lc_mm_user(p, mm, &mm->db, mm->b, mm->tb);
+    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c, 0);
     if (A.slot < 0 || B.slot < 0 || C.slot < 0) return LINCOLL_ERR_NOMEM;
     return lc_mm_cannon_layer(p, mm, 0, 0, 0, mm->dc.pr, &A, &B, &C, mm->beta, NULL);
 }

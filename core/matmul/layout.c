@@ -79,29 +79,47 @@ lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, 
 }
 
 /* lld check for one rank: ScaLAPACK's LLD >= max(1, local rows) */
-lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank)
+lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank, int t)
 {
     int64_t rows, cols, ld;
     lincoll_status_t st = lincoll_matdesc_local(d, rank, &rows, &cols, &ld);
     if (st != LINCOLL_OK) return st;
-    int64_t need = lc_mm_tight_ld(d, rows, cols);
+    /* a transposed local array is stored cols x rows */
+    int64_t need = t ? lc_mm_tight_ld(d, cols, rows) : lc_mm_tight_ld(d, rows, cols);
     LC_CHECK_ARG(d->lld == 0 || d->lld >= need,
-                 "matmul: %s: lld=%lld is smaller than the %s-major local %s of %lld on rank %d",
+                 "matmul: %s: lld=%lld is smaller than the %s-major local %s of %lld on rank %d%s",
                  name, (long long)d->lld, d->layout == LINCOLL_ROW_MAJOR ? "row" : "column",
-                 d->layout == LINCOLL_ROW_MAJOR ? "columns" : "rows", (long long)need, rank);
+                 d->layout == LINCOLL_ROW_MAJOR ? "columns" : "rows", (long long)need, rank,
+                 t ? " (local array stored transposed)" : "");
     return LINCOLL_OK;
 }
 
 lc_mm_region_t lc_mm_local(const lincoll_matdesc_t *d, int slot, int row, int col, int64_t ld)
 {
-    lc_mm_region_t g = {slot, 0, ld, lc_mm_numroc(d->m, d->mb, row, d->rsrc, d->pr),
-                        lc_mm_numroc(d->n, d->nb, col, d->csrc, d->pc)};
+    lc_mm_region_t g = {slot,
+                        0,
+                        ld,
+                        lc_mm_numroc(d->m, d->mb, row, d->rsrc, d->pr),
+                        lc_mm_numroc(d->n, d->nb, col, d->csrc, d->pc),
+                        0};
     if (ld <= 0) g.ld = lc_mm_tight_ld(d, g.rows, g.cols);
+    return g;
+}
+
+lc_mm_region_t lc_mm_tight(lincoll_layout_t L, int slot, int64_t rows, int64_t cols, int t)
+{
+    int64_t sr = t ? cols : rows, sc = t ? rows : cols;
+    int64_t ld = L == LINCOLL_ROW_MAJOR ? sc : sr;
+    lc_mm_region_t g = {slot, 0, ld > 1 ? ld : 1, rows, cols, t};
     return g;
 }
 
 size_t lc_mm_elem_off(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r, int64_t c, size_t es)
 {
+    if (g->t) {
+        int64_t x = r;
+        r = c, c = x;
+    }
     int64_t e = L == LINCOLL_ROW_MAJOR ? r * g->ld + c : c * g->ld + r;
     return g->off + (size_t)e * es;
 }
@@ -109,14 +127,14 @@ size_t lc_mm_elem_off(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r, in
 lc_mm_region_t lc_mm_sub(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r0, int64_t c0,
                          int64_t rows, int64_t cols, size_t es)
 {
-    lc_mm_region_t s = {g->slot, lc_mm_elem_off(L, g, r0, c0, es), g->ld, rows, cols};
+    lc_mm_region_t s = {g->slot, lc_mm_elem_off(L, g, r0, c0, es), g->ld, rows, cols, g->t};
     return s;
 }
 
 int lc_mm_contig(lincoll_layout_t L, const lc_mm_region_t *g)
 {
-    return L == LINCOLL_ROW_MAJOR ? (g->rows <= 1 || g->cols == g->ld)
-                                  : (g->cols <= 1 || g->rows == g->ld);
+    int64_t sr = g->t ? g->cols : g->rows, sc = g->t ? g->rows : g->cols; /* as stored */
+    return L == LINCOLL_ROW_MAJOR ? (sr <= 1 || sc == g->ld) : (sc <= 1 || sr == g->ld);
 }
 
 static size_t lc_mm_bytes(const lc_mm_region_t *g, size_t es)
@@ -128,12 +146,17 @@ lincoll_status_t lc_mm_copy(lincoll_plan_t *p, int round, int post, lincoll_layo
                             const lc_mm_region_t *dst, const lc_mm_region_t *src, size_t es)
 {
     if (dst->rows == 0 || dst->cols == 0) return LINCOLL_OK;
+    if (dst->t != src->t) {
+        lc_error("plan %s: copy between a transposed and a plain region", p->algorithm);
+        return LINCOLL_ERR_INTERNAL;
+    }
     if (lc_mm_contig(L, dst) && lc_mm_contig(L, src)) {
         return lc_plan_copy(p, round, post, lc_ref(dst->slot, dst->off),
                             lc_ref(src->slot, src->off), lc_mm_bytes(dst, es));
     }
     int row = L == LINCOLL_ROW_MAJOR;
-    int64_t nvec = row ? dst->rows : dst->cols, len = row ? dst->cols : dst->rows;
+    int64_t sr = dst->t ? dst->cols : dst->rows, sc = dst->t ? dst->rows : dst->cols;
+    int64_t nvec = row ? sr : sc, len = row ? sc : sr;
     lincoll_status_t st = LINCOLL_OK;
     for (int64_t v = 0; v < nvec && st == LINCOLL_OK; v++) {
         size_t d = dst->off + (size_t)(v * dst->ld) * es, s = src->off + (size_t)(v * src->ld) * es;
@@ -148,6 +171,10 @@ lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int
                             const lc_mm_region_t *B, const lc_mm_region_t *C)
 {
     if (m == 0 || n == 0 || mm->comm_only) return LINCOLL_OK;
+    if (C->t) {
+        lc_error("plan %s: GEMM into a transposed C", p->algorithm);
+        return LINCOLL_ERR_INTERNAL;
+    }
     lc_gemm_ext_t *g = calloc(1, sizeof(*g));
     if (g == NULL) return LINCOLL_ERR_NOMEM;
     *g = (lc_gemm_ext_t){.m = m,
@@ -157,8 +184,9 @@ lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int
                          .beta = beta,
                          .dtype = mm->dtype,
                          .layout = mm->dc.layout,
-                         .ta = LINCOLL_NO_TRANS,
-                         .tb = LINCOLL_NO_TRANS,
+                         .ta = A->t ? LINCOLL_TRANS : LINCOLL_NO_TRANS,
+                         .tb = B->t ? LINCOLL_TRANS : LINCOLL_NO_TRANS,
+                         .progress = post == LC_STEP_DURING,
                          .a = lc_ref(A->slot, A->off),
                          .b = lc_ref(B->slot, B->off),
                          .c = lc_ref(C->slot, C->off),
@@ -174,25 +202,73 @@ lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int
 }
 
 lc_mm_region_t lc_mm_user(lincoll_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
-                          const void *ptr)
+                          const void *ptr, int t)
 {
-    lc_mm_region_t g = {-1, 0, 1, 0, 0};
-    if (mm->pl == 0) g = lc_mm_local(d, -1, mm->pi, mm->pj, d->lld);
+    lc_mm_region_t g = {-1, 0, 1, 0, 0, t};
+    if (mm->pl == 0) {
+        g = lc_mm_local(d, -1, mm->pi, mm->pj, d->lld);
+        g.t = t;
+        if (d->lld <= 0) g.ld = lc_mm_tight(d->layout, -1, g.rows, g.cols, t).ld;
+    }
     size_t size = 0;
     if (g.rows > 0 && g.cols > 0) {
-        int64_t nvec = d->layout == LINCOLL_ROW_MAJOR ? g.rows : g.cols;
-        int64_t len = d->layout == LINCOLL_ROW_MAJOR ? g.cols : g.rows;
+        int64_t sr = t ? g.cols : g.rows, sc = t ? g.rows : g.cols; /* as stored */
+        int64_t nvec = d->layout == LINCOLL_ROW_MAJOR ? sr : sc;
+        int64_t len = d->layout == LINCOLL_ROW_MAJOR ? sc : sr;
         size = (size_t)((nvec - 1) * g.ld + len) * mm->es;
     }
     g.slot = lc_plan_slot_user(p, size ? (void *)ptr : NULL, size);
     return g;
 }
 
+/* extent in bytes of a GEMM operand (op shape rows x cols, leading dimension ld) */
+static size_t lc_mm_span(lincoll_layout_t L, int trans, int64_t rows, int64_t cols, int64_t ld,
+                         size_t es)
+{
+    int64_t sr = trans ? cols : rows, sc = trans ? rows : cols;
+    int64_t nvec = L == LINCOLL_ROW_MAJOR ? sr : sc, len = L == LINCOLL_ROW_MAJOR ? sc : sr;
+    return nvec > 0 && len > 0 ? (size_t)((nvec - 1) * ld + len) * es : 0;
+}
+
+static int lc_mm_hits(lc_bufref_t a, size_t alen, const lc_xfer_t *x)
+{
+    return a.slot == x->buf.slot && a.off < x->buf.off + x->len && x->buf.off < a.off + alen;
+}
+
+lincoll_status_t lc_mm_check_during(const lincoll_plan_t *p)
+{
+    for (unsigned r = 0; r < p->nrounds; r++) {
+        const lc_round_t *R = &p->rounds[r];
+        for (unsigned i = 0; i < R->nduring; i++) {
+            const lc_gemm_ext_t *g = R->during[i].ext;
+            if (R->during[i].kind != LC_STEP_GEMM || g == NULL || g->k == 0) continue;
+            size_t es = lincoll_dtype_size(g->dtype);
+            size_t sa = lc_mm_span(g->layout, g->ta == LINCOLL_TRANS, g->m, g->k, g->lda, es);
+            size_t sb = lc_mm_span(g->layout, g->tb == LINCOLL_TRANS, g->k, g->n, g->ldb, es);
+            size_t sc = lc_mm_span(g->layout, 0, g->m, g->n, g->ldc, es);
+            for (unsigned k = 0; k < R->nxfers; k++) {
+                const lc_xfer_t *x = &R->xfers[k];
+                if (x->kind == LC_XFER_WAIT_PUT) continue;
+                int recv = x->kind == LC_XFER_RECV;
+                if (lc_mm_hits(g->c, sc, x) ||
+                    (recv && (lc_mm_hits(g->a, sa, x) || lc_mm_hits(g->b, sb, x)))) {
+                    lc_error("plan %s: round %u runs a GEMM during its transfers on a buffer "
+                             "they use",
+                             p->algorithm, r);
+                    return LINCOLL_ERR_INTERNAL;
+                }
+            }
+        }
+    }
+    return LINCOLL_OK;
+}
+
 lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
                               int64_t panel, lincoll_matmul_bcast_t bcast)
 {
     p->elem_size = mm->es;
-    lincoll_status_t st = lc_plan_finalize(p);
+    lincoll_status_t st = lc_mm_check_during(p);
+    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
     if (st != LINCOLL_OK) return st;
     lc_mm_priv_t *pv = p->priv;
     const lincoll_plan_stats_t *s = &p->stats;
@@ -340,7 +416,7 @@ static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, voi
     LC_CHECK_ARG(comm != NULL && plan_p != NULL, "%s: comm and plan_p must not be NULL", fn);
     lincoll_status_t st = lc_mm_check_desc(d, "d", comm->size);
     if (st != LINCOLL_OK) return st;
-    st = lc_mm_check_ld(d, "d", comm->rank);
+    st = lc_mm_check_ld(d, "d", comm->rank, 0);
     if (st != LINCOLL_OK) return st;
     LC_CHECK_ARG(root >= 0 && root < comm->size, "%s: root %d outside the communicator of %d", fn,
                  root, comm->size);
@@ -363,10 +439,10 @@ static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, voi
     p->elem_size = es;
     lc_mm_t mm = {.comm = comm, .es = es, .me = me, .P = comm->size};
     lincoll_matdesc_coords(d, me, &mm.pi, &mm.pj, &mm.pl);
-    lc_mm_region_t Lr = lc_mm_user(p, &mm, d, local);
+    lc_mm_region_t Lr = lc_mm_user(p, &mm, d, local, 0);
     const int ports = p->ports;
     if (me == root) {
-        lc_mm_region_t G = {-1, 0, ldg, d->m, d->n};
+        lc_mm_region_t G = {-1, 0, ldg, d->m, d->n, 0};
         size_t gsize =
             d->m > 0 && d->n > 0
                 ? (size_t)(((d->layout == LINCOLL_ROW_MAJOR ? d->m : d->n) - 1) * ldg + gtight) * es

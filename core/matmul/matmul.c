@@ -10,6 +10,11 @@
  *   cannon q.alpha                + (m k + k n)/q^2 . q . es.beta
  *   25d    (2 log c + q/c).alpha  + (m k + k n)/q^2 . (q/c + log c) . es.beta + m n/q^2 log c
  * Algorithms whose scratch would exceed LINCOLL_MATMUL_MAX_MEM bytes are skipped.
+ *
+ * Transposes (opts->transa/transb): the descriptors always describe op(A)
+ * and op(B); a transposed operand's local arrays hold the transpose of their
+ * op block.  Every algorithm moves whole blocks or panels, so each supports
+ * it: the regions (mm_int.h) carry the flag and the GEMM steps use op = T.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +122,8 @@ static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtyp
     if (st != LINCOLL_OK) return st;
     LC_CHECK_ARG(desca->n == descb->m,
                  "lincoll_matmul_init: inner dimensions differ: desca.n=%lld "
-                 "(columns of A) != descb.m=%lld (rows of B)",
+                 "(columns of op(A)) != descb.m=%lld (rows of op(B)); with transposes the "
+                 "descriptors describe op(A) and op(B)",
                  (long long)desca->n, (long long)descb->m);
     LC_CHECK_ARG(desca->m == descc->m, "lincoll_matmul_init: desca.m=%lld != descc.m=%lld",
                  (long long)desca->m, (long long)descc->m);
@@ -132,9 +138,19 @@ static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtyp
                      "ab"[x], ds[x] -> pr, ds[x] -> pc, ds[x] -> layers, (int)ds[x] -> layout,
                      descc -> pr, descc -> pc, descc -> layers, (int)descc -> layout);
     }
-    st = lc_mm_check_ld(desca, "desca", comm->rank);
-    if (st == LINCOLL_OK) st = lc_mm_check_ld(descb, "descb", comm->rank);
-    if (st == LINCOLL_OK) st = lc_mm_check_ld(descc, "descc", comm->rank);
+    const lincoll_trans_t ta = opts != NULL ? opts->transa : LINCOLL_NO_TRANS;
+    const lincoll_trans_t tb = opts != NULL ? opts->transb : LINCOLL_NO_TRANS;
+    LC_CHECK_ARG(ta == LINCOLL_NO_TRANS || ta == LINCOLL_TRANS,
+                 "lincoll_matmul_init: opts->transa=%d is neither LINCOLL_NO_TRANS nor "
+                 "LINCOLL_TRANS",
+                 (int)ta);
+    LC_CHECK_ARG(tb == LINCOLL_NO_TRANS || tb == LINCOLL_TRANS,
+                 "lincoll_matmul_init: opts->transb=%d is neither LINCOLL_NO_TRANS nor "
+                 "LINCOLL_TRANS",
+                 (int)tb);
+    st = lc_mm_check_ld(desca, "desca", comm->rank, ta == LINCOLL_TRANS);
+    if (st == LINCOLL_OK) st = lc_mm_check_ld(descb, "descb", comm->rank, tb == LINCOLL_TRANS);
+    if (st == LINCOLL_OK) st = lc_mm_check_ld(descc, "descc", comm->rank, 0);
     if (st != LINCOLL_OK) return st;
     *mm = (lc_mm_t){.comm = comm,
                     .dtype = dtype,
@@ -151,7 +167,9 @@ static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtyp
                     .n = descc->n,
                     .k = desca->n,
                     .me = comm->rank,
-                    .P = P};
+                    .P = P,
+                    .ta = ta == LINCOLL_TRANS,
+                    .tb = tb == LINCOLL_TRANS};
     if (opts != NULL) mm->opts = *opts;
     LC_CHECK_ARG((unsigned)mm->opts.algo < LINCOLL_MATMUL_ALGO_LAST,
                  "lincoll_matmul_init: opts->algo=%d is unknown", (int)mm->opts.algo);

@@ -16,6 +16,7 @@
  *             + (2 log2 c . n^2/q^2 + 2 (q/c) n^2/q^2 + log2 c . n^2/q^2).beta + 2n^3/P.gamma
  *   = O(sqrt(P/c^3) + log c) messages and O(n^2/sqrt(cP)) words per rank.
  * Memory: c copies: about 7n^2/q^2 = 7c.n^2/P per rank.
+ * Transposes: as Cannon (local blocks stored transposed, GEMM with op = T).
  * Restrictions: square layers, Cannon's block distribution, 1 <= c <= q.
  */
 #include "core/matmul/mm_int.h"
@@ -63,9 +64,9 @@ lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm)
     const int q = mm->dc.pr, c = mm->dc.layers, l = mm->pl, i = mm->pi, j = mm->pj;
     const size_t es = mm->es;
     const lincoll_layout_t L = mm->dc.layout;
-    lc_mm_region_t A = lc_mm_user(p, mm, &mm->da, mm->a);
-    lc_mm_region_t B = lc_mm_user(p, mm, &mm->db, mm->b);
-    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c);
+    lc_mm_region_t A = lc_mm_user(p, mm, &mm->da, mm->a, mm->ta);
+    lc_mm_region_t B = lc_mm_user(p, mm, &mm->db, mm->b, mm->tb);
+    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c, 0);
     if (A.slot < 0 || B.slot < 0 || C.slot < 0) return LINCOLL_ERR_NOMEM;
     /* my blocks' geometry (the same on every layer) */
     lc_mm_region_t Ag = lc_mm_local(&mm->da, -1, i, j, 0), Bg = lc_mm_local(&mm->db, -1, i, j, 0);
@@ -77,9 +78,10 @@ lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm)
     lc_mm_region_t Ao = A, Bo = B, Cp = C;
     if (c > 1) {
         /* (1) broadcast A(i,j), B(i,j) over layers, root layer 0 */
-        lc_mm_region_t As = Ag, Bs = Bg;
-        As.slot = lc_plan_slot_scratch(p, abytes ? abytes : 1);
-        Bs.slot = lc_plan_slot_scratch(p, bbytes ? bbytes : 1);
+        lc_mm_region_t As =
+            lc_mm_tight(L, lc_plan_slot_scratch(p, abytes ? abytes : 1), Ag.rows, Ag.cols, mm->ta);
+        lc_mm_region_t Bs =
+            lc_mm_tight(L, lc_plan_slot_scratch(p, bbytes ? bbytes : 1), Bg.rows, Bg.cols, mm->tb);
         LC_MM_TRY(st, lc_mm_round(p, lc));
         if (l == 0) {
             if (!lc_mm_contig(L, &A)) {

@@ -24,17 +24,24 @@ typedef struct lc_gemm_ext {
     lincoll_trans_t ta, tb;
     lc_bufref_t a, b, c;
     int64_t lda, ldb, ldc;
+    /* a DURING step: run in column chunks and progress the transport between
+     * them, so the round's rendezvous transfers move while the GEMM runs */
+    int progress;
 } lc_gemm_ext_t;
 
 /* core/exec/steps_gemm.c: the step that owns g */
 lc_step_t lc_step_gemm_make(lc_gemm_ext_t *g);
 
-/* A rows x cols sub-matrix stored in a plan slot. */
+/* A rows x cols sub-matrix stored in a plan slot.  rows and cols are the
+ * logical shape (of op(X)); with t set the slot holds its transpose
+ * (cols x rows with leading dimension ld), which the GEMM step reads with
+ * op = T and the helpers below index transparently. */
 typedef struct lc_mm_region {
     int slot;
     size_t off; /* bytes to element (0, 0) */
     int64_t ld;
     int64_t rows, cols;
+    int t;
 } lc_mm_region_t;
 
 /* One compile request. */
@@ -45,6 +52,7 @@ typedef struct lc_mm {
     double alpha, beta;
     const void *a, *b;
     void *c;
+    int ta, tb; /* local arrays of A / B hold the transpose of their op(X) block */
     lincoll_matdesc_t da, db, dc;
     lincoll_matmul_opts_t opts;
     int64_t m, n, k;
@@ -68,13 +76,15 @@ int64_t lc_mm_g2l(int64_t g, int64_t nb, int nprocs);
 int lc_mm_rank(const lincoll_matdesc_t *d, int layer, int row, int col);
 int64_t lc_mm_tight_ld(const lincoll_matdesc_t *d, int64_t rows, int64_t cols);
 lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, int P);
-lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank);
+lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank, int t);
 /* make sure round r exists */
 lincoll_status_t lc_mm_round(lincoll_plan_t *p, int r);
 /* binomial tree over q ranks rooted at relative 0: parent round of v (-1 for the root), children */
 int lc_mm_hibit(int v);
 /* local array of rank (row, col) in layer 0 as a region of slot */
 lc_mm_region_t lc_mm_local(const lincoll_matdesc_t *d, int slot, int row, int col, int64_t ld);
+/* a rows x cols region of slot at offset 0, stored transposed when t, tight leading dimension */
+lc_mm_region_t lc_mm_tight(lincoll_layout_t L, int slot, int64_t rows, int64_t cols, int t);
 /* byte offset of local element (r, c) inside a region */
 size_t lc_mm_elem_off(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r, int64_t c, size_t es);
 lc_mm_region_t lc_mm_sub(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r0, int64_t c0,
@@ -89,7 +99,10 @@ lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int
                             const lc_mm_region_t *B, const lc_mm_region_t *C);
 /* the rank's local region of A, B or C bound as a user slot (empty when not on layer 0) */
 lc_mm_region_t lc_mm_user(lincoll_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
-                          const void *ptr);
+                          const void *ptr, int t);
+/* DURING GEMM steps must not read a buffer their round receives into nor
+ * write one it sends from (the plan cannot see GEMM operands; this can) */
+lincoll_status_t lc_mm_check_during(const lincoll_plan_t *p);
 lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
                               int64_t panel, lincoll_matmul_bcast_t bcast);
 

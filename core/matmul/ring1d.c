@@ -44,9 +44,9 @@ lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
     const size_t es = mm->es;
     const lincoll_matdesc_t *db = &mm->db;
     const lincoll_layout_t L = mm->dc.layout;
-    lc_mm_region_t A = lc_mm_user(p, mm, &mm->da, mm->a);
-    lc_mm_region_t Bown = lc_mm_user(p, mm, db, mm->b);
-    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c);
+    lc_mm_region_t A = lc_mm_user(p, mm, &mm->da, mm->a, mm->ta);
+    lc_mm_region_t Bown = lc_mm_user(p, mm, db, mm->b, mm->tb);
+    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c, 0);
     if (A.slot < 0 || Bown.slot < 0 || C.slot < 0) return LINCOLL_ERR_NOMEM;
     int64_t maxk = 0;
     for (int q = 0; q < P; q++) {
@@ -62,9 +62,7 @@ lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
     if (P > 1) buf[1] = lc_plan_slot_scratch(p, bufsz ? bufsz : 1);
         /* the B rows of rank q as a tight array in buffer b */
 #define BBLOCK(_b, _q)                                                                             \
-    ((lc_mm_region_t){buf[_b], 0,                                                                  \
-                      lc_mm_tight_ld(db, lc_mm_numroc(mm->k, db->mb, (_q), db->rsrc, P), mm->n),   \
-                      lc_mm_numroc(mm->k, db->mb, (_q), db->rsrc, P), mm->n})
+    lc_mm_tight(L, buf[_b], lc_mm_numroc(mm->k, db->mb, (_q), db->rsrc, P), mm->n, mm->tb)
     lc_mm_region_t cur = Bown;
     if (need_pack) {
         cur = BBLOCK(0, me);
@@ -91,9 +89,10 @@ lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
             int64_t h = mm->k - g0 < db->mb ? mm->k - g0 : db->mb;
             lc_mm_region_t As = lc_mm_sub(L, &A, 0, g0, A.rows, h, es);
             lc_mm_region_t Bs = lc_mm_sub(L, &cur, lc_mm_g2l(g0, db->mb, P), 0, h, mm->n, es);
-            /* runs while this round's shift of `cur` and receive into `next` fly */
-            st = lc_mm_gemm(p, mm, round, LC_STEP_DURING, C.rows, C.cols, h, first ? mm->beta : 1.0,
-                            &As, &Bs, &C);
+            /* runs while this round's shift of `cur` and receive into `next` fly;
+             * the last block arrived in the last round: its GEMM runs after it */
+            st = lc_mm_gemm(p, mm, round, Ls < P - 1 ? LC_STEP_DURING : LC_STEP_POST, C.rows,
+                            C.cols, h, first ? mm->beta : 1.0, &As, &Bs, &C);
             first = 0;
         }
         cur = next;

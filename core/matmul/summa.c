@@ -125,9 +125,9 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
     }
     pv->info.panel = s;
     pv->info.bcast = tree ? LINCOLL_MATMUL_BCAST_TREE : LINCOLL_MATMUL_BCAST_RING;
-    lc_mm_region_t A = lc_mm_user(p, mm, da, mm->a);
-    lc_mm_region_t B = lc_mm_user(p, mm, db, mm->b);
-    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c);
+    lc_mm_region_t A = lc_mm_user(p, mm, da, mm->a, mm->ta);
+    lc_mm_region_t B = lc_mm_user(p, mm, db, mm->b, mm->tb);
+    lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c, 0);
     if (A.slot < 0 || B.slot < 0 || C.slot < 0) return LINCOLL_ERR_NOMEM;
     const int64_t mloc = C.rows, nloc = C.cols;
     int abuf[2] = {-1, -1}, bbuf[2] = {-1, -1};
@@ -201,8 +201,7 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
             st = lc_mm_round(p, need);
             /* A slice: mloc x w */
             lc_mm_region_t At = lc_mm_sub(L, &A, 0, la, mloc, w, es);
-            lc_mm_region_t Ab = {abuf[bi], 0, L == LINCOLL_ROW_MAJOR ? w : (mloc > 1 ? mloc : 1),
-                                 mloc, w};
+            lc_mm_region_t Ab = lc_mm_tight(L, abuf[bi], mloc, w, mm->ta);
             size_t abytes = (size_t)(mloc * w) * es;
             if (pc > 1) {
                 if (ba.recv < 0 && !lc_mm_contig(L, &At)) {
@@ -223,8 +222,7 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
             }
             /* B slice: w x nloc */
             lc_mm_region_t Bt = lc_mm_sub(L, &B, lb, 0, w, nloc, es);
-            lc_mm_region_t Bb = {bbuf[bi], 0, L == LINCOLL_ROW_MAJOR ? (nloc > 1 ? nloc : 1) : w, w,
-                                 nloc};
+            lc_mm_region_t Bb = lc_mm_tight(L, bbuf[bi], w, nloc, mm->tb);
             size_t bbytes = (size_t)(w * nloc) * es;
             if (pr > 1) {
                 if (bb.recv < 0 && !lc_mm_contig(L, &Bt)) {

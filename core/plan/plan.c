@@ -158,13 +158,18 @@ lincoll_status_t lc_plan_step(lincoll_plan_t *p, int round, int post, const lc_s
         return LINCOLL_ERR_INTERNAL;
     }
     lc_round_t *r = &p->rounds[round];
-    int fail =
-        post ? LC_GROW(r->post, r->npost, r->cap_post) : LC_GROW(r->pre, r->npre, r->cap_pre);
+    /* LC_STEP_DURING steps go to their own list (the executor runs it while
+     * the round's transfers are in flight); they used to land in post[] */
+    int fail = post == LC_STEP_DURING ? LC_GROW(r->during, r->nduring, r->cap_during)
+               : post                 ? LC_GROW(r->post, r->npost, r->cap_post)
+                                      : LC_GROW(r->pre, r->npre, r->cap_pre);
     if (fail) {
         free(step->ext);
         return LINCOLL_ERR_NOMEM;
     }
-    if (post) {
+    if (post == LC_STEP_DURING) {
+        r->during[r->nduring++] = *step;
+    } else if (post) {
         r->post[r->npost++] = *step;
     } else {
         r->pre[r->npre++] = *step;
@@ -432,6 +437,10 @@ void lc_plan_dump_text(const lincoll_plan_t *p, char *buf, size_t len)
             const lc_xfer_t *x = &R->xfers[i];
             OUT("   port %u %-8s peer %d len %zu slot %u+%zu\n", x->port, lc_xfer_names[x->kind],
                 x->peer, x->len, x->buf.slot, x->buf.off);
+        }
+        for (unsigned i = 0; i < R->nduring; i++) {
+            OUT("   during %s len %zu -> slot %u+%zu\n", lc_step_names[R->during[i].kind],
+                R->during[i].len, R->during[i].dst.slot, R->during[i].dst.off);
         }
         for (unsigned i = 0; i < R->npost; i++) {
             OUT("   post %s len %zu -> slot %u+%zu\n", lc_step_names[R->post[i].kind],

@@ -1,6 +1,6 @@
 /**
  * @file matmul.h
- * @brief Distributed matrix multiply C := alpha * A * B + beta * C over a
+ * @brief Distributed matrix multiply C := alpha * op(A) * op(B) + beta * C over a
  *        communicator: 1D ring, SUMMA, Cannon and 2.5D, each compiled to a plan.
  *
  * Matrices are described by ::lincoll_matdesc_t, a ScaLAPACK array descriptor
@@ -141,10 +141,27 @@ typedef struct lincoll_matmul_opts {
     lincoll_matmul_bcast_t bcast; /**< SUMMA broadcast */
     int64_t panel;                /**< SUMMA panel width s (0 = model default) */
     unsigned flags;               /**< ::LINCOLL_MATMUL_COMM_ONLY */
+    lincoll_trans_t transa;       /**< op(A): ::LINCOLL_NO_TRANS (default) or ::LINCOLL_TRANS */
+    lincoll_trans_t transb;       /**< op(B): ::LINCOLL_NO_TRANS (default) or ::LINCOLL_TRANS */
 } lincoll_matmul_opts_t;
 
 /**
- * @brief Compile C := alpha * A * B + beta * C (A is m x k, B k x n, C m x n).
+ * @brief Compile C := alpha * op(A) * op(B) + beta * C (op(A) is m x k, op(B)
+ *        k x n, C m x n; op = identity or transpose, from @p opts).
+ *
+ * Transposes: @p desca and @p descb always describe the distribution of
+ * op(A) and op(B) (m x k and k x n, with the grid rules of the table above).
+ * With opts->transa = ::LINCOLL_TRANS each rank's local array of A holds the
+ * *transpose* of its op(A) block: a kloc x mloc array (in desca->layout,
+ * leading dimension desca->lld, or tight = max(1, kloc) column-major /
+ * max(1, mloc) row-major when lld = 0).  Equivalently: A (k x m) distributed
+ * with the fields of desca swapped (m/n, mb/nb, rsrc/csrc) on the transposed
+ * grid, rank (i, j) holding A's block (j, i) — for the 1D ring that is exactly
+ * ScaLAPACK's 1 x P column distribution of A.  The same holds for B with
+ * transb.  The local GEMMs read the stored blocks with op = T; nothing is
+ * transposed in memory.  All four algorithms accept either op on either
+ * operand.  A ScaLAPACK-style descriptor of the stored A (k x m) is rejected
+ * with ::LINCOLL_ERR_INVALID (dimensions of op(A) do not match C).
  *
  * Collective: every rank of @p comm calls it with the same descriptors,
  * scalars and options.  Buffers are this rank's local arrays (NULL allowed
@@ -156,11 +173,13 @@ typedef struct lincoll_matmul_opts {
  * @param [in]  a, desca  local A and its descriptor (global k columns).
  * @param [in]  b, descb  local B and its descriptor.
  * @param [in,out] c, descc local C and its descriptor.
- * @param [in]  opts  options or NULL.
+ * @param [in]  opts  options (algorithm, SUMMA panel and broadcast, transposes,
+ *                    ::LINCOLL_MATMUL_COMM_ONLY) or NULL for the defaults.
  * @param [out] plan_p the plan (lincoll_start / lincoll_wait / lincoll_plan_free).
  * @return ::LINCOLL_OK; ::LINCOLL_ERR_INVALID for mismatched dimensions, a grid
  *         that does not cover the communicator, a bad leading dimension or
- *         distributions that do not line up (the log names the argument);
+ *         distributions that do not line up, an opts->transa/transb other than
+ *         ::LINCOLL_NO_TRANS/::LINCOLL_TRANS (the log names the argument);
  *         ::LINCOLL_ERR_UNSUPPORTED when the forced algorithm cannot serve the
  *         distribution (Cannon on a non-square grid, ...) or a dtype other
  *         than float/double; ::LINCOLL_ERR_NOMEM.

@@ -3,8 +3,9 @@
  * naming the argument), never a crash: inner dimensions that don't match, a
  * grid that does not cover the ranks, Cannon on a non-square grid, a bad
  * leading dimension, unknown LINCOLL_MATMUL_ALGO, unsupported dtype, 2.5D with
- * too many layers, bad scatter arguments.  Also: LINCOLL_MATMUL_ALGO forces
- * the algorithm, the default picks one that serves the distribution, and
+ * too many layers, bad scatter arguments, bad transposes (unknown op, a
+ * descriptor of the stored A instead of op(A), lld of a transposed block).  Also:
+ * LINCOLL_MATMUL_ALGO forces the algorithm, the default picks one that serves the distribution, and
  * LINCOLL_MATMUL_MAX_MEM can rule algorithms out.
  */
 #include <setjmp.h>
@@ -102,6 +103,34 @@ static void test_bad(void **state)
     assert_int_equal(
         lincoll_matmul_init(comm, LINCOLL_DOUBLE, 1, buf[0], &a, buf[1], &b, 0, buf[2], &c, &o, &p),
         LINCOLL_ERR_INVALID);
+    /* transposes: unknown op values; a descriptor of the stored A (k x m)
+     * instead of op(A); lld checked against the transposed local array */
+    o.panel = 0;
+    o.transa = (lincoll_trans_t)7;
+    assert_int_equal(
+        lincoll_matmul_init(comm, LINCOLL_DOUBLE, 1, buf[0], &a, buf[1], &b, 0, buf[2], &c, &o, &p),
+        LINCOLL_ERR_INVALID);
+    o.transa = LINCOLL_NO_TRANS, o.transb = (lincoll_trans_t)-1;
+    assert_int_equal(
+        lincoll_matmul_init(comm, LINCOLL_DOUBLE, 1, buf[0], &a, buf[1], &b, 0, buf[2], &c, &o, &p),
+        LINCOLL_ERR_INVALID);
+    o.transa = LINCOLL_TRANS, o.transb = LINCOLL_NO_TRANS;
+    lincoll_matdesc_t at;
+    assert_int_equal(lincoll_matdesc_block(&at, 16, 20, 2, 2, 1, LINCOLL_COL_MAJOR), LINCOLL_OK);
+    assert_int_equal(lincoll_matmul_init(comm, LINCOLL_DOUBLE, 1, buf[0], &at, buf[1], &b, 0,
+                                         buf[2], &c, &o, &p),
+                     LINCOLL_ERR_INVALID);
+    g = a; /* rank 1: op(A) block 10 x 8, stored transposed 8 x 10: lld >= 8 */
+    g.lld = 9;
+    assert_int_equal(
+        lincoll_matmul_init(comm, LINCOLL_DOUBLE, 1, buf[0], &g, buf[1], &b, 0, buf[2], &c, &o, &p),
+        LINCOLL_OK);
+    lincoll_plan_free(p);
+    g.lld = 7;
+    assert_int_equal(
+        lincoll_matmul_init(comm, LINCOLL_DOUBLE, 1, buf[0], &g, buf[1], &b, 0, buf[2], &c, &o, &p),
+        LINCOLL_ERR_INVALID);
+    o.transa = LINCOLL_NO_TRANS;
     /* LINCOLL_MATMUL_ALGO */
     setenv("LINCOLL_MATMUL_ALGO", "strassen", 1);
     assert_int_equal(init(comm, &a, &b, &c, LINCOLL_MATMUL_AUTO, &p), LINCOLL_ERR_INVALID);

@@ -11,7 +11,8 @@
  * here, uneven blocks included) and the plan's own stats; the busiest rank
  * never moves fewer words than the Irony-Toledo-Tiskin bound for its memory,
  * and for 2D-memory algorithms never fewer than the seed's
- * n^2/(2 sqrt P) - n^2/P (square case).
+ * n^2/(2 sqrt P) - n^2/P (square case).  test_transposes repeats the checks
+ * with op(A) = A^T and/or op(B) = B^T (local blocks stored transposed).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,7 +39,8 @@ typedef struct {
     int64_t cyc; /* 0: block distribution; else mb = nb = cyc (block-cyclic) */
     lincoll_dtype_t dt;
     lincoll_layout_t layout;
-    int pad; /* lld = tight + pad on every rank */
+    int pad;    /* lld = tight + pad on every rank */
+    int ta, tb; /* local arrays of A / B hold the transpose of their op() block */
 } mm_case_t;
 
 static int64_t numroc(int64_t n, int64_t nb, int ip, int isrc, int np)
@@ -212,6 +214,23 @@ static void desc_of(const mm_case_t *t, lincoll_matdesc_t *d, int64_t m, int64_t
 
 static int verbose_cases;
 
+/* a rows x cols local array (ld) -> its transpose, cols x rows with leading dimension ldt */
+static void *transpose_local(const void *src, int64_t rows, int64_t cols, int64_t ld, int64_t ldt,
+                             int rowm, size_t es)
+{
+    size_t sz =
+        rows && cols ? (size_t)(((rowm ? cols : rows) - 1) * ldt + (rowm ? rows : cols)) : 0;
+    char *d = calloc(sz + 1, es);
+    for (int64_t i = 0; i < rows; i++) {
+        for (int64_t j = 0; j < cols; j++) {
+            int64_t s = rowm ? i * ld + j : j * ld + i;   /* (i, j) of the block */
+            int64_t t = rowm ? j * ldt + i : i * ldt + j; /* (j, i) of the transpose */
+            memcpy(d + (size_t)t * es, (const char *)src + (size_t)s * es, es);
+        }
+    }
+    return d;
+}
+
 static void run_case(const mm_case_t *t)
 {
     const int P = t->P;
@@ -263,7 +282,23 @@ static void run_case(const mm_case_t *t)
         }
         run_plans(&h, plans);
     }
-    lincoll_matmul_opts_t opts = {.algo = t->algo, .bcast = t->bcast, .panel = t->panel};
+    /* transposed operands: each rank keeps the transpose of its op() block */
+    for (int x = 0; x < 2; x++) {
+        if (!(x == 0 ? t->ta : t->tb)) continue;
+        for (int r = 0; r < P; r++) {
+            int64_t rows, cols, ld;
+            assert_int_equal(lincoll_matdesc_local(ds[x], r, &rows, &cols, &ld), LINCOLL_OK);
+            int64_t ldt = ds[x]->lld > 0 ? ds[x]->lld : (rowm ? rows : cols);
+            void *tr = transpose_local(locs[x][r], rows, cols, ld, ldt > 1 ? ldt : 1, rowm, es);
+            free(locs[x][r]);
+            locs[x][r] = tr;
+        }
+    }
+    lincoll_matmul_opts_t opts = {.algo = t->algo,
+                                  .bcast = t->bcast,
+                                  .panel = t->panel,
+                                  .transa = t->ta ? LINCOLL_TRANS : LINCOLL_NO_TRANS,
+                                  .transb = t->tb ? LINCOLL_TRANS : LINCOLL_NO_TRANS};
     for (int r = 0; r < P; r++) {
         assert_int_equal(lincoll_matmul_init(h.comm[r], t->dt, alpha, LA[r], &da, LB[r], &db, beta,
                                              LC[r], &dc, &opts, &plans[r]),
@@ -528,6 +563,49 @@ static void test_25d_words_fall(void **state)
     lc_simh_destroy(&h);
 }
 
+/* op(A) op(B) with transposed local blocks: every algorithm, NT, TN and TT,
+ * uneven and block-cyclic shapes, both layouts; words and messages are the
+ * same closed forms as without transposes */
+static void test_transposes(void **state)
+{
+    (void)state;
+    const struct {
+        lincoll_matmul_algo_t algo;
+        int P, pr, pc, c;
+        int64_t cyc;
+    } g[] = {
+        {LINCOLL_MATMUL_RING, 1, 1, 1, 1, 0},   {LINCOLL_MATMUL_RING, 3, 3, 1, 1, 0},
+        {LINCOLL_MATMUL_RING, 4, 4, 1, 1, 3},   {LINCOLL_MATMUL_SUMMA, 2, 1, 2, 1, 0},
+        {LINCOLL_MATMUL_SUMMA, 6, 2, 3, 1, 5},  {LINCOLL_MATMUL_SUMMA, 4, 2, 2, 1, 0},
+        {LINCOLL_MATMUL_CANNON, 4, 2, 2, 1, 0}, {LINCOLL_MATMUL_CANNON, 9, 3, 3, 1, 0},
+        {LINCOLL_MATMUL_25D, 8, 2, 2, 2, 0},
+    };
+    for (unsigned x = 0; x < sizeof(g) / sizeof(g[0]); x++) {
+        for (int tt = 1; tt < 4; tt++) {
+            for (unsigned s = 0; s < 3; s++) {
+                mm_case_t t = {.P = g[x].P,
+                               .pr = g[x].pr,
+                               .pc = g[x].pc,
+                               .c = g[x].c,
+                               .m = shapes[s][0],
+                               .n = shapes[s][1],
+                               .k = shapes[s][2],
+                               .algo = g[x].algo,
+                               .bcast =
+                                   s == 1 ? LINCOLL_MATMUL_BCAST_RING : LINCOLL_MATMUL_BCAST_TREE,
+                               .panel = s == 0 ? 4 : 0,
+                               .cyc = g[x].cyc,
+                               .dt = s == 1 ? LINCOLL_FLOAT : LINCOLL_DOUBLE,
+                               .layout = s == 2 ? LINCOLL_ROW_MAJOR : LINCOLL_COL_MAJOR,
+                               .pad = s == 0 ? 3 : 0,
+                               .ta = tt & 1,
+                               .tb = (tt >> 1) & 1};
+                run_case(&t);
+            }
+        }
+    }
+}
+
 static void test_p256(void **state)
 {
     (void)state;
@@ -556,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_ring),           cmocka_unit_test(test_summa),
         cmocka_unit_test(test_cannon),         cmocka_unit_test(test_25d),
         cmocka_unit_test(test_25d_words_fall), cmocka_unit_test(test_p256),
+        cmocka_unit_test(test_transposes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
