@@ -83,6 +83,10 @@ static const lc_config_field_t lc_config_fields[] = {
          "cost model: floating-point operations per second of the local GEMM"),
     LC_F("GEMM_THREADS", LC_CFG_INT, "1", "1:64", gemm_threads,
          "threads of the local GEMM kernel (parallel over the NC/MC loops); 1 is the reference"),
+    LC_F("ENCODE_CHECKSUM", LC_CFG_ENUM, "off", "off|crc32c", encode_checksum,
+         "all-to-all encode: crc32c on every packet a plan sends, checked on arrival; a "
+         "corrupted transfer ends the plan with LINCOLL_ERR_CORRUPT instead of wrong parity "
+         "(costs one 4-byte message per packet and one latency per round)"),
 };
 
 const lc_config_field_t *lc_config_table(size_t *count_p)

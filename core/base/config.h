@@ -48,6 +48,7 @@ typedef struct lc_config {
     int algo_allreduce, algo_reduce_scatter, algo_allgather, algo_bcast, algo_reduce;
     int algo_matmul, algo_encode;
     size_t matmul_max_mem;
+    int encode_checksum; /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
 } lc_config_t;
 
 enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };

@@ -97,6 +97,8 @@ lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
 
 lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p)
 {
+    /* LINCOLL_ENCODE_CHECKSUM=crc32c: crc32c on every packet (core/plan/plan_checksum.c) */
+    if (st == LINCOLL_OK && b->plan->ctx->cfg.encode_checksum) st = lc_plan_checksum(b->plan);
     if (st == LINCOLL_OK) st = lc_plan_finalize(b->plan);
     if (st == LINCOLL_OK) {
         for (unsigned i = 0; i < b->priv->nzero; i++) {

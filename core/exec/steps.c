@@ -29,6 +29,9 @@ lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
         return lc_step_gf_run(p, s);
     case LC_STEP_GEMM:
         return lc_step_gemm_run(p, s);
+    case LC_STEP_CRC_MAKE:
+    case LC_STEP_CRC_CHECK:
+        return lc_step_crc_run(p, s);
     }
     lc_error("plan %s: compute step kind %d is not supported", p->algorithm, (int)s->kind);
     return LINCOLL_ERR_UNSUPPORTED;

@@ -14,5 +14,7 @@ lincoll_status_t lc_step_run(lincoll_plan_t *plan, const lc_step_t *step);
 lincoll_status_t lc_step_gf_run(lincoll_plan_t *plan, const lc_step_t *step) __attribute__((weak));
 lincoll_status_t lc_step_gemm_run(lincoll_plan_t *plan, const lc_step_t *step)
     __attribute__((weak));
+/* Checksum steps (LC_STEP_CRC_MAKE, LC_STEP_CRC_CHECK): core/exec/steps_crc.c. */
+lincoll_status_t lc_step_crc_run(lincoll_plan_t *plan, const lc_step_t *step);
 
 #endif

@@ -408,7 +408,8 @@ void lc_plan_destroy(lincoll_plan_t *p)
 }
 
 static const char *const lc_xfer_names[] = {"send", "recv", "put", "wait_put"};
-static const char *const lc_step_names[] = {"copy", "reduce", "gf_lincomb", "gf_mad", "gemm"};
+static const char *const lc_step_names[] = {"copy", "reduce", "gf_lincomb",  "gf_mad",
+                                            "gemm", "crc32c", "crc32c_check"};
 
 void lc_plan_dump_text(const lincoll_plan_t *p, char *buf, size_t len)
 {

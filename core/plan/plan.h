@@ -50,6 +50,8 @@ typedef enum lc_step_kind {
     LC_STEP_GF_LINCOMB, /* dsts[r] <- sum_j coeffs[r][j] * srcs[j] */
     LC_STEP_GF_MAD,     /* dsts[r] += coeffs[r] * srcs[0] */
     LC_STEP_GEMM,       /* C <- alpha A B + beta C (row-major) */
+    LC_STEP_CRC_MAKE,   /* dst (uint32) <- crc32c of a, len bytes (core/exec/steps_crc.c) */
+    LC_STEP_CRC_CHECK,  /* crc32c of a, len bytes, must equal b (uint32): else CORRUPT */
 } lc_step_kind_t;
 
 typedef struct lc_step {
@@ -60,6 +62,7 @@ typedef struct lc_step {
     size_t len;    /* COPY bytes; REDUCE elements */
     lincoll_dtype_t dtype;
     lincoll_op_t op;
+    int peer; /* CRC_CHECK: the rank the checked message came from (log line) */
     /* GF and GEMM steps keep their operands in a plan-owned block */
     void *ext;
 } lc_step_t;
@@ -152,6 +155,10 @@ lincoll_status_t lc_plan_step(lincoll_plan_t *plan, int round, int post, const l
 /* Check the port limits, allocate scratch, compute static stats, dump. */
 lincoll_status_t lc_plan_finalize(lincoll_plan_t *plan);
 void lc_plan_destroy(lincoll_plan_t *plan);
+/* Checksum every tag message (core/plan/plan_checksum.c; call before
+ * lc_plan_finalize): a crc32c round follows each round with transfers and a
+ * corrupted message ends the plan with LINCOLL_ERR_CORRUPT. */
+lincoll_status_t lc_plan_checksum(lincoll_plan_t *plan);
 
 static inline lc_bufref_t lc_ref(int slot, size_t off)
 {

@@ -1,0 +1,172 @@
+/*
+ * core/plan/plan_checksum.c: crc32c on every tag message of a plan.
+ *
+ * A plan pass, run before lc_plan_finalize by any plan compiler that wants
+ * integrity checks (encode turns it on with LINCOLL_ENCODE_CHECKSUM=crc32c).
+ * Each round r that carries sends or receives is followed by a new round r'
+ * that carries their checksums:
+ *
+ *   round r : PRE  the algorithm's steps, then CRC_MAKE of every message it
+ *                  sends (into a 4-byte plan-owned scratch slot each);
+ *             the algorithm's transfers (and DURING steps), unchanged;
+ *   round r': one 4-byte message per data message, same peers, same order:
+ *             the sender's crc of each message sent in r, and a receive of
+ *             the peer's crc for each message received in r;
+ *             POST CRC_CHECK of every message received in r, then the
+ *                  algorithm's POST steps of r (moved here, so nothing folds
+ *                  a message before it is checked).
+ *
+ * Tags: a checksum travels in round r' = a distinct tag round field, so it
+ * never matches a data receive: a dropped message is a timeout, a duplicate
+ * stays unmatched, and sizes never get confused.  The port limits hold
+ * (r' has as many sends and receives as r).  A corrupted message (data or
+ * checksum) makes its receiver's CRC_CHECK fail: that rank's plan ends with
+ * LINCOLL_ERR_CORRUPT; ranks waiting on it end with LINCOLL_ERR_TIMEOUT.
+ *
+ * Cost, as the plan stats report it: C1 doubles (one more latency per data
+ * round), each message costs 4 more bytes and one more message, and the
+ * crc32c passes (sender and receiver) are counted as compute bytes.  RMA
+ * puts are not covered: a plan with puts is refused (LINCOLL_ERR_UNSUPPORTED).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/log.h"
+#include "core/plan/plan.h"
+
+#define LC_CRC_BYTES 4
+
+static int lc_round_has_msgs(const lc_round_t *R)
+{
+    for (unsigned i = 0; i < R->nxfers; i++) {
+        if (R->xfers[i].kind == LC_XFER_SEND || R->xfers[i].kind == LC_XFER_RECV) return 1;
+    }
+    return 0;
+}
+
+/* Fill the checksum round c (index ci) for data round d (index di). */
+static lincoll_status_t lc_checksum_round(lincoll_plan_t *p, int di, int ci)
+{
+    unsigned nx = p->rounds[di].nxfers, nrecv = 0;
+    for (unsigned i = 0; i < nx; i++) {
+        nrecv += p->rounds[di].xfers[i].kind == LC_XFER_RECV;
+    }
+    lc_step_t *checks = calloc(nrecv + 1, sizeof(*checks));
+    if (checks == NULL) return LINCOLL_ERR_NOMEM;
+    unsigned nchecks = 0;
+    lincoll_status_t st = LINCOLL_OK;
+    for (unsigned i = 0; st == LINCOLL_OK && i < nx; i++) {
+        lc_xfer_t x = p->rounds[di].xfers[i]; /* a copy: the builder may grow the array */
+        if (x.kind != LC_XFER_SEND && x.kind != LC_XFER_RECV) continue;
+        int slot = lc_plan_slot_scratch(p, LC_CRC_BYTES);
+        if (slot < 0) {
+            st = LINCOLL_ERR_NOMEM;
+            break;
+        }
+        lc_bufref_t crc = lc_ref(slot, 0);
+        p->compute_bytes += (double)x.len;
+        if (x.kind == LC_XFER_SEND) {
+            lc_step_t s = {
+                .kind = LC_STEP_CRC_MAKE, .dst = crc, .a = x.buf, .len = x.len, .peer = x.peer};
+            st = lc_plan_step(p, di, LC_STEP_PRE, &s);
+            if (st == LINCOLL_OK) st = lc_plan_send(p, ci, x.peer, crc, LC_CRC_BYTES);
+        } else {
+            st = lc_plan_recv(p, ci, x.peer, crc, LC_CRC_BYTES);
+            checks[nchecks++] = (lc_step_t){.kind = LC_STEP_CRC_CHECK,
+                                            .dst = crc,
+                                            .a = x.buf,
+                                            .b = crc,
+                                            .len = x.len,
+                                            .peer = x.peer};
+        }
+    }
+    if (st != LINCOLL_OK) {
+        free(checks);
+        return st;
+    }
+    /* POST of r': the checks first, then the algorithm's POST steps of r */
+    lc_round_t *D = &p->rounds[di], *C = &p->rounds[ci];
+    unsigned n = nchecks + D->npost;
+    lc_step_t *post = realloc(checks, (n ? n : 1) * sizeof(*post));
+    if (post == NULL) {
+        free(checks);
+        return LINCOLL_ERR_NOMEM;
+    }
+    if (D->npost > 0) memcpy(post + nchecks, D->post, D->npost * sizeof(*post));
+    free(D->post);
+    D->post = NULL;
+    D->npost = D->cap_post = 0;
+    C->post = post;
+    C->npost = C->cap_post = n;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_plan_checksum(lincoll_plan_t *p)
+{
+    if (p->finalized) {
+        lc_error("plan %s: checksums must be added before the plan is finalized", p->algorithm);
+        return LINCOLL_ERR_INTERNAL;
+    }
+    unsigned ndata = 0;
+    for (unsigned r = 0; r < p->nrounds; r++) {
+        const lc_round_t *R = &p->rounds[r];
+        for (unsigned i = 0; i < R->nxfers; i++) {
+            if (R->xfers[i].kind == LC_XFER_PUT || R->xfers[i].kind == LC_XFER_WAIT_PUT) {
+                lc_error("plan %s: round %u moves data by RMA put, which the crc32c checksum "
+                         "does not cover",
+                         p->algorithm, r);
+                return LINCOLL_ERR_UNSUPPORTED;
+            }
+        }
+        ndata += lc_round_has_msgs(R);
+    }
+    if (ndata == 0) return LINCOLL_OK;
+    unsigned total = p->nrounds + ndata;
+    if (total > LC_TAG_MAX_ROUND) {
+        lc_error("plan %s: %u rounds with checksum rounds, more than %u", p->algorithm, total,
+                 (unsigned)LC_TAG_MAX_ROUND);
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    if (total > p->cap_rounds) {
+        lc_round_t *nr = realloc(p->rounds, total * sizeof(*nr));
+        if (nr == NULL) return LINCOLL_ERR_NOMEM;
+        p->rounds = nr;
+        p->cap_rounds = total;
+    }
+    /* spread the rounds out from the end: data round r moves to r + (data
+     * rounds before r), its checksum round (empty for now) follows it */
+    unsigned old = p->nrounds, j = total;
+    int *is_data = calloc(old ? old : 1, sizeof(*is_data));
+    if (is_data == NULL) return LINCOLL_ERR_NOMEM;
+    for (unsigned r = 0; r < old; r++) {
+        is_data[r] = lc_round_has_msgs(&p->rounds[r]);
+    }
+    for (unsigned r = old; r-- > 0;) {
+        if (is_data[r]) {
+            j--;
+            memset(&p->rounds[j], 0, sizeof(p->rounds[j]));
+        }
+        j--;
+        if (j != r) {
+            p->rounds[j] = p->rounds[r];
+            memset(&p->rounds[r], 0, sizeof(p->rounds[r]));
+        }
+    }
+    p->nrounds = total;
+    lincoll_status_t st = LINCOLL_OK;
+    j = 0;
+    for (unsigned r = 0; st == LINCOLL_OK && r < old; r++) {
+        if (is_data[r]) {
+            st = lc_checksum_round(p, (int)j, (int)j + 1);
+            j += 2;
+        } else {
+            j++;
+        }
+    }
+    free(is_data);
+    if (st == LINCOLL_OK) {
+        lc_debug("plan %s: crc32c on every message (%u data rounds, %u rounds in all)",
+                 p->algorithm, ndata, total);
+    }
+    return st;
+}
