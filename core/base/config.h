@@ -36,6 +36,7 @@ typedef struct lc_config {
     double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
     int ucx_err_mode;         /* LINCOLL_UCX_ERR_MODE: peer|none */
     size_t rma_threshold;     /* LINCOLL_RMA_THRESHOLD bytes */
+    size_t zcopy_threshold;   /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
     int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
     int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
     double model_alpha;       /* LINCOLL_MODEL_ALPHA: seconds per message round */

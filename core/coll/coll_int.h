@@ -72,6 +72,20 @@ lincoll_status_t lc_ring_allreduce_build(lincoll_plan_t *plan, const lc_coll_arg
 lincoll_status_t lc_binomial_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
 lincoll_status_t lc_binomial_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
 
+/* Zero-copy allreduce (zcopy_allreduce.c).  build: compile over windows on
+ * the input (NULL in place) and output buffers that map every peer;
+ * try: collective check (threshold, lincoll memory everywhere, peers mapped),
+ * windows and plan; LINCOLL_ERR_UNSUPPORTED when the tag plans must serve. */
+lincoll_status_t lc_zc_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                       lc_win_t *win_src, lc_win_t *win_out);
+lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
+                                     lincoll_plan_t **plan_p);
+/* RMA transfers of core/plan/plan.c (declared here for the collectives). */
+lincoll_status_t lc_plan_put(lincoll_plan_t *plan, int round, int peer, lc_bufref_t src, size_t len,
+                             lc_win_t *win, size_t roff);
+lincoll_status_t lc_plan_wait_put(lincoll_plan_t *plan, int round, int peer, size_t len,
+                                  lc_win_t *win);
+
 /* ---- selection (select.c) ------------------------------------------------------ */
 const char *lc_coll_op_name(lc_coll_op_t op);
 const char *lc_coll_algo_name(lc_coll_algo_t algo);

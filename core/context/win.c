@@ -49,48 +49,44 @@ void lc_win_destroy(lc_win_t *w)
 /* Blob: [u64 data_key_len][u64 sig_key_len][u64 window base][data key][sig key].
  * The window base travels explicitly: a registration may cover more than the
  * window (the transport shares registrations of overlapping user memory). */
-static lincoll_status_t lc_win_exchange(lc_win_t *w, lc_tl_mem_t *data_mem)
+static lincoll_status_t lc_win_pack(lc_win_t *w, lc_tl_mem_t *data_mem, void **blob_p,
+                                    size_t *len_p)
 {
-    lincoll_comm_t *comm = w->comm;
-    lincoll_context_t *ctx = comm->ctx;
-    int P = comm->size;
+    lincoll_context_t *ctx = w->comm->ctx;
     void *dk = NULL, *sk = NULL;
     size_t dl = 0, sl = 0;
+    unsigned char *mine = NULL;
     lincoll_status_t st = ctx->tl_ops->rkey_pack(ctx->tl, data_mem, &dk, &dl);
     if (st == LINCOLL_OK) st = ctx->tl_ops->rkey_pack(ctx->tl, w->sig_mem, &sk, &sl);
-    uint64_t mylen = 24 + dl + sl;
-    uint64_t *lens = calloc((size_t)P, sizeof(uint64_t));
-    if (st == LINCOLL_OK && lens == NULL) st = LINCOLL_ERR_NOMEM;
-    if (st == LINCOLL_OK) st = lc_comm_allgather_bytes(comm, &mylen, lens, sizeof(uint64_t));
-    size_t maxlen = 0;
-    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
-        if (lens[i] < 24 || lens[i] > (1u << 20)) {
-            lc_error("window: rank %d published a %llu-byte key blob", i,
-                     (unsigned long long)lens[i]);
-            st = LINCOLL_ERR_MISMATCH;
-        }
-        maxlen = lens[i] > maxlen ? lens[i] : maxlen;
-    }
-    unsigned char *mine = NULL, *all = NULL;
-    if (st == LINCOLL_OK) {
-        mine = calloc(1, maxlen);
-        all = malloc(maxlen * (size_t)P);
-        if (mine == NULL || all == NULL) st = LINCOLL_ERR_NOMEM;
-    }
+    if (st == LINCOLL_OK && (mine = malloc(24 + dl + sl)) == NULL) st = LINCOLL_ERR_NOMEM;
     if (st == LINCOLL_OK) {
         uint64_t h[3] = {dl, sl, (uint64_t)(uintptr_t)w->base};
         memcpy(mine, h, 24);
         memcpy(mine + 24, dk, dl);
         memcpy(mine + 24 + dl, sk, sl);
-        st = lc_comm_allgather_bytes(comm, mine, all, maxlen);
+        *blob_p = mine;
+        *len_p = 24 + dl + sl;
     }
-    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
-        const unsigned char *b = all + (size_t)i * maxlen;
+    free(dk);
+    free(sk);
+    return st;
+}
+
+lincoll_status_t lc_win_attach(lc_win_t *w, const void *const *blobs, const size_t *lens)
+{
+    lincoll_comm_t *comm = w->comm;
+    lincoll_context_t *ctx = comm->ctx;
+    lincoll_status_t st = LINCOLL_OK;
+    for (int i = 0; st == LINCOLL_OK && i < comm->size; i++) {
+        const unsigned char *b = blobs[i];
         uint64_t h[3];
+        if (lens[i] < 24 || lens[i] > (1u << 20)) {
+            lc_error("window: rank %d published a %zu-byte key blob", i, lens[i]);
+            return LINCOLL_ERR_MISMATCH;
+        }
         memcpy(h, b, 24);
         if (h[0] > lens[i] || h[1] > lens[i] || h[0] + h[1] + 24 != lens[i]) {
-            st = LINCOLL_ERR_MISMATCH;
-            break;
+            return LINCOLL_ERR_MISMATCH;
         }
         int wpeer = comm->to_world[i];
         st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 24, h[0], &w->rkeys[i]);
@@ -101,15 +97,11 @@ static lincoll_status_t lc_win_exchange(lc_win_t *w, lc_tl_mem_t *data_mem)
             memcpy(&w->rsig[i], b + 24 + h[0], 8); /* packed keys start with their base */
         }
     }
-    free(dk);
-    free(sk);
-    free(lens);
-    free(mine);
-    free(all);
     return st;
 }
 
-lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p)
+lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p,
+                                void **blob_p, size_t *blob_len_p)
 {
     lincoll_context_t *ctx = comm->ctx;
     int P = comm->size;
@@ -146,7 +138,7 @@ lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_
         }
     }
     if (st == LINCOLL_OK) {
-        st = lc_win_exchange(w, data_mem);
+        st = lc_win_pack(w, data_mem, blob_p, blob_len_p);
     }
     if (st != LINCOLL_OK) {
         lc_win_destroy(w);
@@ -154,6 +146,72 @@ lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_
     }
     *win_p = w;
     return LINCOLL_OK;
+}
+
+/* Two allgathers over the communicator: blob lengths, then blobs padded to the longest. */
+lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p)
+{
+    int P = comm->size;
+    lc_win_t *w = NULL;
+    void *blob = NULL;
+    size_t bl = 0;
+    lincoll_status_t st = lc_win_prepare(comm, base, len, &w, &blob, &bl);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    uint64_t mylen = bl, *lens = calloc((size_t)P, sizeof(uint64_t));
+    size_t *szs = calloc((size_t)P, sizeof(size_t));
+    const void **ptrs = calloc((size_t)P, sizeof(void *));
+    if (lens == NULL || szs == NULL || ptrs == NULL) st = LINCOLL_ERR_NOMEM;
+    if (st == LINCOLL_OK) st = lc_comm_allgather_bytes(comm, &mylen, lens, sizeof(uint64_t));
+    size_t maxlen = 0;
+    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
+        if (lens[i] < 24 || lens[i] > (1u << 20)) {
+            lc_error("window: rank %d published a %llu-byte key blob", i,
+                     (unsigned long long)lens[i]);
+            st = LINCOLL_ERR_MISMATCH;
+        }
+        maxlen = lens[i] > maxlen ? lens[i] : maxlen;
+    }
+    unsigned char *mine = NULL, *all = NULL;
+    if (st == LINCOLL_OK) {
+        mine = calloc(1, maxlen);
+        all = malloc(maxlen * (size_t)P);
+        if (mine == NULL || all == NULL) st = LINCOLL_ERR_NOMEM;
+    }
+    if (st == LINCOLL_OK) {
+        memcpy(mine, blob, bl);
+        st = lc_comm_allgather_bytes(comm, mine, all, maxlen);
+    }
+    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
+        ptrs[i] = all + (size_t)i * maxlen;
+        szs[i] = (size_t)lens[i];
+    }
+    if (st == LINCOLL_OK) st = lc_win_attach(w, ptrs, szs);
+    free(blob);
+    free(lens);
+    free(szs);
+    free(ptrs);
+    free(mine);
+    free(all);
+    if (st != LINCOLL_OK) {
+        lc_win_destroy(w);
+        return st;
+    }
+    *win_p = w;
+    return LINCOLL_OK;
+}
+
+void *lc_win_peer_ptr(lc_win_t *w, int peer)
+{
+    if (peer == w->comm->rank) {
+        return w->base;
+    }
+    lincoll_context_t *ctx = w->comm->ctx;
+    if (w->rkeys[peer] == NULL || ctx->tl_ops->rkey_ptr == NULL) {
+        return NULL;
+    }
+    return ctx->tl_ops->rkey_ptr(ctx->tl, w->rkeys[peer], w->rbase[peer]);
 }
 
 lincoll_status_t lc_win_put(lc_win_t *w, int peer, const void *src, size_t len, size_t roff,

@@ -28,6 +28,16 @@ typedef struct lc_win {
 /* Collective over comm (blocking; exchanges remote keys over the transport). */
 lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p);
 void lc_win_destroy(lc_win_t *win);
+/* lc_win_create in two halves, for callers that exchange the key blobs
+ * themselves (tests that drive every virtual rank from one thread): prepare
+ * registers and packs this rank's blob (caller frees it); attach unpacks
+ * every rank's blob (blobs[i], lens[i] for communicator rank i). */
+lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p,
+                                void **blob_p, size_t *blob_len_p);
+lincoll_status_t lc_win_attach(lc_win_t *win, const void *const *blobs, const size_t *lens);
+/* Local load/store pointer to peer's window base (own base for this rank), or
+ * NULL when the transport does not map that peer's memory here. */
+void *lc_win_peer_ptr(lc_win_t *win, int peer);
 /* Post a put (+ signal); the request is tracked by the window. */
 lincoll_status_t lc_win_put(lc_win_t *win, int peer, const void *src, size_t len, size_t roff,
                             int signal, unsigned round, lc_tl_req_t **req_p);

@@ -57,7 +57,7 @@ typedef struct {
     __m512i l, h;
 } gf16_src_t;
 typedef struct {
-    __m512i m[4];
+    __m512i ll, hl, lh, hh; /* named, not an array: an array stays on the stack */
 } gf16_coef_t;
 
 static inline __attribute__((always_inline)) gf16_src_t gf16_prep(__m512i xl, __m512i xh)
@@ -69,17 +69,17 @@ static inline __attribute__((always_inline)) gf16_src_t gf16_prep(__m512i xl, __
 static inline __attribute__((always_inline)) gf16_coef_t gf16_coef(const lincoll_gf_coeffs_t *c,
                                                                    size_t e)
 {
-    gf16_coef_t a;
-    for (int t = 0; t < 4; t++)
-        a.m[t] = _mm512_set1_epi64((long long)c->aff[4 * e + (size_t)t]);
+    const uint64_t *m = c->aff + 4 * e;
+    gf16_coef_t a = {_mm512_set1_epi64((long long)m[0]), _mm512_set1_epi64((long long)m[1]),
+                     _mm512_set1_epi64((long long)m[2]), _mm512_set1_epi64((long long)m[3])};
     return a;
 }
 
 static inline __attribute__((always_inline)) void gf16_mac(__m512i *yl, __m512i *yh, gf16_coef_t a,
                                                            gf16_src_t x)
 {
-    *yl = LC_XOR3(*yl, LC_AFF(x.l, a.m[0]), LC_AFF(x.h, a.m[1]));
-    *yh = LC_XOR3(*yh, LC_AFF(x.l, a.m[2]), LC_AFF(x.h, a.m[3]));
+    *yl = LC_XOR3(*yl, LC_AFF(x.l, a.ll), LC_AFF(x.h, a.hl));
+    *yh = LC_XOR3(*yh, LC_AFF(x.l, a.lh), LC_AFF(x.h, a.hh));
 }
 
 #define LC_FN(name) name##_gfni

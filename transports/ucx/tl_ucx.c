@@ -68,6 +68,7 @@ struct lc_tl_rkey {
     uint64_t base;
     uint64_t len;
     int peer;
+    void *mapped; /* local address of base when UCX maps the region here (shm), else NULL */
 };
 
 struct lc_tl {
@@ -562,6 +563,16 @@ static lincoll_status_t lc_ucx_rkey_pack(lc_tl_t *tl, lc_tl_mem_t *mem, void **b
     return LINCOLL_OK;
 }
 
+/* Remember where a peer's UCX-allocated region is mapped here (posix/sysv
+ * shared memory): puts into it become stores (lc_ucx_put_mapped). */
+static void lc_ucx_rkey_map(lc_tl_rkey_t *k)
+{
+    k->mapped = NULL;
+    if (k->allocated && ucp_rkey_ptr(k->rkey, k->base, &k->mapped) != UCS_OK) {
+        k->mapped = NULL;
+    }
+}
+
 static lincoll_status_t lc_ucx_rkey_unpack(lc_tl_t *tl, int peer, const void *buf, size_t len,
                                            lc_tl_rkey_t **rkey_p)
 {
@@ -589,6 +600,7 @@ static lincoll_status_t lc_ucx_rkey_unpack(lc_tl_t *tl, int peer, const void *bu
         free(k);
         return lc_ucx_status(s);
     }
+    lc_ucx_rkey_map(k);
     *rkey_p = k;
     return LINCOLL_OK;
 }
@@ -714,6 +726,26 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
     return LINCOLL_OK;
 }
 
+/* A put into a region mapped here (and its signal, when that is mapped too):
+ * copy with the CPU, then a release fence and an atomic add on the counter,
+ * so the target sees the counter only after the data.  Completes at once. */
+static lincoll_status_t lc_ucx_put_mapped(lc_tl_t *tl, const void *buf, size_t len,
+                                          lc_tl_rkey_t *rkey, uint64_t raddr,
+                                          lc_tl_rkey_t *sig_rkey, uint64_t sig_raddr)
+{
+    if (len > 0) {
+        memcpy((char *)rkey->mapped + (raddr - rkey->base), buf, len);
+    }
+    if (sig_rkey != NULL) {
+        uint64_t *sig =
+            (uint64_t *)(void *)((char *)sig_rkey->mapped + (sig_raddr - sig_rkey->base));
+        __atomic_fetch_add(sig, 1, __ATOMIC_RELEASE);
+    }
+    tl->counters.puts++;
+    tl->counters.bytes_put += len;
+    return LINCOLL_OK;
+}
+
 static lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
                                       lc_tl_rkey_t *rkey, uint64_t raddr, lc_tl_rkey_t *sig_rkey,
                                       uint64_t sig_raddr, uint64_t tag, lc_tl_req_t **req_p)
@@ -729,6 +761,12 @@ static lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, si
         lc_tl_error("ucx: put of %zu bytes at 0x%llx is outside peer %d's window", len,
                     (unsigned long long)raddr, peer);
         return LINCOLL_ERR_INVALID;
+    }
+    if (rkey->mapped != NULL &&
+        (sig_rkey == NULL || (sig_rkey->mapped != NULL && sig_raddr >= sig_rkey->base &&
+                              sig_raddr + 8 <= sig_rkey->base + sig_rkey->len))) {
+        *req_p = NULL;
+        return lc_ucx_put_mapped(tl, buf, len, rkey, raddr, sig_rkey, sig_raddr);
     }
     lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_PUT);
     if (r == NULL) {
