@@ -24,8 +24,8 @@ typedef struct lc_gemm_ext {
     lincoll_trans_t ta, tb;
     lc_bufref_t a, b, c;
     int64_t lda, ldb, ldc;
-    /* a DURING step: run in column chunks and progress the transport between
-     * them, so the round's rendezvous transfers move while the GEMM runs */
+    /* a DURING step: progress the transport from inside the GEMM (a kernels/gemm
+     * hook between blocks), so the round's rendezvous transfers move meanwhile */
     int progress;
 } lc_gemm_ext_t;
 

@@ -7,15 +7,19 @@
  * the B rows of rank (r + L) mod P, multiplies them into C with the matching
  * columns of its A, and at the same time passes them to rank r - 1 while the
  * next ones arrive from r + 1 (two scratch buffers: the transfer of round L
- * and the GEMM of round L touch different buffers, so an executor that runs
- * POST steps alongside the round's transfers overlaps them).
+ * and the GEMM of round L touch different buffers, so the GEMM is a DURING
+ * step that runs while the round's shift is in flight; steps_gemm.c
+ * progresses the transport from inside it so rendezvous transfers move).
+ * The last block arrives in the last round and is multiplied after it.
  *
  * Reference: the seed (lecture notes, "linear network"); Fox, Johnson et al.,
  * "Solving Problems on Concurrent Processors" (1988), ch. 10.
  * Cost (n x n, P | n) = (P-1).alpha + (P-1).n^2/P.beta + 2n^3/P.gamma
  * Exact words sent by rank r: n.(k - kloc(r-1)); received: n.(k - kloc(r)).
  * Memory: A, B, C rows + 2 buffers of the largest B row block = 5n^2/P.
- * Restrictions: grid P x 1 on one layer; no transposes.
+ * Transposes: A and/or B local arrays may hold the transpose of their op()
+ * block (B blocks travel as stored); the GEMMs use op = T.
+ * Restrictions: grid P x 1 on one layer.
  */
 #include "core/matmul/mm_int.h"
 

@@ -16,8 +16,12 @@
  * S_t, the smallest one such that on every rank its receives come after
  * those of panel t-1, its sends after those of panel t-1 and its buffer
  * (two per operand, alternating) is no longer used by panel t-2.  The GEMM
- * of panel t runs after both slices are in (POST step), never before the
- * GEMM of panel t-1.
+ * of panel t runs in the round after both slices are in, as a DURING step:
+ * it overlaps the broadcast of panel t+1 (double-buffered panels; its
+ * buffers count as in use through that round, so panel t+2 never lands in
+ * them early), never before the GEMM of panel t-1; the last panel's GEMM
+ * runs after its round (POST).  Words and messages are those of the
+ * broadcasts alone, unchanged by the overlap.
  *
  * Reference: van de Geijn & Watts, "SUMMA: scalable universal matrix
  * multiplication algorithm", CPE 9(4), 1997; the seed ("2-d network").
@@ -28,7 +32,9 @@
  * sent (bucket): mloc_i.(k - kA_{j+1}) + nloc_j.(k - kB_{i+1}); sent (tree):
  * sum over owners o of children(j - o).mloc_i.kA_o (+ the B analogue).
  * Memory: 3n^2/P + 4.s.n/sqrt P (two buffers per operand).
- * Restrictions: one layer; no transposes.
+ * Transposes: a transposed operand's panels are cut from, sent and received
+ * as the stored transpose (w x mloc for A); the GEMM reads them with op = T.
+ * Restrictions: one layer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +114,26 @@ typedef struct {
     int end[2]; /* last round that uses buffer 0 / 1 */
 } lc_mm_dim_t;
 
+/* A panel GEMM waiting for its place: round g has both slices. */
+typedef struct {
+    int have, g;
+    int64_t w;
+    double beta;
+    lc_mm_region_t At, Bt;
+} lc_mm_pending_t;
+
+static lincoll_status_t lc_mm_summa_flush(lincoll_plan_t *p, const lc_mm_t *mm, lc_mm_pending_t *x,
+                                          const lc_mm_region_t *C, int when)
+{
+    if (!x->have) return LINCOLL_OK;
+    x->have = 0;
+    int round = when == LC_STEP_DURING ? x->g + 1 : x->g;
+    lincoll_status_t st = lc_mm_round(p, round);
+    LC_MM_TRY(st,
+              lc_mm_gemm(p, mm, round, when, C->rows, C->cols, x->w, x->beta, &x->At, &x->Bt, C));
+    return st;
+}
+
 lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
 {
     const lincoll_matdesc_t *da = &mm->da, *db = &mm->db;
@@ -147,6 +173,7 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
         gem[r] = -1;
     }
     lincoll_status_t st = lc_mm_round(p, 0);
+    lc_mm_pending_t pend = {0, 0, 0, 0, A, B};
     int S = -1, t = 0;
     for (int64_t kk = 0; kk < mm->k && st == LINCOLL_OK; t++) {
         int64_t w = s;
@@ -192,8 +219,9 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
             if (ba.nsend > 0) sa[r].last_send = S + ba.send[ba.nsend - 1];
             if (bb.recv >= 0) sb[r].last_recv = S + bb.recv;
             if (bb.nsend > 0) sb[r].last_send = S + bb.send[bb.nsend - 1];
-            sa[r].end[bi] = g > sa[r].last_send ? g : sa[r].last_send;
-            sb[r].end[bi] = g > sb[r].last_send ? g : sb[r].last_send;
+            /* the GEMM of this panel runs during round g + 1 (overlap) */
+            sa[r].end[bi] = g + 1 > sa[r].last_send ? g + 1 : sa[r].last_send;
+            sb[r].end[bi] = g + 1 > sb[r].last_send ? g + 1 : sb[r].last_send;
             if (r != mm->me) continue;
             int need = g;
             if (ba.nsend > 0 && S + ba.send[ba.nsend - 1] > need) need = S + ba.send[ba.nsend - 1];
@@ -241,11 +269,15 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
                         st, lc_plan_send(p, S + bb.send[x], dst, lc_ref(Bt.slot, Bt.off), bbytes));
                 }
             }
-            LC_MM_TRY(
-                st, lc_mm_gemm(p, mm, g, 1, mloc, nloc, w, t == 0 ? mm->beta : 1.0, &At, &Bt, &C));
+            /* the previous panel's GEMM overlaps this one's broadcast: it runs
+             * during round (its g) + 1; this one waits for the next panel */
+            LC_MM_TRY(st, lc_mm_summa_flush(p, mm, &pend, &C, LC_STEP_DURING));
+            pend = (lc_mm_pending_t){1, g, w, t == 0 ? mm->beta : 1.0, At, Bt};
         }
         kk += w;
     }
+    /* the last panel's GEMM runs after its round */
+    LC_MM_TRY(st, lc_mm_summa_flush(p, mm, &pend, &C, LC_STEP_POST));
     free(sa), free(sb), free(gem);
     if (st == LINCOLL_OK && mm->k == 0) {
         st = lc_mm_gemm(p, mm, 0, 1, mloc, nloc, 0, mm->beta, &A, &B, &C);

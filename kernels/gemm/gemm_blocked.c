@@ -71,6 +71,16 @@ static void *lc_gemm_buffer(size_t bytes)
 
 /* ---- the loop nest, once per element type ---- */
 
+/* progress hook (gemm_kernels.h), per thread */
+static _Thread_local lc_gemm_hook_t lc_gemm_hook_fn;
+static _Thread_local void *lc_gemm_hook_arg;
+
+void lc_gemm_set_hook(lc_gemm_hook_t fn, void *arg)
+{
+    lc_gemm_hook_fn = fn;
+    lc_gemm_hook_arg = arg;
+}
+
 #define LC_T     double
 #define LC_FN(x) lc_d##x
 #include "kernels/gemm/gemm_blocked_tmpl.h"

@@ -221,6 +221,7 @@ static lincoll_status_t LC_FN(gemm_st)(const lc_gemm_kernel_t *kr, lincoll_trans
                         kr->ukr(mm, nn, kb, &alpha, ap + ir * kb, bpj, &beta_p, cj + ir, ldc);
                     }
                 }
+                if (lc_gemm_hook_fn != NULL) lc_gemm_hook_fn(lc_gemm_hook_arg);
             }
         }
     }

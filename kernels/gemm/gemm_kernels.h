@@ -77,6 +77,16 @@ lincoll_status_t lc_gemm_blocked(const lc_gemm_kernel_t *kr, int threads, lincol
                                  const void *a, int64_t lda, const void *b, int64_t ldb,
                                  double beta, void *c, int64_t ldc);
 
+/**
+ * Hook called on the calling thread between the mc x kc blocks of
+ * lc_gemm_blocked() (about 2 mc kc nc flops apart) while set; NULL clears it.
+ * Thread-local, so band threads never call it.  core/exec sets it for a GEMM
+ * that overlaps transfers, to progress the transport (rendezvous messages
+ * move only when the worker is progressed).
+ */
+typedef void (*lc_gemm_hook_t)(void *arg);
+void lc_gemm_set_hook(lc_gemm_hook_t fn, void *arg);
+
 /** Argument checks shared by lincoll_gemm and lincoll_gemm_base (logs the bad argument). */
 lincoll_status_t lc_gemm_check(lincoll_layout_t layout, lincoll_trans_t ta, lincoll_trans_t tb,
                                int64_t m, int64_t n, int64_t k, lincoll_dtype_t dtype, double alpha,

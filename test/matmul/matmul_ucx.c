@@ -7,7 +7,8 @@
  * the number of ranks (ring on P x 1; SUMMA tree and bucket on the most
  * square grid, block and block-cyclic; Cannon when P is a square; 2.5D when
  * P = q*q*c), float and double, square and rectangular shapes: the local C
- * must match a serial lincoll_gemm_base within the residual bound.  The
+ * must match a serial lincoll_gemm_base within the residual bound; some
+ * cases keep A and/or B transposed (opts->transa/transb).  The
  * scatter and gather plans are checked by a round trip through rank 0.
  * Exits 0 only if every check passed; prints "matmul_ucx: rank R: N checks passed".
  */
@@ -75,8 +76,24 @@ static void *local_of(const void *g, const lincoll_matdesc_t *d, lincoll_dtype_t
     return l;
 }
 
+/* the transpose of a rows x cols column-major local array (ld), tight: cols x rows, ld = cols */
+static void *transposed(const void *l, const lincoll_matdesc_t *d, lincoll_dtype_t dt)
+{
+    size_t es = lincoll_dtype_size(dt);
+    int64_t rows, cols, ld;
+    lincoll_matdesc_local(d, me, &rows, &cols, &ld);
+    char *t = calloc((size_t)(rows * cols) + 1, es);
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++)
+            memcpy(t + (size_t)(j + i * cols) * es, (const char *)l + (size_t)(i + j * ld) * es,
+                   es);
+    return t;
+}
+
+/* tr: bit 0 = op(A) = A^T, bit 1 = op(B) = B^T (local blocks stored transposed) */
 static void run(lincoll_comm_t *comm, lincoll_matmul_algo_t algo, lincoll_matmul_bcast_t bc, int pr,
-                int pc, int c, int64_t m, int64_t n, int64_t k, int64_t cyc, lincoll_dtype_t dt)
+                int pc, int c, int64_t m, int64_t n, int64_t k, int64_t cyc, lincoll_dtype_t dt,
+                int tr)
 {
     const double alpha = 0.75, beta = 1.25;
     size_t es = lincoll_dtype_size(dt);
@@ -97,7 +114,19 @@ static void run(lincoll_comm_t *comm, lincoll_matmul_algo_t algo, lincoll_matmul
     lincoll_gemm_base(LINCOLL_COL_MAJOR, LINCOLL_NO_TRANS, LINCOLL_NO_TRANS, m, n, k, dt, alpha, GA,
                       m > 0 ? m : 1, GB, k > 0 ? k : 1, beta, REF, m > 0 ? m : 1);
     void *R = local_of(REF, &dc, dt);
-    lincoll_matmul_opts_t o = {.algo = algo, .bcast = bc, .panel = cyc ? 0 : 7};
+    if (tr & 1) {
+        void *t = transposed(A, &da, dt);
+        free(A), A = t;
+    }
+    if (tr & 2) {
+        void *t = transposed(B, &db, dt);
+        free(B), B = t;
+    }
+    lincoll_matmul_opts_t o = {.algo = algo,
+                               .bcast = bc,
+                               .panel = cyc ? 0 : 7,
+                               .transa = (tr & 1) ? LINCOLL_TRANS : LINCOLL_NO_TRANS,
+                               .transb = (tr & 2) ? LINCOLL_TRANS : LINCOLL_NO_TRANS};
     lincoll_plan_t *p = NULL;
     lincoll_status_t st =
         lincoll_matmul_init(comm, dt, alpha, A, &da, B, &db, beta, C, &dc, &o, &p);
@@ -117,9 +146,9 @@ static void run(lincoll_comm_t *comm, lincoll_matmul_algo_t algo, lincoll_matmul
             double want = dt == LINCOLL_FLOAT ? ((float *)R)[x] : ((double *)R)[x];
             bad += !(fabs(got - want) <= bound);
         }
-        CHECK(bad == 0, "%s %dx%dx%d m=%lld n=%lld k=%lld cyc=%lld %s: %zu wrong elements",
+        CHECK(bad == 0, "%s %dx%dx%d m=%lld n=%lld k=%lld cyc=%lld %s tr=%d: %zu wrong elements",
               lincoll_matmul_algo_name(algo), pr, pc, c, (long long)m, (long long)n, (long long)k,
-              (long long)cyc, lincoll_dtype_name(dt), bad);
+              (long long)cyc, lincoll_dtype_name(dt), tr, bad);
         lincoll_plan_free(p);
     }
     /* scatter/gather round trip of C through rank 0 */
@@ -163,14 +192,24 @@ int main(void)
     for (int s = 0; s < 2; s++) {
         int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
         lincoll_dtype_t dt = s ? LINCOLL_DOUBLE : LINCOLL_FLOAT;
-        run(world, LINCOLL_MATMUL_RING, 0, P, 1, 1, m, n, k, 0, dt);
-        run(world, LINCOLL_MATMUL_SUMMA, LINCOLL_MATMUL_BCAST_TREE, pr, pc, 1, m, n, k, 0, dt);
-        run(world, LINCOLL_MATMUL_SUMMA, LINCOLL_MATMUL_BCAST_RING, pr, pc, 1, m, n, k, 8, dt);
-        if (pr == pc) run(world, LINCOLL_MATMUL_CANNON, 0, pr, pc, 1, m, n, k, 0, dt);
-        if (pr == pc) run(world, LINCOLL_MATMUL_25D, 0, pr, pc, 1, m, n, k, 0, dt);
-        if (P == 8) run(world, LINCOLL_MATMUL_25D, 0, 2, 2, 2, m, n, k, 0, dt);
-        run(world, LINCOLL_MATMUL_AUTO, 0, pr, pc, 1, m, n, k, 0, dt);
+        run(world, LINCOLL_MATMUL_RING, 0, P, 1, 1, m, n, k, 0, dt, 0);
+        run(world, LINCOLL_MATMUL_SUMMA, LINCOLL_MATMUL_BCAST_TREE, pr, pc, 1, m, n, k, 0, dt, 0);
+        run(world, LINCOLL_MATMUL_SUMMA, LINCOLL_MATMUL_BCAST_RING, pr, pc, 1, m, n, k, 8, dt, 0);
+        if (pr == pc) run(world, LINCOLL_MATMUL_CANNON, 0, pr, pc, 1, m, n, k, 0, dt, 0);
+        if (pr == pc) run(world, LINCOLL_MATMUL_25D, 0, pr, pc, 1, m, n, k, 0, dt, 0);
+        if (P == 8) run(world, LINCOLL_MATMUL_25D, 0, 2, 2, 2, m, n, k, 0, dt, 0);
+        run(world, LINCOLL_MATMUL_AUTO, 0, pr, pc, 1, m, n, k, 0, dt, 0);
+        /* transposes: ring TT, SUMMA TN (block-cyclic) and NT, Cannon TT */
+        run(world, LINCOLL_MATMUL_RING, 0, P, 1, 1, m, n, k, 0, dt, 3);
+        run(world, LINCOLL_MATMUL_SUMMA, LINCOLL_MATMUL_BCAST_RING, pr, pc, 1, m, n, k, 8, dt, 1);
+        run(world, LINCOLL_MATMUL_SUMMA, LINCOLL_MATMUL_BCAST_TREE, pr, pc, 1, m, n, k, 0, dt, 2);
+        if (pr == pc) run(world, LINCOLL_MATMUL_CANNON, 0, pr, pc, 1, m, n, k, 0, dt, 3);
     }
+    /* large enough that rendezvous transfers overlap GEMMs that progress the
+     * transport from inside (ring and SUMMA DURING steps) */
+    run(world, LINCOLL_MATMUL_RING, 0, P, 1, 1, 300, 260, 1200, 0, LINCOLL_DOUBLE, 0);
+    run(world, LINCOLL_MATMUL_SUMMA, LINCOLL_MATMUL_BCAST_TREE, pr, pc, 1, 300, 260, 1200, 0,
+        LINCOLL_DOUBLE, 2);
     /* the split helpers (real transports only) */
     lincoll_matdesc_t d;
     lincoll_matdesc_block(&d, 10, 10, pr, pc, 1, LINCOLL_COL_MAJOR);
