@@ -3,7 +3,11 @@
  *
  * Run under `lincoll-run --keep-going -n P`.  Every rank runs back-to-back
  * operations of one kind (LC_TRIAL_OP: alltoall, ring_shift, allreduce,
- * reduce_scatter, allgather, bcast, reduce) and checks every result.  The
+ * reduce_scatter, allgather, bcast, reduce; encode_ps: prepare-and-shoot
+ * all-to-all encode of a dense P x P matrix over GF(2^8); encode_rs: a
+ * systematic [P, k] Reed-Solomon encode; matmul_summa: SUMMA on the most
+ * square grid of P ranks; matmul_ring: the 1D ring on P x 1) and checks
+ * every result.  The
  * victim rank (LC_TRIAL_VICTIM) forks: the child is the rank, and a timer
  * with a random delay (LC_TRIAL_SEED) delivers LC_TRIAL_SIG (KILL or STOP) to
  * it in the middle of whatever it is doing; the parent waits for it, SIGKILLs
@@ -18,7 +22,9 @@
  * Output: one "TRIAL survivor ..." line per survivor (the driver parses it).
  */
 #include <lincoll/coll.h>
+#include <lincoll/encode.h>
 #include <lincoll/lincoll.h>
+#include <lincoll/matmul.h>
 
 #include <signal.h>
 #include <stdint.h>
@@ -65,14 +71,121 @@ typedef struct trial {
     size_t count; /* elements (int64) per block */
     int64_t *in, *out;
     lincoll_plan_t *plan;
+    /* encode: GF(2^8), P x P matrix A[j][k] (encode_ps) or N x k generator (encode_rs) */
+    lincoll_field_t *field;
+    uint64_t *coef;
+    int rs_k;
+    size_t packet; /* bytes */
+    /* matmul: D x D x D doubles, block distribution on a pr x pc grid */
+    int64_t D;
+    lincoll_matdesc_t da, db, dc;
+    double *A, *B, *C;
 } trial_t;
+
+static int is_encode(const trial_t *t)
+{
+    return strncmp(t->op, "encode_", 7) == 0;
+}
+
+static int is_matmul(const trial_t *t)
+{
+    return strncmp(t->op, "matmul_", 7) == 0;
+}
+
+/* encode: byte e of rank j's packet; matmul: global A and B entries (small
+ * integers: every double sum is exact) */
+static uint8_t xbyte(int j, size_t e, long it)
+{
+    return (uint8_t)((j * 31 + (long)e * 7 + it * 13 + (long)(e >> 8)) & 0xff);
+}
+
+static double aval(int64_t i, int64_t k, long it)
+{
+    return (double)((i * 3 + k * 5 + it) % 7);
+}
+
+static double bval(int64_t k, int64_t j, long it)
+{
+    return (double)((k * 2 + j * 7 + 2 * it) % 5);
+}
+
+/* global index of local row li / column lj of descriptor d on this rank */
+static int64_t grow(const lincoll_matdesc_t *d, int pi, int64_t li)
+{
+    return ((li / d->mb) * d->pr + pi) * d->mb + li % d->mb;
+}
+
+static int64_t gcol(const lincoll_matdesc_t *d, int pj, int64_t lj)
+{
+    return ((lj / d->nb) * d->pc + pj) * d->nb + lj % d->nb;
+}
+
+/* visit every local entry (li, lj) -> (gi, gj), column-major with ld */
+#define FOR_LOCAL(_d, _me, _body)                                                                  \
+    do {                                                                                           \
+        int64_t _rows, _cols, ld;                                                                  \
+        int _pi, _pj;                                                                              \
+        lincoll_matdesc_local((_d), (_me), &_rows, &_cols, &ld);                                   \
+        lincoll_matdesc_coords((_d), (_me), &_pi, &_pj, NULL);                                     \
+        for (int64_t lj = 0; lj < _cols; lj++)                                                     \
+            for (int64_t li = 0; li < _rows; li++) {                                               \
+                int64_t gi = grow((_d), _pi, li), gj = gcol((_d), _pj, lj);                        \
+                size_t at = (size_t)(li + lj * ld);                                                \
+                (void)gi, (void)gj;                                                                \
+                _body;                                                                             \
+            }                                                                                      \
+    } while (0)
 
 static void fill(trial_t *t, long it)
 {
     size_t n = t->count * (size_t)t->P;
+    if (is_encode(t)) {
+        uint8_t *in = (uint8_t *)t->in;
+        for (size_t e = 0; e < t->packet; e++)
+            in[e] = xbyte(t->me, e, it);
+        memset(t->out, 0xa5, t->packet);
+        return;
+    }
+    if (is_matmul(t)) {
+        FOR_LOCAL(&t->da, t->me, t->A[at] = aval(gi, gj, it));
+        FOR_LOCAL(&t->db, t->me, t->B[at] = bval(gi, gj, it));
+        FOR_LOCAL(&t->dc, t->me, t->C[at] = -1.0);
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         t->in[i] = val(t->me, i, it);
     memset(t->out, 0xa5, n * sizeof(int64_t));
+}
+
+static int check_encode(trial_t *t, long it)
+{
+    const uint8_t *out = (const uint8_t *)t->out;
+    int rs = strcmp(t->op, "encode_rs") == 0;
+    if (rs && t->me < t->rs_k) return 0; /* data ranks get no parity */
+    int nsrc = rs ? t->rs_k : t->P;
+    /* every byte of a small packet, a sample of a large one */
+    size_t step = t->packet > 4096 ? 61 : 1;
+    for (size_t e = 0; e < t->packet; e += step) {
+        uint64_t acc = 0;
+        for (int j = 0; j < nsrc; j++) {
+            uint64_t c = rs ? t->coef[t->me * t->rs_k + j] : t->coef[j * t->P + t->me];
+            acc = lincoll_gf_add(t->field, acc, lincoll_gf_mul(t->field, c, xbyte(j, e, it)));
+        }
+        if (out[e] != acc) return -1;
+    }
+    return 0;
+}
+
+static int check_matmul(trial_t *t, long it)
+{
+    int bad = 0;
+    FOR_LOCAL(&t->dc, t->me, {
+        double s = 0;
+        for (int64_t k = 0; k < t->D; k++)
+            s += aval(gi, k, it) * bval(k, gj, it);
+        bad |= t->C[at] != s;
+    });
+    return bad ? -1 : 0;
 }
 
 /* 0 when the result of iteration it is right. */
@@ -80,6 +193,8 @@ static int check(trial_t *t, long it)
 {
     size_t c = t->count;
     int P = t->P, me = t->me;
+    if (is_encode(t)) return check_encode(t, it);
+    if (is_matmul(t)) return check_matmul(t, it);
     if (strcmp(t->op, "alltoall") == 0) {
         for (int j = 0; j < P; j++)
             for (size_t i = 0; i < c; i++)
@@ -142,6 +257,52 @@ static lincoll_status_t make_plan(trial_t *t, lincoll_comm_t *comm)
         return lincoll_bcast_init(comm, t->in, c, LINCOLL_INT64, 0, &t->plan);
     if (strcmp(op, "reduce") == 0)
         return lincoll_reduce_init(comm, t->in, t->out, c, LINCOLL_INT64, LINCOLL_SUM, 0, &t->plan);
+    if (is_encode(t)) {
+        int P = t->P, rs = strcmp(op, "encode_rs") == 0;
+        lincoll_status_t st = lincoll_gf_field_create(256, &t->field);
+        if (st != LINCOLL_OK) return st;
+        t->packet = b;
+        t->rs_k = P >= 4 ? P - 2 : 1;
+        t->coef = calloc((size_t)P * (size_t)P, sizeof(uint64_t));
+        if (t->coef == NULL) return LINCOLL_ERR_NOMEM;
+        if (rs) { /* N x k generator: identity on top, parity rows below */
+            for (int r = 0; r < P; r++)
+                for (int j = 0; j < t->rs_k; j++)
+                    t->coef[r * t->rs_k + j] =
+                        r < t->rs_k ? (uint64_t)(r == j) : 1 + (uint64_t)((r * 5 + j * 3) % 255);
+            return lincoll_encode_rs_init(comm, t->field, t->rs_k, LINCOLL_GF_RS_VANDERMONDE,
+                                          t->coef, b, t->in, t->out, NULL, &t->plan);
+        }
+        for (int j = 0; j < P * P; j++)
+            t->coef[j] = 1 + (uint64_t)((j * 7 + 13) % 255); /* dense, non-zero */
+        lincoll_encode_opts_t o = {.algo = LINCOLL_ENCODE_ALGO_PREPARE_SHOOT};
+        return lincoll_encode_init(comm, t->field, t->coef, P, P, b, t->in, t->out, &o, &t->plan);
+    }
+    if (is_matmul(t)) {
+        int ring = strcmp(op, "matmul_ring") == 0, P = t->P;
+        int pr = P, pc = 1;
+        if (!ring) { /* the most square grid */
+            for (int r = 1; r * r <= P; r++)
+                if (P % r == 0) pr = r, pc = P / r;
+        }
+        t->D = c == 8 ? 12 : 160; /* small messages or rendezvous-size panels */
+        int64_t D = t->D;
+        lincoll_status_t st = lincoll_matdesc_block(&t->da, D, D, pr, pc, 1, LINCOLL_COL_MAJOR);
+        if (st == LINCOLL_OK)
+            st = lincoll_matdesc_block(&t->db, D, D, pr, pc, 1, LINCOLL_COL_MAJOR);
+        if (st == LINCOLL_OK)
+            st = lincoll_matdesc_block(&t->dc, D, D, pr, pc, 1, LINCOLL_COL_MAJOR);
+        if (st != LINCOLL_OK) return st;
+        if (ring) t->da.nb = D, t->db.nb = D, t->dc.nb = D;
+        size_t n = (size_t)(D * D); /* >= any local array */
+        t->A = calloc(n, sizeof(double));
+        t->B = calloc(n, sizeof(double));
+        t->C = calloc(n, sizeof(double));
+        if (t->A == NULL || t->B == NULL || t->C == NULL) return LINCOLL_ERR_NOMEM;
+        lincoll_matmul_opts_t o = {.algo = ring ? LINCOLL_MATMUL_RING : LINCOLL_MATMUL_SUMMA};
+        return lincoll_matmul_init(comm, LINCOLL_DOUBLE, 1.0, t->A, &t->da, t->B, &t->db, 0.0, t->C,
+                                   &t->dc, &o, &t->plan);
+    }
     fprintf(stderr, "fail_trial: unknown LC_TRIAL_OP %s\n", op);
     return LINCOLL_ERR_INVALID;
 }
@@ -241,9 +402,11 @@ int main(void)
     double waited = now() - last_ok;
     /* A leaf of a rooted reduce only sends: its eager sends complete locally
      * even when the root is dead or frozen, so it may run every iteration
-     * without waiting on anyone.  That is not a hang; correct results are
+     * without waiting on anyone (so may a data rank of the RS encode, whose
+     * packets only leave).  That is not a hang; correct results are
      * required all the same. */
-    int leaf_done = st == LINCOLL_OK && iter == 2000000 && strcmp(op, "reduce") == 0;
+    int leaf_done = st == LINCOLL_OK && iter == 2000000 &&
+                    (strcmp(op, "reduce") == 0 || strcmp(op, "encode_rs") == 0);
     int ok = (st == LINCOLL_ERR_PEER_FAILED || st == LINCOLL_ERR_TIMEOUT || leaf_done) &&
              (waited <= timeout + slack || leaf_done) && wrong == 0;
     lincoll_plan_free(t.plan);
@@ -259,5 +422,10 @@ int main(void)
            lincoll_strerror(fst), fin, ok && fin_ok ? "OK" : "FAIL");
     free(t.in);
     free(t.out);
+    free(t.coef);
+    free(t.A);
+    free(t.B);
+    free(t.C);
+    lincoll_gf_field_destroy(t.field);
     return ok && fin_ok ? 0 : 1;
 }

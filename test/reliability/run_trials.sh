@@ -2,7 +2,8 @@
 # test/reliability/run_trials.sh: N randomized peer-failure trials over UCX.
 #   run_trials.sh BIN_DIR TRIALS [PARALLEL] [SEED] [OPS]
 # Each trial picks P in 2..4, a victim rank, an operation from OPS (default:
-# every collective with a result check), SIGKILL or SIGSTOP and a random
+# every collective with a result check, prepare-and-shoot and RS encode,
+# SUMMA and ring matmul; taken in turn), SIGKILL or SIGSTOP and a random
 # moment, and runs fail_trial under lincoll-run --keep-going with
 # LINCOLL_TIMEOUT=${LINCOLL_TIMEOUT:-3}.  A trial hangs when lincoll-run hits
 # its own --timeout or a survivor never reports; it fails when a survivor
@@ -13,7 +14,7 @@ bin=$1
 trials=$2
 par=${3:-2}
 seed=${4:-$(date +%s)}
-ops=${5:-"alltoall ring_shift allreduce reduce_scatter allgather bcast reduce"}
+ops=${5:-"alltoall ring_shift allreduce reduce_scatter allgather bcast reduce encode_ps encode_rs matmul_summa matmul_ring"}
 export LINCOLL_TIMEOUT=${LINCOLL_TIMEOUT:-3}
 read -r -a oplist <<<"$ops"
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/lc_trials.XXXXXX")
@@ -25,7 +26,9 @@ run_one() {
   RANDOM=$s
   local P=$(( 2 + RANDOM % 3 ))
   local victim=$(( RANDOM % P ))
-  local op=${oplist[$(( RANDOM % ${#oplist[@]} ))]}
+  # operations in turn from a seeded start: any TRIALS >= the number of
+  # operations covers every one (RHD collectives, encode and matmul)
+  local op=${oplist[$(( (i + seed) % ${#oplist[@]} ))]}
   local sig=KILL
   (( RANDOM % 10 < 3 )) && sig=STOP
   local t0=$SECONDS
