@@ -292,6 +292,19 @@ lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matm
     const lc_config_t *cfg = &p->ctx->cfg;
     in->predicted_comm_us =
         1e6 * ((double)s->rounds * cfg->model_alpha + (double)s->c2_bytes / cfg->model_bw);
+    /* one host: every byte is a copy through the shared memory system, and a
+     * rank that sends and receives in one round (the ring's exchange, Cannon's
+     * shifts) competes with its partner's copy: a round costs the bytes this
+     * rank sends plus those it receives (half-duplex), not the largest message */
+    double host = 0;
+    for (unsigned r = 0; r < p->nrounds; r++) {
+        const lc_round_t *R = &p->rounds[r];
+        size_t moved = 0;
+        for (unsigned i = 0; i < R->nxfers; i++)
+            moved += R->xfers[i].len;
+        if (R->nxfers > 0) host += cfg->model_alpha + (double)moved / cfg->model_bw;
+    }
+    in->predicted_comm_host_us = 1e6 * host;
     return LINCOLL_OK;
 }
 

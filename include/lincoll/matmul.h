@@ -217,7 +217,11 @@ typedef struct lincoll_matmul_info {
     double flops;                 /**< 2 * (local GEMM volume) of this rank */
     double
         lower_bound_words; /**< Irony-Toledo-Tiskin: mnk/(2 sqrt2 P sqrt M) - M, M = memory words */
-    double predicted_comm_us; /**< C1 * alpha + C2 * beta (LINCOLL_MODEL_ALPHA/_BW) */
+    double predicted_comm_us; /**< C1 * alpha + C2 * beta (LINCOLL_MODEL_ALPHA/_BW): full-duplex
+                                   ports, a round costs its largest message (network model) */
+    double predicted_comm_host_us; /**< all ranks on one host: a round costs alpha + (bytes
+                                        this rank sends + receives in it) * beta, since both
+                                        directions are copies through one memory system */
 } lincoll_matmul_info_t;
 
 /**
