@@ -1,28 +1,32 @@
 #!/bin/sh
-# perf/rhd_sweep.sh: side-by-side sweep of lincoll's collectives against Open MPI
-# (shared/anchors/mpi_coll) and Gloo halving-doubling allreduce, in one run, and
-# gnuplot PNGs of time and bus bandwidth vs size.
+# perf/rhd_sweep.sh: side-by-side sweep of lincoll's five collectives against
+# Open MPI 4.1 (shared/anchors/mpi_coll: MPI_Allreduce, MPI_Reduce_scatter_block,
+# MPI_Allgather, MPI_Bcast, MPI_Reduce) and Gloo halving-doubling allreduce
+# (gloo_run.sh), in one run, with gnuplot PNGs of time and bus bandwidth vs size.
 #
-# Usage: perf/rhd_sweep.sh [-b BUILD_DIR] [-a ANCHORS_DIR] [-o OUT_DIR] [-n RANKS]
-#                          [-r REPS] [-m MAXBYTES] [-t "allreduce reduce_scatter ..."]
-# Sizes are 8 B x4 up to MAXBYTES (default 32 MiB, the Open MPI anchor's grid).
-# Each tool runs REPS times (default 3), interleaved; the table keeps the median
-# of the per-run averages (lincoll: also its median iteration and the
-# alpha-beta-gamma prediction).  Writes OUT_DIR/{raw/*, OP.tsv, summary.md,
-# OP_time.png, OP_busbw.png}.  Bus bandwidth: size/time times 2(P-1)/P for
-# allreduce, (P-1)/P for reduce-scatter and allgather, 1 for bcast and reduce.
+# Usage: perf/rhd_sweep.sh [--quick] [-b BUILD_DIR] [-a ANCHORS_DIR] [-o OUT_DIR]
+#                          [-n RANKS] [-r REPS] [-m MAXBYTES] [-t "allreduce bcast ..."]
+# Sizes are 8 B x4 up to MAXBYTES (default 64 MiB).  Each tool runs REPS times
+# (default 2), interleaved; the table keeps the median of the per-run averages
+# (lincoll: also its median iteration and the plan's alpha-beta-gamma
+# prediction).  lincoll runs on lincoll_mem_alloc buffers (its zero-copy path
+# for allreduce; see LINCOLL_COLL_ZCOPY_THRESHOLD), 100 iterations up to 1 MiB
+# x10 per default, 20 above.  --quick: REPS=1, sizes up to 2 MiB (about a
+# minute).  A full sweep takes about 5-7 minutes on the 2-core VM.
+# Writes OUT_DIR/{raw/*, OP.tsv, summary.md, OP_time.png, OP_busbw.png}.
+# Bus bandwidth: size/time times 2(P-1)/P for allreduce, (P-1)/P for
+# reduce-scatter and allgather, 1 for bcast and reduce.
 set -eu
-BUILD=build; ANCH=/work/anchors-build; OUT=rhd_sweep_out; N=2; REPS=3; MAX=33554432
-# reduce is left out: lincoll_perf -t reduce runs the reduction-kernel benchmark
-# (perf_reduce.c) before the collective table is consulted; add it with -t once
-# lincoll_perf routes it (see the issue #6 report).
-OPS="allreduce reduce_scatter allgather bcast"
+BUILD=build; ANCH=/work/anchors-build; OUT=rhd_sweep_out; N=2; REPS=2; MAX=67108864
+OPS="allreduce reduce_scatter allgather bcast reduce"
+if [ "${1:-}" = "--quick" ]; then shift; REPS=1; MAX=2097152; fi
 while getopts b:a:o:n:r:m:t: f; do
   case $f in
     b) BUILD=$OPTARG;; a) ANCH=$OPTARG;; o) OUT=$OPTARG;; n) N=$OPTARG;; r) REPS=$OPTARG;;
-    m) MAX=$OPTARG;; t) OPS=$OPTARG;; *) sed -n 2,14p "$0"; exit 2;;
+    m) MAX=$OPTARG;; t) OPS=$OPTARG;; *) sed -n 2,20p "$0"; exit 2;;
   esac
 done
+T0=$(date +%s)
 RUN=$BUILD/bin/lincoll-run; PERF=$BUILD/bin/lincoll_perf
 [ -x "$RUN" ] && [ -x "$PERF" ] || { echo "rhd_sweep: build $BUILD first (lincoll-run, lincoll_perf)" >&2; exit 1; }
 mkdir -p "$OUT/raw"
@@ -30,12 +34,22 @@ SIZES=""; s=8; while [ "$s" -le "$MAX" ]; do SIZES="$SIZES${SIZES:+,}$s"; s=$((s
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
+SMALL=""; LARGE=""
+for s in $(echo "$SIZES" | tr , ' '); do
+  if [ "$s" -le 1048576 ]; then SMALL="$SMALL${SMALL:+,}$s"; else LARGE="$LARGE${LARGE:+,}$s"; fi
+done
 for rep in $(seq 1 "$REPS"); do
   for op in $OPS; do
     # lincoll: CSV test,ranks,ports,size,iters,p50,avg,bw,rate,algo,predicted
-    "$RUN" -n "$N" --timeout 900 "$PERF" -t "$op" -s "$SIZES" -f csv 2>"$OUT/raw/lincoll_$op.$rep.err" |
-      sed 's/^\[0\] //' | grep "^$op," >"$OUT/raw/lincoll_$op.$rep.csv" ||
-      echo "rhd_sweep: lincoll $op failed (see $OUT/raw/lincoll_$op.$rep.err)" >&2
+    : >"$OUT/raw/lincoll_$op.$rep.csv"
+    for part in small large; do
+      if [ $part = small ]; then sz=$SMALL; it=""; else sz=$LARGE; it="-n 20 -w 3"; fi
+      [ -n "$sz" ] || continue
+      # shellcheck disable=SC2086
+      "$RUN" -n "$N" --timeout 600 "$PERF" -t "$op" -s "$sz" $it -f csv 2>>"$OUT/raw/lincoll_$op.$rep.err" |
+        sed 's/^\[0\] //' | grep "^$op," >>"$OUT/raw/lincoll_$op.$rep.csv" ||
+        echo "rhd_sweep: lincoll $op ($part sizes) failed (see $OUT/raw/lincoll_$op.$rep.err)" >&2
+    done
     if [ -x "$ANCH/mpi_coll" ] && command -v mpirun >/dev/null; then
       mpirun --allow-run-as-root --oversubscribe -np "$N" "$ANCH/mpi_coll" "$op" "$MAX" \
         >"$OUT/raw/ompi_$op.$rep.txt" 2>/dev/null || echo "rhd_sweep: mpi_coll $op failed" >&2
@@ -49,7 +63,9 @@ done
 
 factor() { case $1 in allreduce) echo "2*($N-1)/$N";; reduce_scatter|allgather) echo "($N-1)/$N";; *) echo 1;; esac; }
 {
-  echo "# lincoll vs Open MPI vs Gloo, $N ranks, median of $REPS runs ($(date -u +%Y-%m-%dT%H:%MZ))"
+  echo "# lincoll vs Open MPI vs Gloo, $N ranks, median of $REPS runs ($(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo
+  echo "Ratios are lincoll avg / other avg (below 1: lincoll faster).  predicted = the plan's alpha-beta-gamma figure (LINCOLL_MODEL_*)."
   echo
 } >"$OUT/summary.md"
 for op in $OPS; do
@@ -102,4 +118,5 @@ plot "$tsv" skip 1 using 1:(\$1/\$3/1000*($f)) with linespoints lw 2 title "linc
 GP
   fi
 done
-echo "rhd_sweep: wrote $OUT/summary.md and PNGs" >&2
+cat "$OUT/summary.md"
+echo "rhd_sweep: wrote $OUT/summary.md and PNGs in $(( $(date +%s) - T0 )) s" >&2

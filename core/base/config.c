@@ -52,11 +52,12 @@ static const lc_config_field_t lc_config_fields[] = {
     LC_F("RMA_THRESHOLD", LC_CFG_SIZE, "64k", NULL, rma_threshold,
          "messages of at least this many bytes move by RMA put into registered windows; "
          "smaller ones by tag send"),
-    LC_F("COLL_ZCOPY_THRESHOLD", LC_CFG_SIZE, "0", NULL, zcopy_threshold,
-         "allreduce of at least this many bytes over lincoll_mem_alloc buffers, with every "
-         "peer's memory mapped here (same node), loads/stores the peers' buffers directly "
-         "(zcopy_allreduce: two flag rounds, no message copies); smaller ones, other buffers "
-         "and forced algorithms use tag messages"),
+    LC_F("COLL_ZCOPY_THRESHOLD", LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
+         "allreduce over lincoll_mem_alloc buffers on ranks that map each other's memory "
+         "(one node): at least this many bytes load/store the peers' buffers directly "
+         "(zcopy_allreduce, two flag rounds); smaller ones on a power of two put the whole "
+         "vector into the partner's mapped scratch (zcopy_rd_allreduce, one round per "
+         "doubling).  Other buffers and forced algorithms use tag messages"),
     LC_F("BIND", LC_CFG_ENUM, "auto", "auto|core|numa|none", bind,
          "bind each rank before UCX starts: auto binds to a core unless the launcher bound it"),
     LC_F("ALGO_FALLBACK", LC_CFG_ENUM, "warn", "warn|error", algo_fallback,

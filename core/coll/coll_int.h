@@ -78,6 +78,10 @@ lincoll_status_t lc_binomial_reduce_build(lincoll_plan_t *plan, const lc_coll_ar
  * windows and plan; LINCOLL_ERR_UNSUPPORTED when the tag plans must serve. */
 lincoll_status_t lc_zc_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
                                        lc_win_t *win_src, lc_win_t *win_out);
+/* Small messages, P a power of two: recursive doubling, each round a put of
+ * the whole vector into the partner's mapped scratch (win over 2.k.bytes). */
+lincoll_status_t lc_zc_rd_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                          lc_win_t *win_scr);
 lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                      lincoll_plan_t **plan_p);
 /* RMA transfers of core/plan/plan.c (declared here for the collectives). */

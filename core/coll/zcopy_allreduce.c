@@ -144,6 +144,71 @@ lincoll_status_t lc_zc_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t *
     return st;
 }
 
+/* ---- small messages: recursive doubling by put into mapped scratch --------- */
+
+/* Scratch layout [parity][round][bytes]: start s writes parity s%2, so a put
+ * of start s+1 never lands where the peer still reads start s (a rank
+ * begins start s+2 only after every partner has finished start s).  The
+ * per-start hook points the puts and reduces at this start's half. */
+typedef struct lc_zc_rd {
+    int slot;
+    size_t bytes, half;
+    unsigned long starts;
+} lc_zc_rd_t;
+
+static lincoll_status_t lc_zc_rd_on_start(lincoll_plan_t *p)
+{
+    lc_zc_rd_t *d = p->priv;
+    size_t par = (d->starts++ & 1) ? d->half : 0;
+    for (unsigned j = 0; j < p->nrounds; j++) {
+        lc_round_t *R = &p->rounds[j];
+        for (unsigned i = 0; i < R->nxfers; i++)
+            if (R->xfers[i].kind == LC_XFER_PUT) R->xfers[i].roff = par + j * d->bytes;
+        for (unsigned i = 0; i < R->npost; i++) {
+            lc_step_t *st = &R->post[i];
+            if (st->a.slot == (uint32_t)d->slot) st->a.off = par + j * d->bytes;
+            if (st->b.slot == (uint32_t)d->slot) st->b.off = par + j * d->bytes;
+        }
+    }
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_zc_rd_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t *a,
+                                          lc_win_t *win_scr)
+{
+    const int me = p->comm->rank, np = p->comm->size;
+    const size_t bytes = a->count * a->es;
+    int k = 0;
+    while ((1 << k) < np)
+        k++;
+    if (np < 2 || (1 << k) != np || win_scr == NULL || win_scr->len < 2 * (size_t)k * bytes)
+        return LINCOLL_ERR_INTERNAL;
+    lc_zc_rd_t *d = calloc(1, sizeof(*d));
+    if (d == NULL) return LINCOLL_ERR_NOMEM;
+    p->priv = d;
+    p->priv_free = free;
+    p->on_start = lc_zc_rd_on_start;
+    d->bytes = bytes;
+    d->half = (size_t)k * bytes;
+    int out = lc_plan_slot_user(p, a->rbuf, bytes);
+    int src = a->inplace ? out : lc_plan_slot_user(p, (void *)a->sbuf, bytes);
+    d->slot = lc_plan_slot_user(p, win_scr->base, 2 * d->half);
+    if (out < 0 || src < 0 || d->slot < 0 || lc_coll_round(p, k - 1) < 0) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = LINCOLL_OK;
+    int cur = src;
+    for (int j = 0; j < k && st == LINCOLL_OK; j++) {
+        const int peer = me ^ (1 << j);
+        lc_bufref_t mine = lc_ref(cur, 0), theirs = lc_ref(d->slot, (size_t)j * bytes);
+        st = lc_plan_put(p, j, peer, mine, bytes, win_scr, (size_t)j * bytes);
+        LC_COLL_TRY(st, lc_plan_wait_put(p, j, peer, bytes, win_scr));
+        LC_COLL_TRY(st,
+                    lc_plan_reduce(p, j, LC_STEP_POST, lc_ref(out, 0), me < peer ? mine : theirs,
+                                   me < peer ? theirs : mine, a->count, a->dtype, a->rop));
+        cur = out;
+    }
+    return st;
+}
+
 /* Agreement record: a magic word and the call's shape guard against ranks
  * that disagree on the path (or the arguments), which then fail with
  * LINCOLL_ERR_MISMATCH here or time out in their tag plan, never silently. */
@@ -189,7 +254,7 @@ lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t 
     const size_t bytes = a->count * a->es;
     /* every rank sees the same op, P, count, dtype and configuration */
     if (a->op != LC_COLL_ALLREDUCE || comm->size < 2 || a->count == 0 ||
-        bytes < ctx->cfg.zcopy_threshold || ctx->tl_ops->rkey_ptr == NULL) {
+        ctx->tl_ops->rkey_ptr == NULL) {
         return LINCOLL_ERR_UNSUPPORTED;
     }
     lincoll_status_t st = LINCOLL_OK;
@@ -201,12 +266,23 @@ lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t 
     if (!lc_zc_all_agree(comm, a, 1, &st)) {
         return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
     }
+    /* below the threshold on a power of two: recursive doubling by put into
+     * mapped scratch (one round per doubling); else direct loads/stores */
+    int k = 0;
+    while ((1 << k) < comm->size)
+        k++;
+    const int rd = bytes < ctx->cfg.zcopy_threshold && (1 << k) == comm->size;
     lc_win_t *wo = NULL, *ws = NULL;
-    st = lc_win_create(comm, a->rbuf, bytes, &wo);
-    if (st == LINCOLL_OK && !a->inplace) st = lc_win_create(comm, (void *)a->sbuf, bytes, &ws);
+    if (rd) {
+        st = lc_win_create(comm, NULL, 2 * (size_t)k * bytes, &wo);
+    } else {
+        st = lc_win_create(comm, a->rbuf, bytes, &wo);
+        if (st == LINCOLL_OK && !a->inplace) st = lc_win_create(comm, (void *)a->sbuf, bytes, &ws);
+    }
     int mapped = st == LINCOLL_OK;
     for (int j = 0; mapped && j < comm->size; j++) {
-        mapped = lc_win_peer_ptr(wo, j) != NULL && (a->inplace || lc_win_peer_ptr(ws, j) != NULL);
+        mapped =
+            lc_win_peer_ptr(wo, j) != NULL && (a->inplace || rd || lc_win_peer_ptr(ws, j) != NULL);
     }
     /* every rank takes part in the agreement, even after a local failure */
     lincoll_status_t st2 = LINCOLL_OK;
@@ -214,7 +290,8 @@ lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t 
     if (st == LINCOLL_OK) st = st2;
     lincoll_plan_t *plan = NULL;
     if (st == LINCOLL_OK && all) {
-        st = lc_plan_create(comm, "zcopy_allreduce", comm->size - 1, &plan);
+        st = lc_plan_create(comm, rd ? "zcopy_rd_allreduce" : "zcopy_allreduce",
+                            rd ? 1 : comm->size - 1, &plan);
     }
     if (plan != NULL) {
         plan->elem_size = a->es;
@@ -225,7 +302,9 @@ lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t 
         plan->wins[plan->nwins++] = wo;
         if (ws != NULL) plan->wins[plan->nwins++] = ws;
         wo = ws = NULL; /* the plan owns them now */
-        st = lc_zc_allreduce_build(plan, a, plan->nwins > 1 ? plan->wins[1] : NULL, plan->wins[0]);
+        st = rd ? lc_zc_rd_allreduce_build(plan, a, plan->wins[0])
+                : lc_zc_allreduce_build(plan, a, plan->nwins > 1 ? plan->wins[1] : NULL,
+                                        plan->wins[0]);
         if (st == LINCOLL_OK) st = lc_plan_finalize(plan);
     }
     lc_win_destroy(wo);
@@ -234,8 +313,8 @@ lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t 
         lc_plan_destroy(plan);
         return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
     }
-    lc_debug("allreduce of %zu bytes on %d ranks: zcopy_allreduce (peers' buffers mapped)", bytes,
-             comm->size);
+    lc_debug("allreduce of %zu bytes on %d ranks: %s (peers' memory mapped)", bytes, comm->size,
+             plan->algorithm);
     *plan_p = plan;
     return LINCOLL_OK;
 }

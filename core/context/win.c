@@ -129,8 +129,11 @@ lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc
     if (st == LINCOLL_OK) {
         memset(sig, 0, (size_t)P * sizeof(uint64_t));
         w->sig = sig;
-        lc_mem_entry_t *e = lc_mem_find(ctx, base, len);
-        if (e != NULL) {
+        lc_mem_entry_t *e = base != NULL ? lc_mem_find(ctx, base, len) : NULL;
+        if (base == NULL) { /* window over memory the transport allocates (and frees) */
+            st = ctx->tl_ops->mem_alloc(ctx->tl, len, &w->mem, &w->base);
+            data_mem = w->mem;
+        } else if (e != NULL) {
             data_mem = e->mem;
         } else {
             st = ctx->tl_ops->mem_reg(ctx->tl, base, len, &w->mem);

@@ -31,7 +31,9 @@ void lc_win_destroy(lc_win_t *win);
 /* lc_win_create in two halves, for callers that exchange the key blobs
  * themselves (tests that drive every virtual rank from one thread): prepare
  * registers and packs this rank's blob (caller frees it); attach unpacks
- * every rank's blob (blobs[i], lens[i] for communicator rank i). */
+ * every rank's blob (blobs[i], lens[i] for communicator rank i).  A NULL
+ * base makes a window over len bytes the transport allocates (true one-sided,
+ * mapped by same-node peers), freed with the window; win->base points to it. */
 lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p,
                                 void **blob_p, size_t *blob_len_p);
 lincoll_status_t lc_win_attach(lc_win_t *win, const void *const *blobs, const size_t *lens);

@@ -13,7 +13,10 @@
  *  - the sim's measured messages, bytes and rounds equal the plan's own
  *    closed form: 2 rounds, 2(P-1) zero-byte signalled puts sent and
  *    received per rank; and the plan's static stats agree;
- *  - three starts of the same plan (the signal counters carry over);
+ *  - the same for zcopy_rd_allreduce (P a power of two: k rounds, one put of
+ *    the whole vector per round into the partner's scratch window);
+ *  - three starts of the same plan (signal counters carry over; the RD plan
+ *    alternates its scratch halves);
  *  - a dead peer ends the plan with LINCOLL_ERR_PEER_FAILED, no hang.
  */
 #include <setjmp.h>
@@ -71,7 +74,20 @@ static lincoll_plan_t *zc_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, lc
     return p;
 }
 
-static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned seed)
+/* The small-message plan over a scratch window. */
+static lincoll_plan_t *rd_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, lc_win_t *ws)
+{
+    lincoll_plan_t *p = NULL;
+    assert_int_equal(lc_plan_create(comm, "zcopy_rd_allreduce", 1, &p), LINCOLL_OK);
+    p->elem_size = a->es;
+    p->wins = calloc(1, sizeof(*p->wins));
+    p->wins[p->nwins++] = ws;
+    assert_int_equal(lc_zc_rd_allreduce_build(p, a, ws), LINCOLL_OK);
+    assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
+    return p;
+}
+
+static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned seed, int rd)
 {
     lc_simh_t h;
     assert_int_equal(lc_simh_create(&h, P, 1), 0);
@@ -108,8 +124,17 @@ static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned s
     for (int r = 0; r < P; r++)
         lincoll_plan_free(plans[r]);
     /* zero copy */
-    make_wins(&h, out, bytes, wo);
-    if (!inplace) make_wins(&h, in, bytes, ws);
+    int k = 0;
+    while ((1 << k) < P)
+        k++;
+    if (rd) {
+        void **none = calloc((size_t)P, sizeof(void *));
+        make_wins(&h, none, 2 * (size_t)k * bytes, wo); /* scratch the transport allocates */
+        free(none);
+    } else {
+        make_wins(&h, out, bytes, wo);
+        if (!inplace) make_wins(&h, in, bytes, ws);
+    }
     for (int r = 0; r < P; r++) {
         if (inplace) memcpy(out[r], in[r], bytes);
         lc_coll_args_t a = {.op = LC_COLL_ALLREDUCE,
@@ -121,7 +146,8 @@ static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned s
                             .rop = LINCOLL_SUM,
                             .inplace = inplace,
                             .es = es};
-        plans[r] = zc_plan(h.comm[r], &a, inplace ? NULL : ws[r], wo[r]);
+        plans[r] = rd ? rd_plan(h.comm[r], &a, wo[r])
+                      : zc_plan(h.comm[r], &a, inplace ? NULL : ws[r], wo[r]);
     }
     for (int start = 0; start < 3; start++) {
         if (inplace && start > 0) {
@@ -138,21 +164,24 @@ static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned s
             }
             if (!inplace) assert_memory_equal(in[r], ref_in[r], bytes); /* input untouched */
         }
-        /* closed form of this plan: 2 rounds of 0-byte signalled puts to every peer */
-        assert_int_equal(lc_sim_world_rounds(h.world), 2);
+        /* closed forms: zcopy_allreduce, 2 rounds of 0-byte signalled puts to
+         * every peer; zcopy_rd_allreduce, k rounds of one put of the vector */
+        uint64_t xr = rd ? (uint64_t)k : 2, xm = rd ? (uint64_t)k : 2 * (uint64_t)(P - 1);
+        uint64_t xb = rd ? (uint64_t)k * bytes : 0;
+        assert_int_equal(lc_sim_world_rounds(h.world), xr);
         for (int r = 0; r < P; r++) {
             uint64_t ms, bs, mr, br;
             lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
-            assert_int_equal(ms, 2 * (uint64_t)(P - 1));
-            assert_int_equal(mr, 2 * (uint64_t)(P - 1));
-            assert_int_equal(bs, 0);
-            assert_int_equal(br, 0);
+            assert_int_equal(ms, xm);
+            assert_int_equal(mr, xm);
+            assert_int_equal(bs, xb);
+            assert_int_equal(br, xb);
             lincoll_plan_stats_t ps;
             lincoll_plan_stats(plans[r], &ps);
             assert_int_equal(ps.msgs_sent, ms);
-            assert_int_equal(ps.bytes_sent, 0);
-            assert_int_equal(ps.rounds, 2);
-            assert_string_equal(ps.algorithm, "zcopy_allreduce");
+            assert_int_equal(ps.bytes_sent, xb);
+            assert_int_equal(ps.rounds, xr);
+            assert_string_equal(ps.algorithm, rd ? "zcopy_rd_allreduce" : "zcopy_allreduce");
         }
     }
     if (dt == LINCOLL_INT32) { /* exact: the serial sum */
@@ -190,9 +219,12 @@ static void test_zcopy_results_and_counts(void **state)
         size_t ns[] = {1, (size_t)P - 1 ? (size_t)P - 1 : 1, (size_t)P, (size_t)P + 1, 37, 1000};
         for (unsigned ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++) {
             for (int ip = 0; ip < 2; ip++) {
-                run_one(P, ns[ni], ip, (ni + ip) % 2 ? LINCOLL_DOUBLE : LINCOLL_INT32,
-                        (unsigned)(P * 131 + ni * 7 + ip));
-                cases++;
+                for (int rd = 0; rd < 2; rd++) {
+                    if (rd && (P & (P - 1)) != 0) continue; /* powers of two only */
+                    run_one(P, ns[ni], ip, (ni + ip) % 2 ? LINCOLL_DOUBLE : LINCOLL_INT32,
+                            (unsigned)(P * 131 + ni * 7 + ip), rd);
+                    cases++;
+                }
             }
         }
     }
