@@ -70,8 +70,8 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
     for (int l = 0; l < q; l++)
         maxk = KL(l) > maxk ? KL(l) : maxk;
     size_t asz = (size_t)(mloc * maxk) * es, bsz = (size_t)(maxk * nloc) * es;
-    int ab[2], bb[2];
-    for (int x = 0; x < 2; x++) {
+    int ab[2] = {-1, -1}, bb[2] = {-1, -1};
+    for (int x = 0; x < 2 && q > 1; x++) { /* q = 1: no skew, no shift, no buffer */
         ab[x] = lc_plan_slot_scratch(p, asz ? asz : 1);
         bb[x] = lc_plan_slot_scratch(p, bsz ? bsz : 1);
     }
