@@ -110,6 +110,8 @@ LINCOLL_API lincoll_status_t lincoll_matdesc_coords(const lincoll_matdesc_t *d, 
  * @param [out] rows, cols local rows and columns (numroc).
  * @param [out] ld    leading dimension this rank must use (lld, or the
  *                    tight value max(1, rows) / max(1, cols) when lld = 0); may be NULL.
+ *                    An operand passed transposed to lincoll_matmul_init() stores
+ *                    cols x rows instead: its tight ld is max(1, cols) column-major.
  * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
  */
 LINCOLL_API lincoll_status_t lincoll_matdesc_local(const lincoll_matdesc_t *d, int rank,
