@@ -606,6 +606,60 @@ static void test_transposes(void **state)
     }
 }
 
+/* GEMMs that overlap transfers sit in their round's DURING list: ring and
+ * Cannon multiply while shifting (the last block after its round), SUMMA
+ * multiplies panel t during panel t+1's round.  (LC_STEP_DURING steps were
+ * once filed under POST, which silently removed every overlap.) */
+static void count_gemms(lincoll_plan_t *p, unsigned *during, unsigned *post, unsigned *during_xfer)
+{
+    *during = *post = *during_xfer = 0;
+    for (unsigned r = 0; r < p->nrounds; r++) {
+        const lc_round_t *R = &p->rounds[r];
+        for (unsigned i = 0; i < R->nduring; i++) {
+            if (R->during[i].kind != LC_STEP_GEMM) continue;
+            (*during)++;
+            *during_xfer += R->nxfers > 0;
+        }
+        for (unsigned i = 0; i < R->npost; i++)
+            *post += R->post[i].kind == LC_STEP_GEMM;
+    }
+}
+
+static void test_overlap_structure(void **state)
+{
+    (void)state;
+    const struct {
+        lincoll_matmul_algo_t algo;
+        int P, pr, pc;
+        unsigned during, post; /* GEMM steps of rank 0 */
+    } g[] = {
+        {LINCOLL_MATMUL_RING, 3, 3, 1, 2, 1},   /* 3 blocks: 2 during the shifts, the last after */
+        {LINCOLL_MATMUL_SUMMA, 2, 1, 2, 5, 1},  /* k = 24, panels of 4: 6 GEMMs */
+        {LINCOLL_MATMUL_CANNON, 4, 2, 2, 1, 1}, /* q = 2: one during the shift, one after */
+    };
+    static double buf[3][24 * 24];
+    for (unsigned x = 0; x < sizeof(g) / sizeof(g[0]); x++) {
+        lc_simh_t h;
+        assert_int_equal(lc_simh_create(&h, g[x].P, 1), 0);
+        lincoll_matdesc_t d;
+        assert_int_equal(lincoll_matdesc_block(&d, 24, 24, g[x].pr, g[x].pc, 1, LINCOLL_COL_MAJOR),
+                         LINCOLL_OK);
+        lincoll_matmul_opts_t o = {
+            .algo = g[x].algo, .panel = 4, .bcast = LINCOLL_MATMUL_BCAST_TREE};
+        lincoll_plan_t *p;
+        assert_int_equal(lincoll_matmul_init(h.comm[0], LINCOLL_DOUBLE, 1, buf[0], &d, buf[1], &d,
+                                             0, buf[2], &d, &o, &p),
+                         LINCOLL_OK);
+        unsigned during, post, during_xfer;
+        count_gemms(p, &during, &post, &during_xfer);
+        assert_int_equal(during, g[x].during);
+        assert_int_equal(post, g[x].post);
+        assert_int_equal(during_xfer, during); /* each one overlaps transfers */
+        lincoll_plan_free(p);
+        lc_simh_destroy(&h);
+    }
+}
+
 static void test_p256(void **state)
 {
     (void)state;
@@ -634,7 +688,7 @@ int main(void)
         cmocka_unit_test(test_ring),           cmocka_unit_test(test_summa),
         cmocka_unit_test(test_cannon),         cmocka_unit_test(test_25d),
         cmocka_unit_test(test_25d_words_fall), cmocka_unit_test(test_p256),
-        cmocka_unit_test(test_transposes),
+        cmocka_unit_test(test_transposes),     cmocka_unit_test(test_overlap_structure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
