@@ -4,7 +4,9 @@
  * byte for byte: lincomb and mad, lengths 0 .. 3*128+1 bytes, unaligned
  * (element-aligned for wide fields) pointers with guard bytes, random
  * coefficients including 0, 1 and q-1, row counts below and above the
- * register blocks, and long buffers that take the L2-chunked path.
+ * register blocks, and long buffers that take the L2-chunked path; the
+ * prefetching loops (working set above L2) with the distance swept; and
+ * Goldilocks at its edge values against an __int128 reference.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,6 +237,138 @@ static void test_prime_extremes(void **state)
     lc_test_prime_extremes(LINCOLL_GF_GOLDILOCKS);
 }
 
+/* Goldilocks edge values: 0, 1, p-1, p-2, values around 2^32 and 2^63, and
+ * elements with only the high or low 32 bits set; products whose 128-bit
+ * value hits each branch of the reduction. */
+static uint64_t lc_gl_edge(uint64_t *seed)
+{
+    static const uint64_t edge[] = {0,
+                                    1,
+                                    2,
+                                    LINCOLL_GF_GOLDILOCKS - 1,
+                                    LINCOLL_GF_GOLDILOCKS - 2,
+                                    0xffffffffull,
+                                    0x100000000ull,
+                                    0x100000001ull,
+                                    0xfffffffe00000001ull,
+                                    0xffffffff00000000ull,
+                                    0x8000000000000000ull,
+                                    0x7fffffffffffffffull,
+                                    0xfffffffeffffffffull};
+    uint64_t r = lc_test_rand(seed);
+    if (r % 3 == 0) return edge[(r >> 8) % (sizeof(edge) / sizeof(edge[0]))];
+    if (r % 3 == 1) return (lc_test_rand(seed) & 0xffffffff00000000ull) % LINCOLL_GF_GOLDILOCKS;
+    return lc_test_rand(seed) % LINCOLL_GF_GOLDILOCKS;
+}
+
+/* Independent reference: sum of a_i x_i mod p with __int128 and %. */
+static uint64_t lc_gl_ref(const uint64_t *a, const uint64_t *x, int k)
+{
+    unsigned __int128 acc = 0;
+    for (int i = 0; i < k; i++)
+        acc = (acc + (unsigned __int128)a[i] * x[i]) % LINCOLL_GF_GOLDILOCKS;
+    return (uint64_t)acc;
+}
+
+static void test_goldilocks_edges(void **state)
+{
+    (void)state;
+    lincoll_field_t *f;
+    assert_int_equal(lincoll_gf_field_create(LINCOLL_GF_GOLDILOCKS, &f), LINCOLL_OK);
+    uint64_t seed = 2024;
+    const int r = 5, k = 13;
+    const size_t n = 8 * 37 + 3, len = n * 8; /* vector blocks and a base tail */
+    uint64_t m[5 * 13];
+    for (int e = 0; e < r * k; e++)
+        m[e] = lc_gl_edge(&seed);
+    lincoll_gf_coeffs_t *c;
+    assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
+    uint64_t *src[13], *dst[5], *want[5], *mad_in[5];
+    for (int i = 0; i < k; i++) {
+        src[i] = lc_test_alloc(len);
+        for (size_t e = 0; e < n; e++)
+            src[i][e] = lc_gl_edge(&seed);
+    }
+    for (int j = 0; j < r; j++) {
+        dst[j] = lc_test_alloc(len);
+        want[j] = lc_test_alloc(len);
+        mad_in[j] = lc_test_alloc(len);
+        for (size_t e = 0; e < n; e++) {
+            uint64_t x[13];
+            for (int i = 0; i < k; i++)
+                x[i] = src[i][e];
+            want[j][e] = lc_gl_ref(m + (size_t)j * k, x, k);
+            mad_in[j][e] = lc_gl_edge(&seed);
+        }
+    }
+    int tested = 0;
+    for (int isa = LC_ISA_BASE; isa < LC_ISA_LAST; isa++) {
+        const lc_gf_variant_t *v = lc_gf_variant(f->kind, (lc_isa_t)isa);
+        if (v == NULL || !lc_cpu_supports((lc_isa_t)isa)) continue;
+        if (isa > LC_ISA_BASE && v == lc_gf_variant(f->kind, (lc_isa_t)(isa - 1))) continue;
+        tested++;
+        v->lincomb(c, len, (const void *const *)src, (void *const *)dst);
+        for (int j = 0; j < r; j++)
+            assert_memory_equal(dst[j], want[j], len);
+        /* mad: d + a_j,col * s against the reference */
+        const int col = 7;
+        for (int j = 0; j < r; j++)
+            memcpy(dst[j], mad_in[j], len);
+        v->mad(c, len, col, src[col], (void *const *)dst);
+        for (int j = 0; j < r; j++) {
+            for (size_t e = 0; e < n; e++) {
+                uint64_t a2[2] = {1, m[(size_t)j * k + col]}, x2[2] = {mad_in[j][e], src[col][e]};
+                assert_int_equal(dst[j][e], lc_gl_ref(a2, x2, 2));
+            }
+        }
+        printf("goldilocks edges: %s matches the __int128 reference\n", v->name);
+    }
+    assert_true(tested >= 1);
+    for (int i = 0; i < k; i++)
+        free(src[i]);
+    for (int j = 0; j < r; j++) {
+        free(dst[j]);
+        free(want[j]);
+        free(mad_in[j]);
+    }
+    lc_gf_coeffs_destroy(c);
+    lincoll_gf_field_destroy(f);
+}
+
+/* Working sets above L2 take the prefetching loops: every variant against
+ * base with the prefetch distance swept (0 = the loops without prefetch). */
+static void test_prefetch_paths(void **state)
+{
+    (void)state;
+    static const size_t dists[] = {0, 64, 2048};
+    const int r = 4, k = 10;
+    const size_t len = LC_GF_L2_BYTES / 8 + 8 * 24; /* (k+r)*len > L2, plus a tail */
+    size_t saved[LC_ISA_LAST];
+    memcpy(saved, lc_gf_tune_pf, sizeof(saved));
+    for (size_t t = 0; t < LC_TEST_NORDERS; t++) {
+        lincoll_field_t *f;
+        assert_int_equal(lincoll_gf_field_create(lc_test_orders[t], &f), LINCOLL_OK);
+        uint64_t seed = 99 + t;
+        uint64_t m[40];
+        for (int e = 0; e < r * k; e++)
+            m[e] = lc_test_elem(f, &seed);
+        lincoll_gf_coeffs_t *c;
+        assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
+        for (int isa = LC_ISA_AVX2; isa < LC_ISA_LAST; isa++) {
+            const lc_gf_variant_t *v = lc_gf_variant(f->kind, (lc_isa_t)isa);
+            if (v == NULL || !lc_cpu_supports((lc_isa_t)isa)) continue;
+            for (size_t d = 0; d < sizeof(dists) / sizeof(dists[0]); d++) {
+                lc_gf_tune_pf[isa] = dists[d];
+                assert_int_equal(lc_check_one(f, v, c, len, f->elem_size, &seed), 0);
+            }
+            lc_gf_tune_pf[isa] = saved[isa];
+        }
+        lc_gf_coeffs_destroy(c);
+        lincoll_gf_field_destroy(f);
+    }
+    memcpy(lc_gf_tune_pf, saved, sizeof(saved));
+}
+
 /* Summing mad over every column from zero equals lincomb (dispatched path). */
 static void test_mad_sums_to_lincomb(void **state)
 {
@@ -281,7 +415,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variants_gf8),        cmocka_unit_test(test_variants_gf16),
         cmocka_unit_test(test_variants_primes),     cmocka_unit_test(test_prime_extremes),
-        cmocka_unit_test(test_mad_sums_to_lincomb),
+        cmocka_unit_test(test_mad_sums_to_lincomb), cmocka_unit_test(test_goldilocks_edges),
+        cmocka_unit_test(test_prefetch_paths),
     };
     return cmocka_run_group_tests_name("kernels_gf_variants", tests, NULL, NULL);
 }
