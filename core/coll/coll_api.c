@@ -5,7 +5,7 @@
  * Every check logs one line naming the argument and returns
  * LINCOLL_ERR_INVALID (LINCOLL_ERR_UNSUPPORTED for a dtype/op pair without
  * meaning).  Sizes are checked for overflow before any buffer is bound.
- * Blocking calls compile a plan, run it once and free it.
+ * Blocking calls run a cached plan (coll_cache.c) or compile, run and free one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,6 +73,39 @@ static lincoll_status_t lc_run_once(lincoll_status_t st, lincoll_plan_t *plan)
     return st;
 }
 
+/* Uniform init signatures for the plan cache of the blocking calls (coll_cache.c). */
+static lincoll_status_t lc_ar_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+{
+    (void)root;
+    return lincoll_allreduce_init(c, s, r, n, d, o, p);
+}
+static lincoll_status_t lc_rsb_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
+                                    lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+{
+    (void)root;
+    return lincoll_reduce_scatter_init(c, s, r, n, d, o, p);
+}
+static lincoll_status_t lc_agb_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
+                                    lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+{
+    (void)o;
+    (void)root;
+    return lincoll_allgather_init(c, s, r, n, d, p);
+}
+static lincoll_status_t lc_bc_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+{
+    (void)s;
+    (void)o;
+    return lincoll_bcast_init(c, r, n, d, root, p);
+}
+static lincoll_status_t lc_rd_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+{
+    return lincoll_reduce_init(c, s, r, n, d, o, root, p);
+}
+
 /* ---- allreduce ------------------------------------------------------------------ */
 
 LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
@@ -105,9 +138,7 @@ LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const 
 LINCOLL_API lincoll_status_t lincoll_allreduce(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
                                                size_t count, lincoll_dtype_t dtype, lincoll_op_t op)
 {
-    lincoll_plan_t *plan = NULL;
-    lincoll_status_t st = lincoll_allreduce_init(comm, sbuf, rbuf, count, dtype, op, &plan);
-    return lc_run_once(st, plan);
+    return lc_coll_run_cached(LC_COLL_ALLREDUCE, comm, sbuf, rbuf, count, dtype, op, 0, lc_ar_init);
 }
 
 /* ---- reduce-scatter and allgather (counts[]) ------------------------------------ */
@@ -221,9 +252,8 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const 
                                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                                     lincoll_op_t op)
 {
-    lincoll_plan_t *plan = NULL;
-    lincoll_status_t st = lincoll_reduce_scatter_init(comm, sbuf, rbuf, count, dtype, op, &plan);
-    return lc_run_once(st, plan);
+    return lc_coll_run_cached(LC_COLL_REDUCE_SCATTER, comm, sbuf, rbuf, count, dtype, op, 0,
+                              lc_rsb_init);
 }
 
 static lincoll_status_t lc_ag_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
@@ -296,9 +326,8 @@ LINCOLL_API lincoll_status_t lincoll_allgather_init(lincoll_comm_t *comm, const 
 LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
                                                size_t count, lincoll_dtype_t dtype)
 {
-    lincoll_plan_t *plan = NULL;
-    lincoll_status_t st = lincoll_allgather_init(comm, sbuf, rbuf, count, dtype, &plan);
-    return lc_run_once(st, plan);
+    return lc_coll_run_cached(LC_COLL_ALLGATHER, comm, sbuf, rbuf, count, dtype, LINCOLL_SUM, 0,
+                              lc_agb_init);
 }
 
 /* ---- broadcast and reduce -------------------------------------------------------- */
@@ -329,9 +358,8 @@ LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf,
 LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size_t count,
                                            lincoll_dtype_t dtype, int root)
 {
-    lincoll_plan_t *plan = NULL;
-    lincoll_status_t st = lincoll_bcast_init(comm, buf, count, dtype, root, &plan);
-    return lc_run_once(st, plan);
+    return lc_coll_run_cached(LC_COLL_BCAST, comm, NULL, buf, count, dtype, LINCOLL_SUM, root,
+                              lc_bc_init);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -370,7 +398,5 @@ LINCOLL_API lincoll_status_t lincoll_reduce_coll(lincoll_comm_t *comm, const voi
                                                  size_t count, lincoll_dtype_t dtype,
                                                  lincoll_op_t op, int root)
 {
-    lincoll_plan_t *plan = NULL;
-    lincoll_status_t st = lincoll_reduce_init(comm, sbuf, rbuf, count, dtype, op, root, &plan);
-    return lc_run_once(st, plan);
+    return lc_coll_run_cached(LC_COLL_REDUCE, comm, sbuf, rbuf, count, dtype, op, root, lc_rd_init);
 }

@@ -90,6 +90,19 @@ lincoll_status_t lc_plan_put(lincoll_plan_t *plan, int round, int peer, lc_bufre
 lincoll_status_t lc_plan_wait_put(lincoll_plan_t *plan, int round, int peer, size_t len,
                                   lc_win_t *win);
 
+/* ---- plan cache of the blocking calls (coll_cache.c) ---------------------------- */
+typedef lincoll_status_t (*lc_coll_init_fn_t)(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                              size_t count, lincoll_dtype_t dtype, lincoll_op_t rop,
+                                              int root, lincoll_plan_t **plan_p);
+/* Run one blocking collective through the cache (init compiles on a miss). */
+lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const void *sbuf,
+                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                    lincoll_op_t rop, int root, lc_coll_init_fn_t init);
+/* Non-zero while a blocking call compiles its plan (no zero-copy path then). */
+int lc_coll_blocking_build(void);
+/* Drop the cached plans of ctx (of comm only when comm != NULL). */
+void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm);
+
 /* ---- selection (select.c) ------------------------------------------------------ */
 const char *lc_coll_op_name(lc_coll_op_t op);
 const char *lc_coll_algo_name(lc_coll_algo_t algo);

@@ -149,7 +149,7 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
             }
         }
     }
-    if (forced == LC_ALGO_AUTO) {
+    if (forced == LC_ALGO_AUTO && !lc_coll_blocking_build()) {
         /* zero copy when every rank's buffers are mapped here (collective check) */
         st = lc_zc_allreduce_try(comm, a, plan_p);
         if (st != LINCOLL_ERR_UNSUPPORTED) return st;

@@ -141,6 +141,8 @@ lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
     return LINCOLL_OK;
 }
 
+void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm); /* core/coll */
+
 lincoll_status_t lincoll_comm_free(lincoll_comm_t *comm)
 {
     if (comm == NULL) {
@@ -148,6 +150,7 @@ lincoll_status_t lincoll_comm_free(lincoll_comm_t *comm)
     }
     LC_CHECK_ARG(comm != comm->ctx->world, "lincoll_comm_free: the world communicator is "
                                            "owned by the context");
+    lc_coll_cache_flush(comm->ctx, comm); /* plans the blocking collectives kept */
     comm->ctx->live_comms--;
     free(comm->to_world);
     free(comm);

@@ -190,12 +190,15 @@ lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size
     return LINCOLL_OK;
 }
 
+void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm); /* core/coll */
+
 lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
 {
     if (ctx == NULL) {
         return LINCOLL_OK;
     }
     lincoll_status_t st = LINCOLL_OK;
+    lc_coll_cache_flush(ctx, NULL); /* plans the blocking collectives kept (core/coll) */
     if (ctx->live_plans > 0) {
         lc_warn("lincoll_finalize: %d plan(s) were not freed", ctx->live_plans);
     }

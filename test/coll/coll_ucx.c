@@ -264,6 +264,29 @@ static void check_blocking_and_persistent(lincoll_comm_t *w)
     free(rs);
 }
 
+/* Blocking calls reuse cached plans: new data every call, buffers that
+ * alternate on even ranks only (one rank hits the cache while another
+ * misses), a forced algorithm switched half way, bcast/reduce roots. */
+static void check_blocking_cache(lincoll_comm_t *w)
+{
+    double a[2][7], b[7];
+    for (int it = 0; it < 40; it++) {
+        if (it == 20) setenv("LINCOLL_ALLREDUCE_ALGO", "ring", 1);
+        double *x = (me % 2 == 0) ? a[it % 2] : a[0];
+        for (int i = 0; i < 7; i++)
+            x[i] = me * 3 + i + it;
+        lincoll_status_t st = lincoll_allreduce(w, x, b, 7, LINCOLL_DOUBLE, LINCOLL_SUM);
+        double want = 3.0 * P * (P - 1) / 2 + (double)P * (5 + it);
+        CHECK(st == LINCOLL_OK && b[5] == want, "cached blocking allreduce, call %d: %s", it,
+              lincoll_strerror(st));
+        int32_t v = me == it % P ? it : -1;
+        st = lincoll_bcast(w, &v, 1, LINCOLL_INT32, it % P);
+        CHECK(st == LINCOLL_OK && v == it, "cached blocking bcast, call %d: %s", it,
+              lincoll_strerror(st));
+    }
+    unsetenv("LINCOLL_ALLREDUCE_ALGO");
+}
+
 /* Zero copy: lincoll_mem_alloc buffers on every rank, automatic choice (the
  * zcopy_allreduce plan on one node); results bitwise equal to the forced RHD
  * plan on random doubles, over three starts of each plan. */
@@ -373,6 +396,7 @@ int main(void)
     check_all(w, big == NULL || strcmp(big, "0") != 0);
     check_blocking_and_persistent(w);
     check_zcopy(ctx, w);
+    check_blocking_cache(w);
     check_bad_input(w);
     CHECK(lincoll_barrier(w) == LINCOLL_OK, "final barrier");
     check_mismatch(w);
