@@ -92,6 +92,11 @@ for op in $OPS; do
   } >>"$OUT/summary.md"
   if command -v gnuplot >/dev/null; then
     f=$(factor "$op")
+    GLOO_T=""; GLOO_B=""
+    if [ "$op" = allreduce ] && [ -s "$OUT/raw/gloo_allreduce.1.txt" ]; then
+      GLOO_T=", \"$tsv\" skip 1 using 1:7 with linespoints lw 2 title \"Gloo halving-doubling\""
+      GLOO_B=", \"$tsv\" skip 1 using 1:(\$1/\$7/1000*($f)) with linespoints lw 2 title \"Gloo halving-doubling\""
+    fi
     gnuplot <<GP
 set terminal pngcairo size 900,560 noenhanced
 set datafile separator "\t"
@@ -106,15 +111,13 @@ set ylabel "time (us), lower is better"
 set title "$op, $N ranks: lincoll vs Open MPI vs Gloo (median of $REPS runs)"
 plot "$tsv" skip 1 using 1:3 with linespoints lw 2 title "lincoll (avg)", \
      "$tsv" skip 1 using 1:5 with lines dt 2 title "lincoll alpha-beta-gamma prediction", \
-     "$tsv" skip 1 using 1:6 with linespoints lw 2 title "Open MPI 4.1", \
-     "$tsv" skip 1 using 1:(\$7 > 0 ? \$7 : NaN) with linespoints lw 2 title "Gloo halving-doubling"
+     "$tsv" skip 1 using 1:6 with linespoints lw 2 title "Open MPI 4.1"$GLOO_T
 set output "$OUT/${op}_busbw.png"
 unset logscale y
 set ylabel "bus bandwidth (GB/s), higher is better"
 set title "$op, $N ranks: bus bandwidth = size/time * $f"
 plot "$tsv" skip 1 using 1:(\$1/\$3/1000*($f)) with linespoints lw 2 title "lincoll", \
-     "$tsv" skip 1 using 1:(\$1/\$6/1000*($f)) with linespoints lw 2 title "Open MPI 4.1", \
-     "$tsv" skip 1 using 1:(\$7 > 0 ? \$1/\$7/1000*($f) : NaN) with linespoints lw 2 title "Gloo halving-doubling"
+     "$tsv" skip 1 using 1:(\$1/\$6/1000*($f)) with linespoints lw 2 title "Open MPI 4.1"$GLOO_B
 GP
   fi
 done
