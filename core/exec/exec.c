@@ -13,6 +13,18 @@
  * that failed can be freed at once.  Messages shorter or longer than the
  * plan expects mean the ranks disagree on the arguments: LINCOLL_ERR_MISMATCH.
  *
+ * Fast path: a plan made only of sends and receives (no compute steps, no
+ * puts: sendrecv, ring shift, the p2p benchmarks) is flattened once, at its
+ * first start, into ready-to-post transfers (world peer, buffer, length, tag
+ * without the sequence bits; receives first), so a start allocates nothing
+ * and computes no tag.  Its test() posts a round's receives, its sends, then
+ * the next round's receives when the plan allows it (the order ucx_perftest
+ * uses for a ping-pong: the reply's receive is posted while the request
+ * flies), tests the requests right after posting (immediate completion) and
+ * then only when the transport reports activity (or after a batch of idle
+ * progress calls), and keeps the general path's timeout, peer-failure and
+ * size checks.
+ *
  * Tags: (comm id, start sequence, sender's comm rank, round) — see
  * transports/transport.h.  Every start takes the communicator's next
  * sequence number, so plans must be started in the same order on every rank
@@ -31,6 +43,35 @@
 #define LC_EXEC_POLLS 16
 /* reqs[i] of a WAIT_PUT transfer that has not seen its signal yet */
 #define LC_WAIT_PENDING ((lc_tl_req_t *)(uintptr_t)1)
+/* progress calls per test() on the fast path before it returns INPROGRESS */
+#define LC_EXEC_FAST_SPINS 32
+
+/* One transfer of a send/receive-only plan, ready to post. */
+typedef struct lc_exec_xf {
+    void *ptr;
+    size_t len;
+    uint64_t tag; /* sequence bits zero: the start's sequence is ORed in */
+    int wpeer;    /* world rank */
+    int peer;     /* communicator rank (for messages) */
+    int recv;
+} lc_exec_xf_t;
+
+/* What the executor computes once, at a plan's first start.  It heads the
+ * block p->ex.next_reqs points to, which the plan frees (plan.h unchanged):
+ *   [lc_exec_cache_t][next-round request slots][first[nrounds + 1]][xf[]]
+ * so p->ex.next_reqs is only used through lc_exec_cache(). */
+typedef struct lc_exec_cache {
+    unsigned maxx;      /* most transfers in one round */
+    int fast;           /* sends and receives only: the fast path */
+    lc_tl_req_t **next; /* receives of round `round + 1` posted early */
+    unsigned *first;    /* fast: index in xf of round r's first transfer */
+    lc_exec_xf_t *xf;   /* fast: each round's receives, then its sends */
+} lc_exec_cache_t;
+
+static inline lc_exec_cache_t *lc_exec_cache(const lincoll_plan_t *p)
+{
+    return (lc_exec_cache_t *)(void *)p->ex.next_reqs;
+}
 
 static uint64_t lc_exec_tag(const lincoll_plan_t *p, int src, unsigned round)
 {
@@ -48,11 +89,12 @@ static void lc_exec_release_all(lincoll_plan_t *p)
     }
     p->ex.nreqs = 0;
     if (p->ex.next_posted) {
+        lc_tl_req_t **next = lc_exec_cache(p)->next;
         const lc_round_t *N = &p->rounds[p->ex.round + 1];
         for (unsigned i = 0; i < N->nxfers; i++) {
-            if (p->ex.next_reqs[i] != NULL) {
-                ctx->tl_ops->release(ctx->tl, p->ex.next_reqs[i]);
-                p->ex.next_reqs[i] = NULL;
+            if (next[i] != NULL) {
+                ctx->tl_ops->release(ctx->tl, next[i]);
+                next[i] = NULL;
             }
         }
         p->ex.next_posted = 0;
@@ -98,18 +140,19 @@ static lincoll_status_t lc_exec_prepost_next(lincoll_plan_t *p)
     lincoll_context_t *ctx = p->ctx;
     unsigned next = p->ex.round + 1;
     lc_round_t *N = &p->rounds[next];
+    lc_tl_req_t **reqs = lc_exec_cache(p)->next;
+    p->ex.next_posted = 1; /* so that a failure releases what was posted */
     for (unsigned i = 0; i < N->nxfers; i++) {
         lc_xfer_t *x = &N->xfers[i];
-        p->ex.next_reqs[i] = NULL;
+        reqs[i] = NULL;
         if (x->kind != LC_XFER_RECV) continue;
         lincoll_status_t st =
             ctx->tl_ops->recv_nb(ctx->tl, p->comm->to_world[x->peer], lc_plan_ptr(p, x->buf),
-                                 x->len, lc_exec_tag(p, x->peer, next), &p->ex.next_reqs[i]);
+                                 x->len, lc_exec_tag(p, x->peer, next), &reqs[i]);
         if (st != LINCOLL_OK) {
             return lc_exec_fail(p, st, "posting a receive early", x->peer);
         }
     }
-    p->ex.next_posted = 1;
     return LINCOLL_OK;
 }
 
@@ -133,8 +176,9 @@ static lincoll_status_t lc_exec_post_round(lincoll_plan_t *p)
             lincoll_status_t st = LINCOLL_OK;
             p->ex.reqs[i] = NULL;
             if (preposted && x->kind == LC_XFER_RECV) {
-                p->ex.reqs[i] = p->ex.next_reqs[i];
-                p->ex.next_reqs[i] = NULL;
+                lc_tl_req_t **next = lc_exec_cache(p)->next;
+                p->ex.reqs[i] = next[i];
+                next[i] = NULL;
                 continue;
             }
             switch (x->kind) {
@@ -232,21 +276,212 @@ static lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
     return LINCOLL_INPROGRESS;
 }
 
+/* ---- fast path: plans of sends and receives only ------------------------ */
+
+static lincoll_status_t lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
+{
+    lincoll_context_t *ctx = p->ctx;
+    const lc_tl_ops_t *ops = ctx->tl_ops;
+    unsigned r = p->ex.round;
+    uint64_t seq = (uint64_t)(p->ex.seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT;
+    const lc_exec_xf_t *xf = c->xf + c->first[r];
+    unsigned n = c->first[r + 1] - c->first[r], i = 0;
+    lc_tl_req_t **reqs = p->ex.reqs, **next = c->next;
+    int preposted = p->ex.next_posted;
+    lincoll_status_t st;
+    p->ex.next_posted = 0;
+    p->ex.nreqs = n;
+    p->ex.deadline = 0; /* a new round: the timeout clock restarts */
+    for (; i < n && xf[i].recv; i++) {
+        if (preposted) {
+            reqs[i] = next[i];
+            next[i] = NULL;
+            continue;
+        }
+        reqs[i] = NULL;
+        st = ops->recv_nb(ctx->tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
+        if (st != LINCOLL_OK) {
+            return lc_exec_fail(p, st, "posting a receive", xf[i].peer);
+        }
+    }
+    for (; i < n; i++) {
+        reqs[i] = NULL;
+        st = ops->send_nb(ctx->tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
+        if (st != LINCOLL_OK) {
+            return lc_exec_fail(p, st, "posting a send", xf[i].peer);
+        }
+    }
+    if (r + 1 < p->nrounds && p->rounds[r + 1].prepost) {
+        /* after the sends, as ucx_perftest posts a ping-pong's receive: the
+         * reply needs a round trip, and posting its receive first would put
+         * that call between the previous completion and this send */
+        const lc_exec_xf_t *nx = c->xf + c->first[r + 1];
+        unsigned nn = c->first[r + 2] - c->first[r + 1];
+        p->ex.next_posted = 1;
+        for (unsigned j = 0; j < nn && nx[j].recv; j++) {
+            st =
+                ops->recv_nb(ctx->tl, nx[j].wpeer, nx[j].ptr, nx[j].len, nx[j].tag | seq, &next[j]);
+            if (st != LINCOLL_OK) {
+                next[j] = NULL;
+                return lc_exec_fail(p, st, "posting a receive early", nx[j].peer);
+            }
+        }
+    }
+    p->ex.posted = 1;
+    return LINCOLL_OK;
+}
+
+/* LINCOLL_OK when every transfer of the round is done. */
+static lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exec_cache_t *c)
+{
+    lincoll_context_t *ctx = p->ctx;
+    const lc_exec_xf_t *xf = c->xf + c->first[p->ex.round];
+    lc_tl_req_t **reqs = p->ex.reqs;
+    int pending = 0;
+    for (unsigned i = 0; i < p->ex.nreqs; i++) {
+        if (reqs[i] == NULL) {
+            continue;
+        }
+        size_t got = 0;
+        lincoll_status_t st = ctx->tl_ops->test(ctx->tl, reqs[i], &got);
+        if (st == LINCOLL_INPROGRESS) {
+            pending = 1;
+            continue;
+        }
+        ctx->tl_ops->release(ctx->tl, reqs[i]);
+        reqs[i] = NULL;
+        if (st != LINCOLL_OK) {
+            return lc_exec_fail(p, st, xf[i].recv ? "receiving" : "sending", xf[i].peer);
+        }
+        if (xf[i].recv && got != xf[i].len) {
+            lc_error("plan %s: rank %d sent %zu bytes in round %u where %zu were expected: "
+                     "the ranks passed different arguments",
+                     p->algorithm, xf[i].peer, got, p->ex.round, xf[i].len);
+            return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", xf[i].peer);
+        }
+    }
+    return pending ? LINCOLL_INPROGRESS : LINCOLL_OK;
+}
+
+static lincoll_status_t lc_exec_fast_test(lincoll_plan_t *p, const lc_exec_cache_t *c)
+{
+    lincoll_context_t *ctx = p->ctx;
+    int (*progress)(lc_tl_t *) = ctx->tl_ops->progress;
+    unsigned spins = 0;
+    for (;;) {
+        if (p->ex.round >= p->nrounds) {
+            p->ex.running = 0;
+            p->ex.status = LINCOLL_OK;
+            return LINCOLL_OK;
+        }
+        lincoll_status_t st;
+        if (!p->ex.posted) {
+            st = lc_exec_fast_post(p, c);
+            if (st != LINCOLL_OK) {
+                return st;
+            }
+        }
+        st = lc_exec_fast_poll(p, c);
+        if (st == LINCOLL_OK) {
+            p->ex.round++;
+            p->ex.posted = 0;
+            continue;
+        }
+        if (st != LINCOLL_INPROGRESS) {
+            return st;
+        }
+        /* drive the transport until it reports activity, then test again */
+        int active = 0;
+        while (!active && spins < LC_EXEC_FAST_SPINS) {
+            spins++;
+            active = progress(ctx->tl);
+        }
+        if (!active) {
+            return lc_exec_check_stuck(p);
+        }
+    }
+}
+
+/* First start: allocate the request slots and the cache; flatten a plan of
+ * sends and receives for the fast path. */
+static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
+{
+    lincoll_comm_t *comm = p->comm;
+    unsigned maxx = 0, total = 0;
+    int fast = 1;
+    for (unsigned r = 0; r < p->nrounds; r++) {
+        const lc_round_t *R = &p->rounds[r];
+        maxx = R->nxfers > maxx ? R->nxfers : maxx;
+        total += R->nxfers;
+        if (R->npre != 0 || R->npost != 0 || R->nduring != 0) {
+            fast = 0;
+        }
+        for (unsigned i = 0; i < R->nxfers; i++) {
+            if (R->xfers[i].kind != LC_XFER_SEND && R->xfers[i].kind != LC_XFER_RECV) {
+                fast = 0;
+            }
+        }
+    }
+    size_t slots = maxx ? maxx : 1;
+    size_t off_next = (sizeof(lc_exec_cache_t) + 15) & ~(size_t)15;
+    size_t off_first = off_next + ((slots * sizeof(lc_tl_req_t *) + 15) & ~(size_t)15);
+    size_t off_xf = off_first + (((p->nrounds + 1) * sizeof(unsigned) + 15) & ~(size_t)15);
+    size_t bytes = off_xf + (fast ? total : 0) * sizeof(lc_exec_xf_t);
+    lc_tl_req_t **reqs = calloc(slots, sizeof(*reqs));
+    char *block = calloc(1, bytes);
+    if (reqs == NULL || block == NULL) {
+        free(reqs);
+        free(block);
+        return LINCOLL_ERR_NOMEM;
+    }
+    lc_exec_cache_t *c = (lc_exec_cache_t *)(void *)block;
+    c->maxx = maxx;
+    c->fast = fast;
+    c->next = (lc_tl_req_t **)(void *)(block + off_next);
+    c->first = (unsigned *)(void *)(block + off_first);
+    c->xf = (lc_exec_xf_t *)(void *)(block + off_xf);
+    if (fast) {
+        unsigned k = 0;
+        for (unsigned r = 0; r < p->nrounds; r++) {
+            const lc_round_t *R = &p->rounds[r];
+            c->first[r] = k;
+            for (int pass = 0; pass < 2; pass++) {
+                for (unsigned i = 0; i < R->nxfers; i++) {
+                    const lc_xfer_t *x = &R->xfers[i];
+                    int recv = x->kind == LC_XFER_RECV;
+                    if (recv != (pass == 0)) {
+                        continue;
+                    }
+                    c->xf[k].ptr = lc_plan_ptr(p, x->buf);
+                    c->xf[k].len = x->len;
+                    c->xf[k].tag = lc_tag_make(comm->id, 0,
+                                               recv ? (unsigned)x->peer : (unsigned)comm->rank, r);
+                    c->xf[k].wpeer = comm->to_world[x->peer];
+                    c->xf[k].peer = x->peer;
+                    c->xf[k].recv = recv;
+                    k++;
+                }
+            }
+        }
+        c->first[p->nrounds] = k;
+    }
+    free(p->ex.reqs);
+    free(p->ex.next_reqs);
+    p->ex.reqs = reqs;
+    p->ex.next_reqs = (lc_tl_req_t **)(void *)block;
+    return LINCOLL_OK;
+}
+
 lincoll_status_t lc_exec_start(lincoll_plan_t *p)
 {
     if (!p->finalized) {
         lc_error("plan %s was not finalized", p->algorithm);
         return LINCOLL_ERR_INTERNAL;
     }
-    unsigned maxx = 0;
-    for (unsigned r = 0; r < p->nrounds; r++) {
-        maxx = p->rounds[r].nxfers > maxx ? p->rounds[r].nxfers : maxx;
-    }
-    if (p->ex.reqs == NULL && maxx > 0) {
-        p->ex.reqs = calloc(maxx, sizeof(*p->ex.reqs));
-        p->ex.next_reqs = calloc(maxx, sizeof(*p->ex.next_reqs));
-        if (p->ex.reqs == NULL || p->ex.next_reqs == NULL) {
-            return LINCOLL_ERR_NOMEM;
+    if (p->ex.next_reqs == NULL) {
+        lincoll_status_t st = lc_exec_setup(p);
+        if (st != LINCOLL_OK) {
+            return st;
         }
     }
     p->ex.next_posted = 0;
@@ -270,6 +505,10 @@ lincoll_status_t lc_exec_test(lincoll_plan_t *p)
 {
     if (!p->ex.running) {
         return p->ex.status == LINCOLL_INPROGRESS ? LINCOLL_OK : p->ex.status;
+    }
+    const lc_exec_cache_t *c = lc_exec_cache(p);
+    if (c->fast) {
+        return lc_exec_fast_test(p, c);
     }
     lincoll_context_t *ctx = p->ctx;
     for (int poll = 0; poll < LC_EXEC_POLLS; poll++) {
