@@ -3,8 +3,10 @@
  *
  * A plan pass, run before lc_plan_finalize by any plan compiler that wants
  * integrity checks (encode turns it on with LINCOLL_ENCODE_CHECKSUM=crc32c).
- * Each round r that carries sends or receives is followed by a new round r'
- * that carries their checksums:
+ * Round r becomes round 2r, followed by a new round r' = 2r+1 that carries
+ * the checksums of its messages (every round gets one, also where this rank
+ * sends and receives nothing, so the round numbers in the tags agree on
+ * every rank):
  *
  *   round r : PRE  the algorithm's steps, then CRC_MAKE of every message it
  *                  sends (into a 4-byte plan-owned scratch slot each);
@@ -107,7 +109,7 @@ lincoll_status_t lc_plan_checksum(lincoll_plan_t *p)
         lc_error("plan %s: checksums must be added before the plan is finalized", p->algorithm);
         return LINCOLL_ERR_INTERNAL;
     }
-    unsigned ndata = 0;
+    unsigned ndata = 0; /* rounds where this rank has messages */
     for (unsigned r = 0; r < p->nrounds; r++) {
         const lc_round_t *R = &p->rounds[r];
         for (unsigned i = 0; i < R->nxfers; i++) {
@@ -120,8 +122,11 @@ lincoll_status_t lc_plan_checksum(lincoll_plan_t *p)
         }
         ndata += lc_round_has_msgs(R);
     }
-    if (ndata == 0) return LINCOLL_OK;
-    unsigned total = p->nrounds + ndata;
+    if (ndata == 0) return LINCOLL_OK; /* nothing to check, no tag to keep in step */
+    /* every round gets its checksum round, even one where this rank has no
+     * message: round r must stay round 2r on every rank of the plan, or the
+     * tags of the ranks that do exchange messages there would not match */
+    unsigned old = p->nrounds, total = 2 * old;
     if (total > LC_TAG_MAX_ROUND) {
         lc_error("plan %s: %u rounds with checksum rounds, more than %u", p->algorithm, total,
                  (unsigned)LC_TAG_MAX_ROUND);
@@ -133,37 +138,19 @@ lincoll_status_t lc_plan_checksum(lincoll_plan_t *p)
         p->rounds = nr;
         p->cap_rounds = total;
     }
-    /* spread the rounds out from the end: data round r moves to r + (data
-     * rounds before r), its checksum round (empty for now) follows it */
-    unsigned old = p->nrounds, j = total;
-    int *is_data = calloc(old ? old : 1, sizeof(*is_data));
-    if (is_data == NULL) return LINCOLL_ERR_NOMEM;
-    for (unsigned r = 0; r < old; r++) {
-        is_data[r] = lc_round_has_msgs(&p->rounds[r]);
-    }
+    /* data round r moves to 2r, its checksum round (empty for now) is 2r+1 */
     for (unsigned r = old; r-- > 0;) {
-        if (is_data[r]) {
-            j--;
-            memset(&p->rounds[j], 0, sizeof(p->rounds[j]));
-        }
-        j--;
-        if (j != r) {
-            p->rounds[j] = p->rounds[r];
-            memset(&p->rounds[r], 0, sizeof(p->rounds[r]));
+        memset(&p->rounds[2 * r + 1], 0, sizeof(p->rounds[0]));
+        if (r > 0) {
+            p->rounds[2 * r] = p->rounds[r];
+            memset(&p->rounds[r], 0, sizeof(p->rounds[0]));
         }
     }
     p->nrounds = total;
     lincoll_status_t st = LINCOLL_OK;
-    j = 0;
     for (unsigned r = 0; st == LINCOLL_OK && r < old; r++) {
-        if (is_data[r]) {
-            st = lc_checksum_round(p, (int)j, (int)j + 1);
-            j += 2;
-        } else {
-            j++;
-        }
+        st = lc_checksum_round(p, (int)(2 * r), (int)(2 * r + 1));
     }
-    free(is_data);
     if (st == LINCOLL_OK) {
         lc_debug("plan %s: crc32c on every message (%u data rounds, %u rounds in all)",
                  p->algorithm, ndata, total);
