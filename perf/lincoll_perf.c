@@ -104,7 +104,7 @@ static void usage(void)
            "  -n ITERS  measured iterations            default 1000 (100 above 1 MiB)\n"
            "  -w ITERS  warm-up iterations             default ITERS/10\n"
            "  -p PORTS  ports (alltoall)                default LINCOLL_PORTS\n"
-           "  -W N      tag_bw/put_bw: messages in flight per iteration   default 8\n"
+           "  -W N      tag_bw/put_bw: messages in flight (ucx_perftest's window)  default 32\n"
            "  -m MEM    lincoll (lincoll_mem_alloc, default) | host (malloc)\n"
            "  -f csv    CSV: test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate\n");
 }
@@ -165,6 +165,26 @@ void lc_perf_summarize(double *samples, long iters, double divisor, size_t bytes
     r->avg_us = 1e6 * total / (double)iters / divisor;
     r->bw_mbs = (double)bytes_per_iter * (double)iters / total / (1024.0 * 1024.0);
     r->msg_rate = msgs_per_iter * (double)iters / total;
+}
+
+/* The point-to-point tests report what ucx_perftest reports: its "typical"
+ * latency is the median of a ring of the last 2048 iteration times
+ * (TIMING_QUEUE_SIZE in libperf.c), so p50 here is the median of the last
+ * min(iters, 2048) iterations; average, bandwidth and message rate cover
+ * the whole measured run (ucx_perftest's "overall" columns). */
+#define LC_PERF_TIMING_QUEUE 2048
+static void p2p_summarize(double *samples, long iters, double divisor, size_t bytes_per_iter,
+                          double msgs_per_iter, perf_result_t *r)
+{
+    long n = iters < LC_PERF_TIMING_QUEUE ? iters : LC_PERF_TIMING_QUEUE;
+    double *last = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (last != NULL) memcpy(last, samples + (iters - n), sizeof(double) * (size_t)n);
+    lc_perf_summarize(samples, iters, divisor, bytes_per_iter, msgs_per_iter, r);
+    if (last != NULL && n > 0) {
+        qsort(last, (size_t)n, sizeof(double), cmp_double);
+        r->p50_us = 1e6 * last[n / 2] / divisor;
+    }
+    free(last);
 }
 
 typedef struct bufs {
@@ -228,8 +248,8 @@ static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_op
     if (rc == 0 && plan != NULL && samples != NULL) {
         rc = lc_perf_run_plan(plan, warmup, iters, samples);
         if (rc == 0)
-            lc_perf_summarize(samples, iters, lat ? 2.0 : 1.0, lat ? 2 * size : size,
-                              lat ? 2.0 : 1.0, r);
+            p2p_summarize(samples, iters, lat ? 2.0 : 1.0, lat ? 2 * size : size, lat ? 2.0 : 1.0,
+                          r);
     }
     free(samples);
     lincoll_plan_free(plan);
@@ -238,53 +258,79 @@ static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_op
     return rc;
 }
 
-/* tag_bw: rank 0 streams messages to rank 1 with a window of W sends in
- * flight (W persistent plans started back to back, then waited), as
- * ucx_perftest keeps several sends outstanding. */
+/* tag_bw as ucx_perftest runs it: rank 0 streams `iters` messages to rank 1
+ * keeping up to W sends in flight, rank 1 up to W receives (W = 32, the
+ * window ucx_perftest's tag_bw uses; -W changes it).  W persistent plans
+ * serve as a ring: iteration i waits for plan i % W's previous start, then
+ * starts it again, so the window slides instead of draining every W
+ * messages.  The time runs from the first start to the last completion;
+ * per-message samples are the intervals between starts. */
+#define LC_PERF_BW_WINDOW 32
+static int bw_window(const perf_opts_t *o)
+{
+    return o->window > 0 ? o->window : LC_PERF_BW_WINDOW;
+}
+
+static int tag_bw_loop(lincoll_plan_t **plans, int W, long n, double *stamps)
+{
+    for (long i = 0; i < n; i++) {
+        lincoll_plan_t *pl = plans[i % W];
+        lincoll_status_t st = i >= W ? lincoll_wait(pl) : LINCOLL_OK;
+        if (st == LINCOLL_OK) st = lincoll_start(pl);
+        if (st != LINCOLL_OK) {
+            fprintf(stderr, "lincoll_perf: tag_bw message %ld: %s\n", i, lincoll_strerror(st));
+            return -1;
+        }
+        if (stamps != NULL) stamps[i] = lc_perf_now();
+    }
+    for (long i = n > W ? n - W : 0; i < n; i++) {
+        lincoll_status_t st = lincoll_wait(plans[i % W]);
+        if (st != LINCOLL_OK) {
+            fprintf(stderr, "lincoll_perf: tag_bw message %ld: %s\n", i, lincoll_strerror(st));
+            return -1;
+        }
+    }
+    if (stamps != NULL) stamps[n] = lc_perf_now();
+    return 0;
+}
+
 static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
                        size_t size, long warmup, long iters, perf_result_t *r)
 {
     int me = lincoll_comm_rank(world);
-    int W = o->window > 0 ? o->window : 8;
+    int W = bw_window(o);
     bufs_t b;
     if (bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_plan_t **plans = calloc((size_t)W, sizeof(*plans));
-    double *samples = malloc(sizeof(double) * (size_t)iters);
-    int rc = plans != NULL && samples != NULL ? 0 : -1;
+    double *stamps = malloc(sizeof(double) * (size_t)(iters + 1));
+    int rc = plans != NULL && stamps != NULL ? 0 : -1;
     for (int w = 0; rc == 0 && me <= 1 && w < W; w++) {
         if (lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size, me == 1 ? 0 : -1,
                                   LINCOLL_SENDRECV_CONCURRENT, &plans[w]) != LINCOLL_OK) {
             rc = -1;
         }
     }
-    double t_prev = 0;
-    for (long i = 0; rc == 0 && me <= 1 && i < warmup + iters; i++) {
-        if (i == warmup) t_prev = lc_perf_now();
-        lincoll_status_t st = LINCOLL_OK;
-        for (int w = 0; st == LINCOLL_OK && w < W; w++)
-            st = lincoll_start(plans[w]);
-        for (int w = 0; st == LINCOLL_OK && w < W; w++)
-            st = lincoll_wait(plans[w]);
-        if (st != LINCOLL_OK) {
-            fprintf(stderr, "lincoll_perf: tag_bw iteration %ld: %s\n", i, lincoll_strerror(st));
-            rc = -1;
-        }
-        if (i >= warmup) {
-            double t = lc_perf_now();
-            samples[i - warmup] = t - t_prev;
-            t_prev = t;
-        }
+    if (rc == 0 && me <= 1) rc = tag_bw_loop(plans, W, warmup, NULL);
+    if (rc == 0 && lincoll_barrier(world) != LINCOLL_OK) rc = -1;
+    if (rc == 0 && me <= 1) rc = tag_bw_loop(plans, W, iters, stamps);
+    if (rc == 0 && me == 0) {
+        for (long i = 0; i < iters; i++)
+            stamps[i] = stamps[i + 1] - stamps[i];
+        p2p_summarize(stamps, iters, 1.0, size, 1.0, r);
     }
-    if (rc == 0 && me == 0) lc_perf_summarize(samples, iters, (double)W, size * (size_t)W, W, r);
     for (int w = 0; plans != NULL && w < W; w++)
         lincoll_plan_free(plans[w]);
     free(plans);
-    free(samples);
+    free(stamps);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
     bufs_free(&b);
     return rc;
 }
 
+/* put_bw as ucx_perftest's ucp_put_bw: `iters` puts of `size` bytes into
+ * rank 1's window (lincoll_mem_alloc memory: true one-sided), at most W
+ * (32) outstanding: a flush after every W puts and at the end.  The target
+ * only waits for the closing signal. */
 static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
                        size_t size, long warmup, long iters, perf_result_t *r)
 {
@@ -292,34 +338,44 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     bufs_t b;
     if (bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_win_t *win;
-    int W = o->window > 0 ? o->window : 8;
+    int W = bw_window(o);
     lincoll_status_t st = lincoll_win_create(world, b.b, size ? size : 1, &win);
     if (st != LINCOLL_OK) {
         bufs_free(&b);
         return -1;
     }
     int rc = 0;
-    double *samples = malloc(sizeof(double) * (size_t)iters);
-    if (me == 0 && samples != NULL) {
-        for (long i = 0; i < warmup + iters && rc == 0; i++) {
-            double t0 = lc_perf_now();
-            for (int w = 0; st == LINCOLL_OK && w < W; w++)
-                st = lincoll_put(win, 1, b.a, size, 0, 0);
-            if (st == LINCOLL_OK) st = lincoll_win_flush(win);
-            if (st != LINCOLL_OK) rc = -1;
-            if (i >= warmup) samples[i - warmup] = lc_perf_now() - t0;
+    double *stamps = malloc(sizeof(double) * (size_t)(iters + 1));
+    if (me == 0 && stamps != NULL) {
+        for (long i = 0; i < warmup + iters && st == LINCOLL_OK; i++) {
+            if (i == warmup) {
+                st = lincoll_win_flush(win);
+                stamps[0] = lc_perf_now();
+            }
+            if (st == LINCOLL_OK) st = lincoll_put(win, 1, b.a, size, 0, 0);
+            if (st == LINCOLL_OK && (i + 1) % W == 0) st = lincoll_win_flush(win);
+            if (i >= warmup) stamps[i - warmup + 1] = lc_perf_now();
         }
+        if (st == LINCOLL_OK) st = lincoll_win_flush(win);
+        if (iters > 0) stamps[iters] = lc_perf_now();
+        if (st != LINCOLL_OK) rc = -1;
         /* tell the target we are done */
         if (rc == 0 && (lincoll_put(win, 1, b.a, 0, 0, LINCOLL_PUT_SIGNAL) != LINCOLL_OK ||
                         lincoll_win_flush(win) != LINCOLL_OK)) {
             rc = -1;
         }
-        if (rc == 0) lc_perf_summarize(samples, iters, (double)W, size * (size_t)W, W, r);
+        if (rc == 0) {
+            for (long i = 0; i < iters; i++)
+                stamps[i] = stamps[i + 1] - stamps[i];
+            p2p_summarize(stamps, iters, 1.0, size, 1.0, r);
+        }
+    } else if (me == 0) {
+        rc = -1;
     } else if (me == 1) {
         /* the target only progresses (puts into lincoll memory need none) */
         if (lincoll_win_wait_signal(win, 0, 1) != LINCOLL_OK) rc = -1;
     }
-    free(samples);
+    free(stamps);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
     lincoll_win_free(win);
     bufs_free(&b);

@@ -1,55 +1,83 @@
 #!/usr/bin/env bash
 # Side-by-side point-to-point benchmark: lincoll_perf (2 ranks under
-# lincoll-run) against ucx_perftest (server + client on loopback), alternating
-# in one run, REPS times each; prints the medians and lincoll/ucx ratios.
-#   perf/p2p_compare.sh [BUILD_DIR] [REPS]
-# Rows: tag_lat 8 B (p50 latency, lower is better), tag_bw 4 MiB and put_bw
-# 4 MiB (MB/s, higher is better), each over shared memory (UCX default) and
-# over tcp (UCX_TLS=tcp,self).
-set -euo pipefail
+# lincoll-run) against ucx_perftest (server + client on loopback), same
+# iteration and warm-up counts, each rank pinned to its own core, the two
+# programs alternating REPS times (odd repetitions lincoll first, even ones
+# ucx_perftest first, so a drift in the machine's load hits both alike).
+#   perf/p2p_compare.sh [BUILD_DIR] [REPS]        (defaults: build, 5)
+# Prints one row per test: the median over the repetitions of lincoll and of
+# ucx_perftest, lincoll/ucx_perftest, the goal, then every repetition's pair.
+#   tag_lat 8 B   p50 latency in us (half round trip; ucx_perftest's "typical":
+#                 median of the last 2048 iterations), goal ratio <= 1.05
+#   tag_bw 4 MiB  MB/s over the whole run (window of 32 messages), goal >= 0.95
+#   put_bw 4 MiB  MB/s, puts into lincoll_mem_alloc memory vs ucp_put_bw
+#                 (shared memory only: over tcp ucx_perftest's put needs target
+#                 progress), goal >= 0.95
+# shm = UCX's default transports (lincoll keeps them with error handling via
+# UCX_MM_ERROR_HANDLING=y), tcp = UCX_TLS=tcp,self for both programs.
+# About 2 minutes on an idle 2-core machine; figures are only comparable
+# within one run (absolute numbers drift with the machine's load).
+set -uo pipefail
 build=${1:-build}
 reps=${2:-5}
 bin="$build/bin"
+for p in "$bin/lincoll-run" "$bin/lincoll_perf"; do
+  [ -x "$p" ] || { echo "p2p_compare: $p not found (build first)" >&2; exit 2; }
+done
+command -v ucx_perftest >/dev/null || { echo "p2p_compare: ucx_perftest not found (ucx-utils)" >&2; exit 2; }
+# two CPUs this script may use: rank 0 / ucx_perftest server on the first
+read -r cpu0 cpu1 < <(python3 -c 'import os; c=sorted(os.sched_getaffinity(0)); print(c[0], c[1 % len(c)])')
 port=$((20000 + RANDOM % 20000))
+t_start=$(date +%s)
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-ucx_run() { # env test size iters -> "p50_us bw_MBps"
-  local envs=$1 test=$2 size=$3 iters=$4
+ucx_run() { # envs test size iters warmup kind -> value (p50 us or MB/s), empty on failure
+  local envs=$1 test=$2 size=$3 iters=$4 warmup=$5 kind=$6 line
   port=$((port + 1))
-  env $envs timeout 120 ucx_perftest -p $port >/dev/null 2>&1 &
+  env $envs timeout 60 taskset -c "$cpu0" ucx_perftest -p $port >/dev/null 2>&1 &
   local srv=$!
-  sleep 0.5
-  local line
-  line=$(env $envs timeout 120 ucx_perftest 127.0.0.1 -p $port -t $test -s $size -n $iters -f 2>/dev/null |
-         awk '/^ *[0-9]+ +[0-9.]+/ {l=$0} END {print l}')
-  wait $srv 2>/dev/null || true
-  echo "$line" | awk '{print $2, $6}'
+  sleep 0.3
+  line=$(env $envs timeout 60 taskset -c "$cpu1" ucx_perftest 127.0.0.1 -p $port -t "$test" \
+           -s "$size" -n "$iters" -w "$warmup" -f 2>/dev/null | awk '/^ *[0-9]+ +[0-9.]+/ {l=$0} END {print l}')
+  wait $srv 2>/dev/null
+  # -f line: iters p50 avg overall bw_avg bw_overall rate_avg rate_overall
+  if [ "$kind" = lat ]; then echo "$line" | awk '{print $2}'; else echo "$line" | awk '{print $6}'; fi
 }
 
-lc_run() { # env test size iters -> "p50_us bw_MBps"
-  local envs=$1 test=$2 size=$3 iters=$4
-  env $envs "$bin/lincoll-run" -n 2 --timeout 120 "$bin/lincoll_perf" -t $test -s $size -n $iters -f csv |
-    grep -v '^\[0\] test,' | sed 's/^\[0\] //' | awk -F, '{print $6, $8}'
+lc_run() { # envs test size iters warmup kind -> value (p50 us or MB/s), empty on failure
+  local envs=$1 test=$2 size=$3 iters=$4 warmup=$5 kind=$6
+  env $envs "$bin/lincoll-run" -n 2 --timeout 60 sh -c \
+    "exec taskset -c \$([ \"\$LINCOLL_RANK\" = 0 ] && echo $cpu0 || echo $cpu1) $bin/lincoll_perf -t $test -s $size -n $iters -w $warmup -f csv" \
+    2>/dev/null | grep -v 'test,ranks' | sed -n 's/^\[0\] //p' |
+    awk -F, -v k="$kind" '{print (k == "lat") ? $6 : $8}'
 }
 
-printf "%-8s %-8s %-9s %14s %14s %8s\n" transport test size lincoll ucx_perftest ratio
+printf "p2p_compare: %s repetitions, CPUs %s/%s, %s, load %s\n" "$reps" "$cpu0" "$cpu1" \
+  "$(ucx_info -v 2>/dev/null | awk '/Version/ {print "UCX " $3}')" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%-4s %-8s %8s %12s %14s %8s %8s  %s\n" tl test size lincoll ucx_perftest ratio goal "each repetition (lincoll/ucx)"
 for tr in shm tcp; do
-  envs="A=1"; [ $tr = tcp ] && envs="UCX_TLS=tcp,self"
-  for spec in "tag_lat 8 20000 lat" "tag_bw 4194304 300 bw" "put_bw 4194304 300 bw"; do
+  envs="LC_P2P=1"; [ $tr = tcp ] && envs="UCX_TLS=tcp,self"
+  for spec in "tag_lat 8 20000 10000 lat" "tag_bw 4194304 300 30 bw" "put_bw 4194304 300 30 bw"; do
     set -- $spec
-    test=$1 size=$2 iters=$3 kind=$4
+    test=$1 size=$2 iters=$3 warmup=$4 kind=$5
     ucx_test=$test; [ $test = put_bw ] && ucx_test=ucp_put_bw
-    [ $tr = tcp ] && [ $test = put_bw ] && continue # put over tcp needs target progress in ucx_perftest
-    lv=(); uv=()
-    for _ in $(seq 1 $reps); do
-      l=$(lc_run "$envs" $test $size $iters); u=$(ucx_run "$envs" $ucx_test $size $iters)
-      if [ $kind = lat ]; then lv+=("$(echo $l | cut -d' ' -f1)"); uv+=("$(echo $u | cut -d' ' -f1)")
-      else lv+=("$(echo $l | cut -d' ' -f2)"); uv+=("$(echo $u | cut -d' ' -f2)"); fi
+    [ $tr = tcp ] && [ $test = put_bw ] && continue
+    [ $tr = tcp ] && [ $test = tag_bw ] && iters=100 warmup=10 # loopback tcp is ~10x slower than shm
+    lv=(); uv=(); pairs=""
+    for r in $(seq 1 "$reps"); do
+      if [ $((r % 2)) = 1 ]; then
+        l=$(lc_run "$envs" $test $size $iters $warmup $kind); u=$(ucx_run "$envs" $ucx_test $size $iters $warmup $kind)
+      else
+        u=$(ucx_run "$envs" $ucx_test $size $iters $warmup $kind); l=$(lc_run "$envs" $test $size $iters $warmup $kind)
+      fi
+      [ -n "$l" ] && lv+=("$l"); [ -n "$u" ] && uv+=("$u")
+      pairs+=" ${l:-fail}/${u:-fail}"
     done
-    lm=$(printf '%s\n' "${lv[@]}" | median); um=$(printf '%s\n' "${uv[@]}" | median)
-    unit="us"; [ $kind = bw ] && unit="MB/s"
-    printf "%-8s %-8s %-9s %10.3f %-4s %10.3f %-4s %7.2fx\n" $tr $test $size $lm $unit $um $unit \
-      "$(echo "$lm $um" | awk '{print $1/$2}')"
+    lm=$(printf '%s\n' "${lv[@]}" | grep . | median); um=$(printf '%s\n' "${uv[@]}" | grep . | median)
+    unit="us"; goal="<=1.05"; [ $kind = bw ] && unit="MB/s" goal=">=0.95"
+    ratio=$(awk -v a="$lm" -v b="$um" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "nan"; else printf "%.2f", a / b}')
+    printf "%-4s %-8s %8s %7s %-4s %9s %-4s %7sx %8s %s\n" $tr $test $size "$lm" $unit "$um" $unit "$ratio" "$goal" "$pairs"
   done
 done
+printf "p2p_compare: %d s, load %s\n" $(($(date +%s) - t_start)) "$(cut -d' ' -f1-3 /proc/loadavg)"
