@@ -12,6 +12,10 @@
  * 127, 128, 1000, 4000, 4096} for a few counts.  Also: bitwise agreement and
  * run-to-run reproducibility of random doubles, persistent restarts,
  * selection, forced-algorithm fallback, bad input.
+ * LC_TEST_SCALE=reduced (set by deploy/sanitize.sh and deploy/valgrind.sh):
+ * P = 1..12, 15..17, 31..33 and {64, 100, 127, 128} only; every algorithm,
+ * fold (non-power-of-two) and root case still runs; the main suite runs
+ * the full scale.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +34,13 @@
 #include "common/sim_harness.h"
 #include "core/plan/plan.h"
 #include "kernels/reduce/reduce_kernels.h"
+
+/* LC_TEST_SCALE=reduced: the sanitizer/memcheck scale (see the top) */
+static int reduced_scale(void)
+{
+    const char *v = getenv("LC_TEST_SCALE");
+    return v != NULL && strcmp(v, "reduced") == 0;
+}
 
 static const char *const op_var[] = {"LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO",
                                      "LINCOLL_ALLGATHER_ALGO", "LINCOLL_BCAST_ALGO",
@@ -345,6 +356,7 @@ static void test_small_P(void **state)
 {
     (void)state;
     for (int P = 1; P <= 33; P++) {
+        if (reduced_scale() && P > 12 && !(P >= 15 && P <= 17) && P < 31) continue;
         size_t ns[] = {0, 1, (size_t)P - 1, (size_t)P, (size_t)P + 1, 2 * (size_t)P + 3, 37};
         sweep_P(P, ns, 7, 1);
     }
@@ -358,6 +370,7 @@ static void test_large_P(void **state)
     unsigned long c0 = n_cases, s0 = n_stat_checks;
     for (unsigned i = 0; i < sizeof(Ps) / sizeof(Ps[0]); i++) {
         int P = Ps[i];
+        if (reduced_scale() && P > 128) continue;
         size_t ns[] = {(size_t)P + 1, 3};
         sweep_P(P, ns, P >= 1000 ? 1 : 2, 0);
     }
