@@ -82,6 +82,21 @@ lincoll_status_t lc_zc_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_
  * the whole vector into the partner's mapped scratch (win over 2.k.bytes). */
 lincoll_status_t lc_zc_rd_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
                                           lc_win_t *win_scr);
+/* Reduction of segment [off, off+cnt) of every rank's input (src_slots[rank]
+ * at offset off) into target, with rhd_allreduce's bracketing, as POST steps
+ * of round. */
+lincoll_status_t lc_zc_reduce_tree(lincoll_plan_t *plan, const lc_coll_args_t *a, int round,
+                                   int *src_slots, size_t off, size_t cnt, lc_bufref_t target);
+/* AND of every rank's flag, checking that all ranks passed the same call
+ * shape (one allgather; LINCOLL_ERR_MISMATCH in *st otherwise). */
+int lc_zc_all_agree(lincoll_comm_t *comm, const lc_coll_args_t *a, int mine, lincoll_status_t *st);
+/* Small bcast and reduce by put into mapped scratch (zcopy_small.c). */
+lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
+lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
+lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
+                                 lincoll_plan_t **plan_p);
+/* bcast/reduce: scratch window size on `rank` for this call */
+size_t lc_zc_small_winlen(const lc_coll_args_t *a, int P, int rank);
 lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                      lincoll_plan_t **plan_p);
 /* RMA transfers of core/plan/plan.c (declared here for the collectives). */

@@ -44,6 +44,7 @@
 
 typedef struct lc_zc {
     lincoll_plan_t *p;
+    int round;
     const lc_coll_args_t *a;
     lc_fold_t f;
     int *src; /* per rank: slot of its input (mapped) */
@@ -75,7 +76,7 @@ static lincoll_status_t lc_zc_tree(lc_zc_t *z, int lo, int n, lc_bufref_t target
     if (n == 1) {
         if (lo < z->f.r) {
             *res = target;
-            return lc_plan_reduce(z->p, 0, LC_STEP_POST, target, lc_zc_x(z, 2 * lo),
+            return lc_plan_reduce(z->p, z->round, LC_STEP_POST, target, lc_zc_x(z, 2 * lo),
                                   lc_zc_x(z, 2 * lo + 1), z->cnt, a->dtype, a->rop);
         }
         *res = lc_zc_x(z, lo + z->f.r);
@@ -89,9 +90,21 @@ static lincoll_status_t lc_zc_tree(lc_zc_t *z, int lo, int n, lc_bufref_t target
     if (h > 1 || lo + h < z->f.r) LC_COLL_TRY(st, lc_zc_temp(z, 2 * depth + 1, &tr));
     LC_COLL_TRY(st, lc_zc_tree(z, lo, h, tl, depth + 1, &l));
     LC_COLL_TRY(st, lc_zc_tree(z, lo + h, h, tr, depth + 1, &r));
-    LC_COLL_TRY(st, lc_plan_reduce(z->p, 0, LC_STEP_POST, target, l, r, z->cnt, a->dtype, a->rop));
+    LC_COLL_TRY(
+        st, lc_plan_reduce(z->p, z->round, LC_STEP_POST, target, l, r, z->cnt, a->dtype, a->rop));
     *res = target;
     return st;
+}
+
+lincoll_status_t lc_zc_reduce_tree(lincoll_plan_t *p, const lc_coll_args_t *a, int round,
+                                   int *src_slots, size_t off, size_t cnt, lc_bufref_t target)
+{
+    lc_zc_t z = {.p = p, .round = round, .a = a, .src = src_slots, .off = off, .cnt = cnt};
+    for (int i = 0; i < 64; i++)
+        z.tmp[i] = -1;
+    lc_fold_init(&z.f, p->comm->size, 0);
+    lc_bufref_t res;
+    return lc_zc_tree(&z, 0, z.f.P, target, 0, &res);
 }
 
 lincoll_status_t lc_zc_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t *a,
@@ -215,10 +228,9 @@ lincoll_status_t lc_zc_rd_allreduce_build(lincoll_plan_t *p, const lc_coll_args_
 #define LC_ZC_MAGIC UINT64_C(0x7a636f7079617231) /* "zcopyar1" */
 
 /* All ranks' flag AND-ed (one allgather). */
-static int lc_zc_all_agree(lincoll_comm_t *comm, const lc_coll_args_t *a, int mine,
-                           lincoll_status_t *st)
+int lc_zc_all_agree(lincoll_comm_t *comm, const lc_coll_args_t *a, int mine, lincoll_status_t *st)
 {
-    uint64_t rec[4] = {LC_ZC_MAGIC, a->count,
+    uint64_t rec[4] = {LC_ZC_MAGIC ^ (uint64_t)a->op, a->count ^ (uint64_t)a->root << 48,
                        (uint64_t)a->dtype | (uint64_t)a->rop << 16 | (uint64_t)a->es << 32,
                        (uint64_t)(mine != 0)};
     uint64_t *all = malloc((size_t)comm->size * sizeof(rec));
@@ -252,6 +264,7 @@ lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t 
 {
     lincoll_context_t *ctx = comm->ctx;
     const size_t bytes = a->count * a->es;
+    if (a->op == LC_COLL_BCAST || a->op == LC_COLL_REDUCE) return lc_zc_small_try(comm, a, plan_p);
     /* every rank sees the same op, P, count, dtype and configuration */
     if (a->op != LC_COLL_ALLREDUCE || comm->size < 2 || a->count == 0 ||
         ctx->tl_ops->rkey_ptr == NULL) {

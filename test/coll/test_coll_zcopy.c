@@ -59,6 +59,25 @@ static void make_wins(lc_simh_t *h, void **bufs, size_t bytes, lc_win_t **wins)
     free(lens);
 }
 
+/* Windows over transport-allocated scratch of lens[r] bytes on rank r. */
+static void make_scratch_wins(lc_simh_t *h, const size_t *wl, lc_win_t **wins)
+{
+    int P = h->K;
+    void **blobs = calloc((size_t)P, sizeof(void *));
+    size_t *lens = calloc((size_t)P, sizeof(size_t));
+    for (int r = 0; r < P; r++) {
+        assert_int_equal(lc_win_prepare(h->comm[r], NULL, wl[r], &wins[r], &blobs[r], &lens[r]),
+                         LINCOLL_OK);
+    }
+    for (int r = 0; r < P; r++) {
+        assert_int_equal(lc_win_attach(wins[r], (const void *const *)blobs, lens), LINCOLL_OK);
+    }
+    for (int r = 0; r < P; r++)
+        free(blobs[r]);
+    free(blobs);
+    free(lens);
+}
+
 /* One zcopy plan per rank; the plan takes ownership of the windows. */
 static lincoll_plan_t *zc_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, lc_win_t *ws,
                                lc_win_t *wo)
@@ -267,11 +286,153 @@ static void test_zcopy_dead_peer(void **state)
     lc_simh_destroy(&h);
 }
 
+/* zcopy_bcast / zcopy_reduce (small, one put into the peer's scratch):
+ * results (bcast: the root's bytes; reduce: bitwise the rhd_allreduce value
+ * at the root), three starts (credits), and their closed form: 3 rounds;
+ * bcast root P-1 puts of n bytes out, P-1 credits in, others 1 in / 1 out;
+ * reduce the mirror image. */
+static void run_small(int P, size_t n, int op, int root, int inplace, unsigned seed)
+{
+    lc_simh_t h;
+    assert_int_equal(lc_simh_create(&h, P, 1), 0);
+    const size_t es = sizeof(double), bytes = n * es;
+    void **in = calloc((size_t)P, sizeof(void *)), **out = calloc((size_t)P, sizeof(void *));
+    double **ref_in = calloc((size_t)P, sizeof(double *)), *ref_out = malloc(bytes);
+    lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
+    lc_win_t **w = calloc((size_t)P, sizeof(*w));
+    size_t *wl = calloc((size_t)P, sizeof(size_t));
+    unsigned s = seed;
+    for (int r = 0; r < P; r++) {
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &in[r]), LINCOLL_OK);
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &out[r]), LINCOLL_OK);
+        ref_in[r] = malloc(bytes);
+    }
+    /* reference for reduce: the forced RHD allreduce of the same inputs */
+    lc_coll_args_t a[64];
+    for (int r = 0; r < P; r++) {
+        a[r] = (lc_coll_args_t){.op = op,
+                                .sbuf = inplace ? NULL : in[r],
+                                .rbuf = out[r],
+                                .count = n,
+                                .total = n,
+                                .dtype = LINCOLL_DOUBLE,
+                                .rop = LINCOLL_SUM,
+                                .root = root,
+                                .inplace = op == LC_COLL_BCAST || inplace,
+                                .es = es};
+        wl[r] = lc_zc_small_winlen(&a[r], P, r);
+    }
+    make_scratch_wins(&h, wl, w);
+    for (int r = 0; r < P; r++) {
+        lincoll_plan_t *p = NULL;
+        assert_int_equal(lc_plan_create(h.comm[r],
+                                        op == LC_COLL_BCAST ? "zcopy_bcast" : "zcopy_reduce", P - 1,
+                                        &p),
+                         LINCOLL_OK);
+        p->elem_size = es;
+        p->wins = calloc(1, sizeof(*p->wins));
+        p->wins[p->nwins++] = w[r];
+        assert_int_equal(op == LC_COLL_BCAST ? lc_zc_bcast_build(p, &a[r], w[r])
+                                             : lc_zc_reduce_build(p, &a[r], w[r]),
+                         LINCOLL_OK);
+        assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
+        plans[r] = p;
+    }
+    for (int start = 0; start < 3; start++) {
+        for (int r = 0; r < P; r++) {
+            for (size_t i = 0; i < n; i++)
+                ref_in[r][i] = rnd(&s);
+            memcpy((op == LC_COLL_BCAST || inplace) ? out[r] : in[r], ref_in[r], bytes);
+        }
+        if (op == LC_COLL_REDUCE) {
+            lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
+            double **tmp = calloc((size_t)P, sizeof(double *));
+            assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
+            for (int r = 0; r < P; r++) {
+                tmp[r] = malloc(bytes);
+                assert_int_equal(lincoll_allreduce_init(h.comm[r], ref_in[r], tmp[r], n,
+                                                        LINCOLL_DOUBLE, LINCOLL_SUM, &rp[r]),
+                                 LINCOLL_OK);
+            }
+            unsetenv("LINCOLL_ALLREDUCE_ALGO");
+            assert_int_equal(lc_simh_run(&h, rp), LINCOLL_OK);
+            memcpy(ref_out, tmp[0], bytes);
+            for (int r = 0; r < P; r++) {
+                lincoll_plan_free(rp[r]);
+                free(tmp[r]);
+            }
+            free(rp);
+            free(tmp);
+        } else {
+            memcpy(ref_out, ref_in[root], bytes);
+        }
+        lc_sim_world_reset_stats(h.world);
+        assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
+        for (int r = 0; r < P; r++) {
+            if (op == LC_COLL_REDUCE && r != root) continue;
+            if (memcmp(out[r], ref_out, bytes) != 0) {
+                fail_msg("%s P=%d n=%zu root %d inplace %d start %d: wrong result on rank %d",
+                         op == LC_COLL_BCAST ? "zcopy_bcast" : "zcopy_reduce", P, n, root, inplace,
+                         start, r);
+            }
+        }
+        assert_int_equal(lc_sim_world_rounds(h.world), 3);
+        for (int r = 0; r < P; r++) {
+            uint64_t ms, bs, mr, br, m = r == root ? (uint64_t)(P - 1) : 1;
+            lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
+            int sends_data = (op == LC_COLL_BCAST) == (r == root);
+            assert_int_equal(ms, m);
+            assert_int_equal(mr, m);
+            assert_int_equal(bs, sends_data ? m * bytes : 0);
+            assert_int_equal(br, sends_data ? 0 : m * bytes);
+            lincoll_plan_stats_t ps;
+            lincoll_plan_stats(plans[r], &ps);
+            assert_int_equal(ps.msgs_sent, ms);
+            assert_int_equal(ps.bytes_sent, bs);
+        }
+    }
+    for (int r = 0; r < P; r++) {
+        lincoll_plan_free(plans[r]);
+        lincoll_mem_free(h.ctx[r], in[r]);
+        lincoll_mem_free(h.ctx[r], out[r]);
+        free(ref_in[r]);
+    }
+    free(in);
+    free(out);
+    free(ref_in);
+    free(ref_out);
+    free(plans);
+    free(w);
+    free(wl);
+    lc_simh_destroy(&h);
+}
+
+static void test_zcopy_small_bcast_reduce(void **state)
+{
+    (void)state;
+    unsigned cases = 0;
+    const int Ps[] = {2, 3, 4, 5, 6, 7, 8, 13};
+    for (unsigned pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++) {
+        int P = Ps[pi];
+        const int roots[] = {0, P - 1, P / 2};
+        const size_t ns[] = {1, 5, 100};
+        for (int op = LC_COLL_BCAST; op <= LC_COLL_REDUCE; op++)
+            for (int ri = 0; ri < 3; ri++)
+                for (unsigned ni = 0; ni < 3; ni++)
+                    for (int ip = 0; ip < (op == LC_COLL_BCAST ? 1 : 2); ip++) {
+                        run_small(P, ns[ni], op, roots[ri], ip, (unsigned)(P * 17 + ri * 5 + ni));
+                        cases++;
+                    }
+    }
+    printf("zcopy small bcast/reduce: %u cases\n", cases);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zcopy_results_and_counts),
         cmocka_unit_test(test_zcopy_dead_peer),
+        cmocka_unit_test(test_zcopy_small_bcast_reduce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

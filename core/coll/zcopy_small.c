@@ -1,0 +1,154 @@
+/*
+ * core/coll/zcopy_small.c: small broadcast and reduce by one put into a
+ * peer's mapped scratch (ranks on one node, lincoll memory), zcopy_bcast and
+ * zcopy_reduce.
+ *
+ * What (root R, n bytes below LINCOLL_COLL_ZCOPY_THRESHOLD):
+ *   bcast   round 0  R waits for every peer's credit (it has consumed the
+ *                    previous broadcast's scratch; the first start is
+ *                    pre-credited);
+ *           round 1  R puts the vector into every peer's scratch (a CPU
+ *                    store + signal when mapped); each peer waits for it and
+ *                    copies it into its buffer;
+ *           round 2  each peer gives R its credit back (0-byte put).
+ *   reduce  the mirror image: round 0 every non-root waits for R's credit,
+ *           round 1 puts its vector into slot [rank] of R's scratch; R waits
+ *           for all of them and reduces (rhd_allreduce's bracketing: the
+ *           result is bitwise equal to rhd_allreduce's on every rank, which
+ *           differs from rhd_reduce's for non-commutative-in-floating-point
+ *           sums at P > 2); round 2 R returns the credits.
+ * The root never waits for the data path of its peers: in steady state a
+ * broadcast costs one store + one flag (one latency), a reduce one latency
+ * plus the root's reduction.
+ *
+ * Reference: the eager shared-memory bcast/reduce of intra-node MPI
+ * collectives (Open MPI coll/sm's per-peer control flags and fragments),
+ * with credits instead of a barrier.
+ * Cost: alpha + n.beta (+ (P-1).n.gamma at the root of a reduce); C2 = n.
+ * Restrictions: bcast and reduce, 0 < n < LINCOLL_COLL_ZCOPY_THRESHOLD, every
+ * rank's buffer lincoll memory and every peer mapped (checked collectively
+ * by lc_zc_small_try; otherwise the tag plans run).  Scratch: n bytes per
+ * rank (bcast), P.n at a reduce root.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/base/log.h"
+#include "core/coll/coll_int.h"
+#include "core/context/win.h"
+
+size_t lc_zc_small_winlen(const lc_coll_args_t *a, int P, int rank)
+{
+    size_t bytes = a->count * a->es;
+    if (a->op == LC_COLL_REDUCE) return rank == a->root ? (size_t)P * bytes : 64;
+    return bytes;
+}
+
+lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
+{
+    const int me = p->comm->rank, np = p->comm->size, R = a->root;
+    const size_t bytes = a->count * a->es;
+    if (np < 2 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
+        return LINCOLL_ERR_INTERNAL;
+    int buf = lc_plan_slot_user(p, a->rbuf, bytes);
+    int scr = lc_plan_slot_user(p, win->base, bytes);
+    if (buf < 0 || scr < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = LINCOLL_OK;
+    if (me == R) {
+        for (int j = 0; j < np && st == LINCOLL_OK; j++) {
+            if (j == R) continue;
+            win->consumed[j] = UINT64_MAX; /* the first start is pre-credited */
+            st = lc_plan_wait_put(p, 0, j, 0, win);
+            LC_COLL_TRY(st, lc_plan_put(p, 1, j, lc_ref(buf, 0), bytes, win, 0));
+        }
+        return st;
+    }
+    st = lc_plan_wait_put(p, 1, R, bytes, win);
+    LC_COLL_TRY(st, lc_plan_copy(p, 1, LC_STEP_POST, lc_ref(buf, 0), lc_ref(scr, 0), bytes));
+    LC_COLL_TRY(st, lc_plan_put(p, 2, R, lc_ref(buf, 0), 0, win, 0));
+    return st;
+}
+
+lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
+{
+    const int me = p->comm->rank, np = p->comm->size, R = a->root;
+    const size_t bytes = a->count * a->es;
+    if (np < 2 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
+        return LINCOLL_ERR_INTERNAL;
+    const void *in = a->inplace ? a->rbuf : a->sbuf;
+    int src = lc_plan_slot_user(p, (void *)in, bytes);
+    if (src < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = LINCOLL_OK;
+    if (me != R) {
+        win->consumed[R] = UINT64_MAX; /* the first start is pre-credited */
+        st = lc_plan_wait_put(p, 0, R, 0, win);
+        LC_COLL_TRY(st, lc_plan_put(p, 1, R, lc_ref(src, 0), bytes, win, (size_t)me * bytes));
+        return st;
+    }
+    int out = lc_plan_slot_user(p, a->rbuf, bytes);
+    int *x = calloc((size_t)np, sizeof(int));
+    if (out < 0 || x == NULL) {
+        free(x);
+        return LINCOLL_ERR_NOMEM;
+    }
+    for (int j = 0; j < np && st == LINCOLL_OK; j++) {
+        x[j] = j == R ? src : lc_plan_slot_user(p, (char *)win->base + (size_t)j * bytes, bytes);
+        if (x[j] < 0) st = LINCOLL_ERR_NOMEM;
+        if (j != R) {
+            LC_COLL_TRY(st, lc_plan_wait_put(p, 1, j, bytes, win));
+            LC_COLL_TRY(st, lc_plan_put(p, 2, j, lc_ref(out, 0), 0, win, 0));
+        }
+    }
+    LC_COLL_TRY(st, lc_zc_reduce_tree(p, a, 1, x, 0, a->count, lc_ref(out, 0)));
+    free(x);
+    return st;
+}
+
+lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
+                                 lincoll_plan_t **plan_p)
+{
+    lincoll_context_t *ctx = comm->ctx;
+    const size_t bytes = a->count * a->es;
+    /* identical on every rank: op, P, count, dtype, root, configuration */
+    if ((a->op != LC_COLL_BCAST && a->op != LC_COLL_REDUCE) || comm->size < 2 || a->count == 0 ||
+        bytes >= ctx->cfg.zcopy_threshold || ctx->tl_ops->rkey_ptr == NULL) {
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    const void *in = (a->op == LC_COLL_BCAST || a->inplace) ? a->rbuf : a->sbuf;
+    if (lc_mem_find(ctx, in, bytes) == NULL) return LINCOLL_ERR_UNSUPPORTED;
+    lincoll_status_t st = LINCOLL_OK, st2 = LINCOLL_OK;
+    if (!lc_zc_all_agree(comm, a, 1, &st)) return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
+    lc_win_t *w = NULL;
+    st = lc_win_create(comm, NULL, lc_zc_small_winlen(a, comm->size, comm->rank), &w);
+    int mapped = st == LINCOLL_OK;
+    for (int j = 0; mapped && j < comm->size; j++)
+        mapped = lc_win_peer_ptr(w, j) != NULL;
+    int all = lc_zc_all_agree(comm, a, mapped, &st2);
+    if (st == LINCOLL_OK) st = st2;
+    lincoll_plan_t *plan = NULL;
+    if (st == LINCOLL_OK && all) {
+        st = lc_plan_create(comm, a->op == LC_COLL_BCAST ? "zcopy_bcast" : "zcopy_reduce",
+                            comm->size - 1, &plan);
+    }
+    if (plan != NULL && st == LINCOLL_OK) {
+        plan->elem_size = a->es;
+        plan->wins = calloc(1, sizeof(*plan->wins));
+        if (plan->wins == NULL) st = LINCOLL_ERR_NOMEM;
+    }
+    if (plan != NULL && st == LINCOLL_OK) {
+        plan->wins[plan->nwins++] = w;
+        w = NULL;
+        st = a->op == LC_COLL_BCAST ? lc_zc_bcast_build(plan, a, plan->wins[0])
+                                    : lc_zc_reduce_build(plan, a, plan->wins[0]);
+        if (st == LINCOLL_OK) st = lc_plan_finalize(plan);
+    }
+    lc_win_destroy(w);
+    if (st != LINCOLL_OK || plan == NULL) {
+        lc_plan_destroy(plan);
+        return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
+    }
+    lc_debug("%s of %zu bytes on %d ranks: %s", lc_coll_op_name(a->op), bytes, comm->size,
+             plan->algorithm);
+    *plan_p = plan;
+    return LINCOLL_OK;
+}
