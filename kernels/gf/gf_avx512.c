@@ -16,14 +16,16 @@
  *   mad: Shoup multiply per element, lazily corrected to [0, p).
  * - Goldilocks p = 2^64 - 2^32 + 1: 64x64->128 from four vpmuludq, then
  *   2^64 = 2^32 - 1 and 2^96 = -1 (mod p) reduce the 128-bit product with
- *   adds, subtracts and compare masks (plonky2's AVX-512 Goldilocks field).
+ *   adds, subtracts and compare masks (plonky2's AVX-512 Goldilocks field);
+ *   lincomb sums the products lazily in four words per lane and reduces once
+ *   per output (lc_gl512_fold), mad reduces every product.
  * Reference: ISA-L gf_*vect_dot_prod_avx512.asm; gf-complete SPLIT 16 4;
  * D. Harvey, "Faster arithmetic for number-theoretic transforms" (2014);
  * plonky2 field/src/arch/x86_64/avx512_goldilocks_field.rs.
  * Cost per (source, output) per 64 bytes: GF(2^8) 2 vpshufb + 1 ternlog;
  * GF(2^16) 4 vpshufb + 2 ternlog; p32 2 vpmuludq + 2 vpaddq (+ ~32 ops per
  * output per 16 elements for the final reduction); Goldilocks (8 elements)
- * 4 vpmuludq + ~14 ops.
+ * 4 vpmuludq + ~15 ops (+ ~20 per output for the fold).
  * Restrictions: tails below one block run the base code.
  */
 #include "kernels/gf/gf_kernels.h"
@@ -33,6 +35,7 @@
 #define LC_AI            static inline __attribute__((always_inline))
 #define LC_XOR3(a, b, c) _mm512_ternarylogic_epi64((a), (b), (c), 0x96)
 #define LC_RMAX          8
+#define GL_RMAX          4 /* 4 accumulators per output */
 
 LC_AI __m512i lc_tab512(const uint8_t *t)
 {
@@ -291,6 +294,52 @@ LC_AI __m512i lc_gl512_add(__m512i a, __m512i b, const lc_gl512_t *K)
     return _mm512_mask_sub_epi64(s, _mm512_cmpge_epu64_mask(s, K->p), s, K->p);
 }
 
+/* Lazy sum of products for lincomb: sum a_i x_i = L + 2^64 (C + H) + 2^96 T
+ * with L the low words mod 2^64, C the carries out of L, and H, T the sums
+ * of the low and high 32-bit halves of the high words.  k <= 1024 keeps
+ * C + H and T below 2^43, so no lane overflows and the reduction runs once
+ * per output (lc_gl512_fold), not once per term. */
+typedef struct {
+    __m512i l, c, h, t;
+} lc_gl512_acc_t;
+
+LC_AI void lc_gl512_mac(lc_gl512_acc_t *A, __m512i x, __m512i xh, __m512i al, __m512i ah,
+                        const lc_gl512_t *K)
+{
+    __m512i ll = _mm512_mul_epu32(x, al), lh = _mm512_mul_epu32(x, ah);
+    __m512i hl = _mm512_mul_epu32(xh, al), hh = _mm512_mul_epu32(xh, ah);
+    __m512i mid = _mm512_add_epi64(lh, _mm512_srli_epi64(ll, 32));
+    __m512i mid2 = _mm512_add_epi64(hl, _mm512_and_si512(mid, K->lo32));
+    __m512i lo = _mm512_or_si512(_mm512_slli_epi64(mid2, 32), _mm512_and_si512(ll, K->lo32));
+    __m512i hi = _mm512_add_epi64(
+        hh, _mm512_add_epi64(_mm512_srli_epi64(mid, 32), _mm512_srli_epi64(mid2, 32)));
+    A->l = _mm512_add_epi64(A->l, lo);
+    A->c =
+        _mm512_mask_sub_epi64(A->c, _mm512_cmplt_epu64_mask(A->l, lo), A->c, _mm512_set1_epi64(-1));
+    A->h = _mm512_add_epi64(A->h, _mm512_and_si512(hi, K->lo32));
+    A->t = _mm512_add_epi64(A->t, _mm512_srli_epi64(hi, 32));
+}
+
+/* x - p where x >= p (x < 2p). */
+LC_AI __m512i lc_gl512_canon(__m512i x, const lc_gl512_t *K)
+{
+    return _mm512_mask_sub_epi64(x, _mm512_cmpge_epu64_mask(x, K->p), x, K->p);
+}
+
+/* The canonical value of a lazy sum: with M = C + H = Mh 2^32 + Ml,
+ * 2^64 = 2^32 - 1 and 2^96 = -1 give L + Ml 2^32 + Mh (2^32 - 1) - M - T. */
+LC_AI __m512i lc_gl512_fold(lc_gl512_acc_t A, const lc_gl512_t *K)
+{
+    __m512i m = _mm512_add_epi64(A.c, A.h);
+    __m512i mh = _mm512_srli_epi64(m, 32);
+    __m512i r = lc_gl512_canon(A.l, K);
+    r = lc_gl512_add(r, lc_gl512_canon(_mm512_slli_epi64(m, 32), K), K);
+    r = lc_gl512_add(r, _mm512_sub_epi64(_mm512_slli_epi64(mh, 32), mh), K);
+    __m512i sub = _mm512_add_epi64(m, A.t); /* < 2^44 < p */
+    __m512i d = _mm512_sub_epi64(r, sub);
+    return _mm512_mask_add_epi64(d, _mm512_cmplt_epu64_mask(r, sub), d, K->p);
+}
+
 LC_AI void gl_avx512_rows(const int R, const int PF, const lincoll_gf_coeffs_t *c, int j0,
                           const void *const *src, void *const *dst, size_t off, size_t n, size_t pf)
 {
@@ -298,10 +347,10 @@ LC_AI void gl_avx512_rows(const int R, const int PF, const lincoll_gf_coeffs_t *
     const uint64_t *m = c->m + (size_t)j0 * k;
     const lc_gl512_t K = lc_gl512_consts();
     for (size_t p = off; p < off + n; p += 64) {
-        __m512i acc[LC_RMAX];
+        lc_gl512_acc_t acc[GL_RMAX];
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++)
-            acc[j] = _mm512_setzero_si512();
+            acc[j].l = acc[j].c = acc[j].h = acc[j].t = _mm512_setzero_si512();
         for (int i = 0; i < k; i++) {
             if (PF) _mm_prefetch((const char *)src[i] + p + pf, _MM_HINT_T0);
             __m512i x = _mm512_loadu_si512((const uint8_t *)src[i] + p);
@@ -311,12 +360,12 @@ LC_AI void gl_avx512_rows(const int R, const int PF, const lincoll_gf_coeffs_t *
                 uint64_t a = m[(size_t)j * k + i];
                 __m512i al = _mm512_set1_epi32((int)(uint32_t)a);
                 __m512i ah = _mm512_set1_epi32((int)(uint32_t)(a >> 32));
-                acc[j] = lc_gl512_add(acc[j], lc_gl512_mul(x, xh, al, ah, &K), &K);
+                lc_gl512_mac(&acc[j], x, xh, al, ah, &K);
             }
         }
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++)
-            _mm512_storeu_si512((uint8_t *)dst[j0 + j] + p, acc[j]);
+            _mm512_storeu_si512((uint8_t *)dst[j0 + j] + p, lc_gl512_fold(acc[j], &K));
     }
 }
 
@@ -333,21 +382,16 @@ LC_GL_AVX512_R(1)
 LC_GL_AVX512_R(2)
 LC_GL_AVX512_R(3)
 LC_GL_AVX512_R(4)
-LC_GL_AVX512_R(5)
-LC_GL_AVX512_R(6)
-LC_GL_AVX512_R(7)
-LC_GL_AVX512_R(8)
 
-static const lc_gf_rows_fn_t gl_avx512_rows_fn[LC_RMAX + 1] = {
-    NULL,         gl_avx512_r1, gl_avx512_r2, gl_avx512_r3, gl_avx512_r4,
-    gl_avx512_r5, gl_avx512_r6, gl_avx512_r7, gl_avx512_r8,
+static const lc_gf_rows_fn_t gl_avx512_rows_fn[GL_RMAX + 1] = {
+    NULL, gl_avx512_r1, gl_avx512_r2, gl_avx512_r3, gl_avx512_r4,
 };
 
 void lc_gfp64_lincomb_avx512(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
                              void *const *dst)
 {
     size_t nv = len & ~(size_t)63;
-    lc_gf_run_blocks(gl_avx512_rows_fn, LC_RMAX, c, nv, 64, gf_pf_avx512(c, len), src, dst);
+    lc_gf_run_blocks(gl_avx512_rows_fn, GL_RMAX, c, nv, 64, gf_pf_avx512(c, len), src, dst);
     if (nv < len) lc_gfp64_lincomb_range_base(c, nv, len, src, dst);
 }
 

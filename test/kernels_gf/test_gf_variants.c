@@ -324,6 +324,37 @@ static void test_goldilocks_edges(void **state)
         printf("goldilocks edges: %s matches the __int128 reference\n", v->name);
     }
     assert_true(tested >= 1);
+    /* the largest k with every element p-1: the lazy sums reach their bound */
+    {
+        const int kk = LINCOLL_GF_MAX_K, rr = 2;
+        const size_t nn = 8 * 3 + 1;
+        uint64_t *mm = malloc((size_t)rr * kk * sizeof(uint64_t));
+        for (int e = 0; e < rr * kk; e++)
+            mm[e] = LINCOLL_GF_GOLDILOCKS - 1;
+        lincoll_gf_coeffs_t *cc;
+        assert_int_equal(lc_gf_coeffs_create(f, rr, kk, mm, &cc), LINCOLL_OK);
+        uint64_t *x = lc_test_alloc(nn * 8), *o[2] = {lc_test_alloc(nn * 8), lc_test_alloc(nn * 8)};
+        const void **ss = malloc((size_t)kk * sizeof(void *));
+        for (size_t e = 0; e < nn; e++)
+            x[e] = LINCOLL_GF_GOLDILOCKS - 1;
+        for (int i = 0; i < kk; i++)
+            ss[i] = x;
+        for (int isa = LC_ISA_BASE; isa < LC_ISA_LAST; isa++) {
+            const lc_gf_variant_t *v = lc_gf_variant(f->kind, (lc_isa_t)isa);
+            if (v == NULL || !lc_cpu_supports((lc_isa_t)isa)) continue;
+            v->lincomb(cc, nn * 8, ss, (void *const *)o);
+            for (int j = 0; j < rr; j++) {
+                for (size_t e = 0; e < nn; e++)
+                    assert_int_equal(o[j][e], (uint64_t)kk); /* sum of kk (p-1)^2 = kk */
+            }
+        }
+        free(ss);
+        free(x);
+        free(o[0]);
+        free(o[1]);
+        free(mm);
+        lc_gf_coeffs_destroy(cc);
+    }
     for (int i = 0; i < k; i++)
         free(src[i]);
     for (int j = 0; j < r; j++) {
