@@ -82,6 +82,10 @@ static const lc_config_field_t lc_config_fields[] = {
          "force the distributed matrix multiply algorithm"),
     LC_F("ENCODE_ALGO", LC_CFG_ENUM, "auto", "auto|prepare_shoot|best_window|direct|specific",
          algo_encode, "force the all-to-all encode algorithm"),
+    LC_F("ENCODE_CHUNK", LC_CFG_SIZE, "0", NULL, encode_chunk,
+         "all-to-all encode: bytes per pipelined chunk of a large packet (transfers of chunk "
+         "c+1 overlap the GF work of chunk c); 0 = the cost model chooses (no chunking below "
+         "128 KiB packets); a value >= the packet size turns chunking off"),
     LC_F("MATMUL_MAX_MEM", LC_CFG_SIZE, "0", NULL, matmul_max_mem,
          "automatic matmul choice skips algorithms whose scratch per rank exceeds this (0: no "
          "limit)"),

@@ -187,7 +187,7 @@ lincoll_status_t lincoll_encode_dft_init(lincoll_comm_t *comm, const lincoll_fie
     }
     lc_enc_b_t b;
     st = lc_enc_begin(comm, specific ? (natural ? "dft_natural" : "dft") : "universal", p, field,
-                      packet_bytes, &b);
+                      packet_bytes, opts, &b);
     if (st != LINCOLL_OK) return st;
     int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
     int so = lc_plan_slot_user(b.plan, out, packet_bytes);

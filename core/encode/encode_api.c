@@ -57,7 +57,7 @@ lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t
     if (st == LINCOLL_OK) st = lc_enc_no_specific(comm, fn, &algo);
     if (st != LINCOLL_OK) return st;
     lc_enc_b_t b;
-    st = lc_enc_begin(comm, "encode", p, field, packet_bytes, &b);
+    st = lc_enc_begin(comm, "encode", p, field, packet_bytes, opts, &b);
     if (st != LINCOLL_OK) return st;
     int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
     int so = lc_plan_slot_user(b.plan, out, packet_bytes);

@@ -36,7 +36,7 @@ const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo)
 
 /* ---- plan-owned data ---------------------------------------------------------- */
 
-static void lc_enc_priv_free(void *arg)
+void lc_enc_priv_free(void *arg)
 {
     lc_enc_priv_t *pv = arg;
     if (pv == NULL) return;
@@ -66,13 +66,16 @@ static lincoll_status_t lc_enc_keep(lc_enc_b_t *b, lincoll_gf_coeffs_t *c)
 }
 
 lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
-                              const lincoll_field_t *f, size_t B, lc_enc_b_t *b)
+                              const lincoll_field_t *f, size_t B, const lincoll_encode_opts_t *opts,
+                              lc_enc_b_t *b)
 {
     memset(b, 0, sizeof(*b));
     b->f = f;
     b->B = B;
     b->p = ports;
     b->scratch_packet = -1;
+    b->chunk_req =
+        opts != NULL && opts->chunk_bytes != 0 ? opts->chunk_bytes : comm->ctx->cfg.encode_chunk;
     lincoll_status_t st = lc_plan_create(comm, name, ports, &b->plan);
     if (st != LINCOLL_OK) return st;
     b->plan->elem_size = B; /* C2 in packets */
@@ -92,15 +95,19 @@ lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
         return st;
     }
     b->priv->one = c;
+    b->priv->nchunks = 1;
+    b->priv->chunk = B;
     return LINCOLL_OK;
 }
 
 lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p)
 {
+    if (st == LINCOLL_OK) st = lc_enc_chunk_plan(b);
     /* LINCOLL_ENCODE_CHECKSUM=crc32c: crc32c on every packet (core/plan/plan_checksum.c) */
     if (st == LINCOLL_OK && b->plan->ctx->cfg.encode_checksum) st = lc_plan_checksum(b->plan);
     if (st == LINCOLL_OK) st = lc_plan_finalize(b->plan);
     if (st == LINCOLL_OK) {
+        lc_enc_chunk_stats(b);
         for (unsigned i = 0; i < b->priv->nzero; i++) {
             memset(lc_plan_ptr(b->plan, b->priv->zero[i]), 0, b->B);
         }

@@ -51,6 +51,12 @@ typedef struct lc_enc_priv {
     lincoll_gf_coeffs_t *one; /* 1x1 [1]: packet additions */
     lc_bufref_t *zero;        /* scratch packets zeroed once after finalize */
     unsigned nzero, capzero;
+    /* chunk pipelining (encode_chunk.c) */
+    unsigned nchunks;      /* 1: not chunked */
+    size_t chunk;          /* bytes of every chunk but the last */
+    unsigned sched_rounds; /* the schedule's C1 and C2 (bytes), per packet */
+    uint64_t sched_c2;
+    double pipe_us; /* pipelined prediction of one start */
 } lc_enc_priv_t;
 
 /* One compilation in progress. */
@@ -61,6 +67,7 @@ typedef struct lc_enc_b {
     int p;    /* ports */
     lc_enc_priv_t *priv;
     int scratch_packet; /* slot of one zeroed packet (-1 until needed) */
+    size_t chunk_req;   /* opts->chunk_bytes, else LINCOLL_ENCODE_CHUNK (0 = model) */
 } lc_enc_b_t;
 
 /* A group of virtual ranks: v -> communicator rank off + stride * v. */
@@ -80,8 +87,11 @@ typedef uint64_t (*lc_enc_coef_fn_t)(const void *arg, int j, int k);
 
 /* ---- builder helpers (encode_common.c) --------------------------------------- */
 lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
-                              const lincoll_field_t *f, size_t B, lc_enc_b_t *b);
-/* Finalize (zero the scratch packets that must start at zero) or destroy on error. */
+                              const lincoll_field_t *f, size_t B, const lincoll_encode_opts_t *opts,
+                              lc_enc_b_t *b);
+/* Chunk the packet when that pays (encode_chunk.c), finalize, zero the scratch
+ * packets that must start at zero; or destroy on error.  The one finalisation
+ * point of every encode init. */
 lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p);
 /* Make sure round idx exists; returns idx or -1. */
 int lc_enc_round(lc_enc_b_t *b, int idx);
@@ -96,6 +106,14 @@ lincoll_status_t lc_enc_lincomb(lc_enc_b_t *b, int round, int post, int nsrc,
                                 const uint64_t *M);
 /* dst += src */
 lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst, lc_bufref_t src);
+
+/* ---- chunk pipelining (encode_chunk.c) ----------------------------------------- */
+/* Replace b->plan (built for whole packets, not finalized) by its chunked,
+ * pipelined version when b->chunk_req or the cost model asks for chunks. */
+lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b);
+/* After finalize: the stats report the schedule's per-packet C1/C2. */
+void lc_enc_chunk_stats(lc_enc_b_t *b);
+void lc_enc_priv_free(void *arg);
 
 /* ---- closed forms (encode_common.c), ENCODE.md §3 ---------------------------- */
 int lc_enc_ceil_log(int K, int P); /* smallest L with P^L >= K */

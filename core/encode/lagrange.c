@@ -113,7 +113,7 @@ lincoll_status_t lincoll_encode_lagrange_init(lincoll_comm_t *comm, const lincol
     lc_enc_b_t bb;
     if (st == LINCOLL_OK)
         st = lc_enc_begin(comm, specific ? "lagrange_dft" : "universal", p, field, packet_bytes,
-                          &bb);
+                          opts, &bb);
     if (st != LINCOLL_OK) {
         free(a);
         free(b);

@@ -106,7 +106,7 @@ lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm, const lincoll_fiel
     st = lc_rs_generator(fn, field, N, k, kind, gen, &G);
     if (st != LINCOLL_OK) return st;
     lc_enc_b_t b;
-    st = lc_enc_begin(comm, "rs_encode", p, field, packet_bytes, &b);
+    st = lc_enc_begin(comm, "rs_encode", p, field, packet_bytes, opts, &b);
     if (st != LINCOLL_OK) {
         free(G);
         return st;
@@ -182,7 +182,7 @@ lincoll_status_t lincoll_encode_repair_init(lincoll_comm_t *comm, const lincoll_
     lc_enc_b_t b;
     int begun = 0;
     if (st == LINCOLL_OK) {
-        st = lc_enc_begin(comm, "rs_repair", p, field, packet_bytes, &b);
+        st = lc_enc_begin(comm, "rs_repair", p, field, packet_bytes, opts, &b);
         begun = st == LINCOLL_OK;
     }
     if (st == LINCOLL_OK) {

@@ -152,7 +152,7 @@ lincoll_status_t lincoll_encode_vandermonde_init(lincoll_comm_t *comm, const lin
     }
     lc_enc_b_t b;
     st = lc_enc_begin(comm, specific ? "vandermonde_coset" : "universal", p, field, packet_bytes,
-                      &b);
+                      opts, &b);
     if (st != LINCOLL_OK) {
         free(pts);
         free(beta);

@@ -51,6 +51,25 @@
  * on a call that has none falls back to auto with one warning (or
  * ::LINCOLL_ERR_UNSUPPORTED under LINCOLL_ALGO_FALLBACK=error).
  *
+ * Chunk pipelining
+ * ----------------
+ * A large packet is split into chunks of @c chunk_bytes (the last one may be
+ * shorter) and the schedule runs once per chunk, round-major: global round
+ * t*n + c carries round t of chunk c (n chunks).  The GF work that follows a
+ * round of chunk c (the `mad` folds of the shoot phase, the local lincombs)
+ * runs while the next global round's transfers, those of another chunk, are
+ * in flight (LC_STEP_DURING), so compute and communication overlap.  Bytes
+ * moved and C2 in bytes are unchanged; the message rounds become n * C1.
+ * lincoll_plan_stats() still reports the schedule's per-packet C1 and C2 (the
+ * paper's figures); its msgs_sent/msgs_recvd count the real messages, and
+ * predicted_us is the pipelined prediction.  lincoll_encode_chunks() tells the
+ * chunking of a plan.  Chunk size: lincoll_encode_opts_t::chunk_bytes, else
+ * LINCOLL_ENCODE_CHUNK, else (0) the cost model: the n that minimises
+ * sum over global rounds of alpha + max(transfer, overlapped GF work), with
+ * chunks of at least 64 KiB (so packets under 128 KiB are never chunked).
+ * Chunks are buffers' byte ranges: scratch packets are laid out chunk-major
+ * so every message of a chunk stays one contiguous block.
+ *
  * Errors
  * ------
  * Bad arguments give ::LINCOLL_ERR_INVALID and one log line naming the
@@ -83,10 +102,17 @@ typedef enum lincoll_encode_algo {
     LINCOLL_ENCODE_ALGO_LAST
 } lincoll_encode_algo_t;
 
+/** lincoll_encode_opts_t::chunk_bytes: never split the packet into chunks. */
+#define LINCOLL_ENCODE_CHUNK_NONE ((size_t)-1)
+
 /** Options common to every encode init (NULL = all defaults). */
 typedef struct lincoll_encode_opts {
     int ports;                  /**< p >= 1; 0 = the context's default */
     lincoll_encode_algo_t algo; /**< ::LINCOLL_ENCODE_ALGO_AUTO = model or environment */
+    /** bytes per pipelined chunk (rounded up to a multiple of 64); 0 = LINCOLL_ENCODE_CHUNK
+     *  (whose 0 = the cost model's choice); ::LINCOLL_ENCODE_CHUNK_NONE or a value
+     *  >= packet_bytes: one chunk.  Must be equal on every rank. */
+    size_t chunk_bytes;
 } lincoll_encode_opts_t;
 
 /** Flags of lincoll_encode_dft_init(). */
@@ -287,6 +313,18 @@ LINCOLL_API lincoll_status_t lincoll_encode_repair_init(
  */
 LINCOLL_API lincoll_status_t lincoll_encode_cost(int K, int ports, lincoll_encode_algo_t algo,
                                                  unsigned *c1_p, uint64_t *c2_p, int *window_p);
+
+/**
+ * @brief Chunking of an encode plan (see "Chunk pipelining" above).
+ * @param [in]  plan        a plan from one of the encode inits.
+ * @param [out] nchunks_p   chunks (1: not chunked); may be NULL.
+ * @param [out] chunk_bytes_p bytes of every chunk but the last (the packet size
+ *                          when not chunked); may be NULL.
+ * @return ::LINCOLL_OK, or ::LINCOLL_ERR_INVALID when @p plan is NULL or not an
+ *         encode plan.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_chunks(const lincoll_plan_t *plan, unsigned *nchunks_p,
+                                                   size_t *chunk_bytes_p);
 
 #ifdef __cplusplus
 }

@@ -81,6 +81,7 @@ typedef struct enc_run {
     lincoll_status_t init_st; /* first init failure */
     lincoll_status_t run_st;
     unsigned long long max_round_bytes[64];
+    uint64_t bytes_total, msgs_total; /* sent by all ranks in the measured start */
 } enc_run_t;
 
 /* Compile on K virtual ranks, run `starts` times, measure the last start. */
@@ -106,6 +107,12 @@ static inline int enc_run(int K, int ports, uint8_t **in, uint8_t **out, enc_ini
             uint64_t mb = lc_sim_world_round(h.world, t).max_bytes;
             res->c2_bytes += mb;
             if (t < 64) res->max_round_bytes[t] = mb;
+        }
+        for (int r = 0; r < K; r++) {
+            uint64_t ms, bs, mr, br;
+            lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
+            res->bytes_total += bs;
+            res->msgs_total += ms;
         }
         lincoll_plan_stats(plans[0], &res->st0);
         snprintf(res->algo, sizeof(res->algo), "%s", res->st0.algorithm);

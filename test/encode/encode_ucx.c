@@ -11,6 +11,10 @@
  * (GF(2^8)); the [K, k] systematic RS encode and a repair of lost ranks.
  * Plans are started three times (persistent).  Exits 0 only if every check
  * passed; prints "encode_ucx: rank R: N checks passed".
+ * --small: 4 KiB packets only (K = 12, 16 oversubscribe two cores).
+ * --chunked: 4 MiB packets pipelined in 512 KiB chunks (8 per packet, checked
+ * with lincoll_encode_chunks()) for every family above, p = 1 and 2, then the
+ * cost model's own chunking of the same packets.
  */
 #include <lincoll/encode.h>
 #include <lincoll/lincoll.h>
@@ -20,6 +24,7 @@
 #include <string.h>
 
 static int checks, failures, me = -1, K;
+static size_t g_chunk; /* opts.chunk_bytes of every plan (0: LINCOLL_ENCODE_CHUNK / model) */
 
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
@@ -82,6 +87,19 @@ static int check_out(const lincoll_field_t *f, const uint64_t *col, const void *
     return 1;
 }
 
+/* --chunked with an explicit chunk: the plan must be cut as asked */
+static void check_chunks(lincoll_plan_t *p, size_t B, const char *what)
+{
+    unsigned n = 0;
+    size_t c = 0;
+    CHECK(lincoll_encode_chunks(p, &n, &c) == LINCOLL_OK, "%s: lincoll_encode_chunks", what);
+    if (g_chunk != 0 && g_chunk < B && K > 1)
+        CHECK(n == (unsigned)((B + g_chunk - 1) / g_chunk) && c == g_chunk,
+              "%s B=%zu: %u chunks of %zu, asked %zu", what, B, n, c, g_chunk);
+    else if (g_chunk == 0 && me == 0 && B > (1u << 20))
+        printf("encode_ucx: %s B=%zu: the model chose %u chunk(s) of %zu bytes\n", what, B, n, c);
+}
+
 static int run3(lincoll_plan_t *p)
 {
     for (int i = 0; i < 3; i++) {
@@ -114,12 +132,13 @@ static void universal(lincoll_comm_t *w, lincoll_context_t *ctx, const lincoll_f
         int salt = a + p * 10;
         fill(f, in, B, me, salt);
         memset(out, 0, B);
-        lincoll_encode_opts_t o = {.ports = p, .algo = algos[a]};
+        lincoll_encode_opts_t o = {.ports = p, .algo = algos[a], .chunk_bytes = g_chunk};
         lincoll_plan_t *plan;
         lincoll_status_t st = lincoll_encode_init(w, f, A, K, K, B, in, out, &o, &plan);
         CHECK(st == LINCOLL_OK, "encode_init %s: %s", lincoll_encode_algo_name(algos[a]),
               lincoll_strerror(st));
         if (st != LINCOLL_OK) continue;
+        check_chunks(plan, B, lincoll_encode_algo_name(algos[a]));
         CHECK(run3(plan), "encode %s p=%d B=%zu", lincoll_encode_algo_name(algos[a]), p, B);
         CHECK(check_out(f, col, out, B, salt), "encode %s p=%d B=%zu q=%llu: wrong result",
               lincoll_encode_algo_name(algos[a]), p, B, (unsigned long long)q);
@@ -144,11 +163,12 @@ static void dft_vdm(lincoll_comm_t *w, const lincoll_field_t *fp, const lincoll_
         for (int j = 0; j < K; j++)
             col[j] = lincoll_gf_pow(fp, om, (uint64_t)j * (uint64_t)me);
         fill(fp, in, B, me, 7);
-        lincoll_encode_opts_t o = {.ports = p};
+        lincoll_encode_opts_t o = {.ports = p, .chunk_bytes = g_chunk};
         lincoll_status_t st =
             lincoll_encode_dft_init(w, fp, LINCOLL_ENCODE_DFT_NATURAL, B, in, out, &o, &plan);
         CHECK(st == LINCOLL_OK, "dft_init: %s", lincoll_strerror(st));
         if (st == LINCOLL_OK) {
+            check_chunks(plan, B, "dft");
             CHECK(run3(plan), "dft p=%d", p);
             CHECK(check_out(fp, col, out, B, 7), "dft p=%d B=%zu: wrong result", p, B);
             lincoll_plan_free(plan);
@@ -156,10 +176,11 @@ static void dft_vdm(lincoll_comm_t *w, const lincoll_field_t *fp, const lincoll_
     }
     /* coset Vandermonde over GF(2^8) */
     fill(f8, in, B, me, 8);
-    lincoll_encode_opts_t o = {.ports = p};
+    lincoll_encode_opts_t o = {.ports = p, .chunk_bytes = g_chunk};
     lincoll_status_t st = lincoll_encode_vandermonde_init(w, f8, NULL, pts, B, in, out, &o, &plan);
     CHECK(st == LINCOLL_OK, "vandermonde_init: %s", lincoll_strerror(st));
     if (st == LINCOLL_OK) {
+        check_chunks(plan, B, "vandermonde");
         for (int j = 0; j < K; j++)
             col[j] = lincoll_gf_pow(f8, pts[me], (uint64_t)j);
         CHECK(run3(plan), "vandermonde p=%d", p);
@@ -180,12 +201,13 @@ static void rs_repair(lincoll_comm_t *w, const lincoll_field_t *f8, int p, size_
     lincoll_gf_matrix_systematic(f8, K, k, LINCOLL_GF_RS_CAUCHY, G);
     uint8_t *data = malloc(B), *parity = malloc(B), *rebuilt = malloc(B);
     if (me < k) fill(f8, data, B, me, 9);
-    lincoll_encode_opts_t o = {.ports = p};
+    lincoll_encode_opts_t o = {.ports = p, .chunk_bytes = g_chunk};
     lincoll_plan_t *plan;
     lincoll_status_t st =
         lincoll_encode_rs_init(w, f8, k, LINCOLL_GF_RS_CAUCHY, NULL, B, data, parity, &o, &plan);
     CHECK(st == LINCOLL_OK, "rs_init: %s", lincoll_strerror(st));
     if (st != LINCOLL_OK) goto out;
+    check_chunks(plan, B, "rs_encode");
     CHECK(run3(plan), "rs encode p=%d", p);
     lincoll_plan_free(plan);
     if (me >= k) { /* parity = G[me] . data */
@@ -207,6 +229,7 @@ static void rs_repair(lincoll_comm_t *w, const lincoll_field_t *f8, int p, size_
                                     rebuilt, &o, &plan);
     CHECK(st == LINCOLL_OK, "repair_init: %s", lincoll_strerror(st));
     if (st != LINCOLL_OK) goto out;
+    check_chunks(plan, B, "rs_repair");
     memset(rebuilt, 0, B);
     CHECK(run3(plan), "repair p=%d", p);
     lincoll_plan_free(plan);
@@ -226,8 +249,19 @@ out:
     free(rebuilt);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int small = 0, chunked = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--small") == 0) {
+            small = 1;
+        } else if (strcmp(argv[i], "--chunked") == 0) {
+            chunked = 1;
+        } else {
+            fprintf(stderr, "encode_ucx: unknown option %s (--small, --chunked)\n", argv[i]);
+            return 2;
+        }
+    }
     lincoll_context_t *ctx;
     lincoll_comm_t *w;
     if (lincoll_init(NULL, &ctx) != LINCOLL_OK) return 1;
@@ -240,13 +274,24 @@ int main(void)
     /* every algorithm at 4 KiB and 64 KiB for p = 1..3; 1 MiB (rendezvous,
      * several GF blocks) for p = 1 only: this runs oversubscribed on 2 cores */
     const size_t sizes[] = {4096, 65536, 1 << 20};
-    for (int p = 1; p <= 3; p++) {
+    for (int p = 1; p <= 3 && !chunked; p++) {
         for (int s = 0; s < 3; s++) {
-            if (s == 2 && p > 1) continue;
+            if ((s == 2 && p > 1) || (small && s > 0)) continue;
             universal(w, ctx, f8, p, sizes[s]);
             if (s < 2) universal(w, ctx, fp, p, sizes[s]);
             dft_vdm(w, fp, f8, p, sizes[s]);
             rs_repair(w, f8, p, sizes[s]);
+        }
+    }
+    /* multi-MiB packets in chunks: 8 asked-for chunks, then the model's choice */
+    const size_t big = (size_t)4 << 20;
+    for (int c = 0; c < 2 && chunked; c++) {
+        g_chunk = c == 0 ? (size_t)512 << 10 : 0;
+        for (int p = 1; p <= 2; p++) {
+            if (c == 1 && p > 1) break;
+            universal(w, ctx, f8, p, big);
+            dft_vdm(w, fp, f8, p, big);
+            rs_repair(w, f8, p, big);
         }
     }
     CHECK(lincoll_barrier(w) == LINCOLL_OK, "barrier");
