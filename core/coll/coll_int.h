@@ -93,6 +93,8 @@ int lc_zc_all_agree(lincoll_comm_t *comm, const lc_coll_args_t *a, int mine, lin
 /* Small bcast and reduce by put into mapped scratch (zcopy_small.c). */
 lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
 lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
+lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                          lc_win_t *win);
 lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                  lincoll_plan_t **plan_p);
 /* bcast/reduce: scratch window size on `rank` for this call */

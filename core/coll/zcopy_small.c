@@ -24,6 +24,9 @@
  * Reference: the eager shared-memory bcast/reduce of intra-node MPI
  * collectives (Open MPI coll/sm's per-peer control flags and fragments),
  * with credits instead of a barrier.
+ * Large broadcasts (>= the threshold), zcopy_direct_bcast: every peer copies
+ * the root's buffer out of the root's mapped window between a "ready" flag
+ * from the root and a "done" flag back (2 alpha + n.beta, one copy).
  * Cost: alpha + n.beta (+ (P-1).n.gamma at the root of a reduce); C2 = n.
  * Restrictions: bcast and reduce, 0 < n < LINCOLL_COLL_ZCOPY_THRESHOLD, every
  * rank's buffer lincoll memory and every peer mapped (checked collectively
@@ -104,6 +107,35 @@ lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, 
     return st;
 }
 
+/* Large broadcast (>= the threshold): every peer copies the root's buffer
+ * straight out of the root's mapped window.  Round 0: the root flags "ready"
+ * to every peer (its buffer holds this call's data); each peer copies.
+ * Round 1: each peer flags "done" to the root, which may then return. */
+lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
+{
+    const int me = p->comm->rank, np = p->comm->size, R = a->root;
+    const size_t bytes = a->count * a->es;
+    if (np < 2 || win == NULL) return LINCOLL_ERR_INTERNAL;
+    int buf = lc_plan_slot_user(p, a->rbuf, bytes);
+    if (buf < 0 || lc_coll_round(p, 1) < 0) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = LINCOLL_OK;
+    if (me == R) {
+        for (int j = 0; j < np && st == LINCOLL_OK; j++) {
+            if (j == R) continue;
+            st = lc_plan_put(p, 0, j, lc_ref(buf, 0), 0, win, 0);
+            LC_COLL_TRY(st, lc_plan_wait_put(p, 1, j, 0, win));
+        }
+        return st;
+    }
+    void *rp = lc_win_peer_ptr(win, R);
+    int rs = rp != NULL ? lc_plan_slot_user(p, rp, bytes) : -1;
+    if (rs < 0) return rp == NULL ? LINCOLL_ERR_UNSUPPORTED : LINCOLL_ERR_NOMEM;
+    st = lc_plan_wait_put(p, 0, R, 0, win);
+    LC_COLL_TRY(st, lc_plan_copy(p, 0, LC_STEP_POST, lc_ref(buf, 0), lc_ref(rs, 0), bytes));
+    LC_COLL_TRY(st, lc_plan_put(p, 1, R, lc_ref(buf, 0), 0, win, 0));
+    return st;
+}
+
 lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                  lincoll_plan_t **plan_p)
 {
@@ -111,15 +143,19 @@ lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
     const size_t bytes = a->count * a->es;
     /* identical on every rank: op, P, count, dtype, root, configuration */
     if ((a->op != LC_COLL_BCAST && a->op != LC_COLL_REDUCE) || comm->size < 2 || a->count == 0 ||
-        bytes >= ctx->cfg.zcopy_threshold || ctx->tl_ops->rkey_ptr == NULL) {
+        ctx->tl_ops->rkey_ptr == NULL) {
         return LINCOLL_ERR_UNSUPPORTED;
     }
+    /* large: bcast copies from the root's window; reduce keeps the tag plans */
+    const int direct = bytes >= ctx->cfg.zcopy_threshold;
+    if (direct && a->op != LC_COLL_BCAST) return LINCOLL_ERR_UNSUPPORTED;
     const void *in = (a->op == LC_COLL_BCAST || a->inplace) ? a->rbuf : a->sbuf;
     if (lc_mem_find(ctx, in, bytes) == NULL) return LINCOLL_ERR_UNSUPPORTED;
     lincoll_status_t st = LINCOLL_OK, st2 = LINCOLL_OK;
     if (!lc_zc_all_agree(comm, a, 1, &st)) return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
     lc_win_t *w = NULL;
-    st = lc_win_create(comm, NULL, lc_zc_small_winlen(a, comm->size, comm->rank), &w);
+    st = direct ? lc_win_create(comm, a->rbuf, bytes, &w)
+                : lc_win_create(comm, NULL, lc_zc_small_winlen(a, comm->size, comm->rank), &w);
     int mapped = st == LINCOLL_OK;
     for (int j = 0; mapped && j < comm->size; j++)
         mapped = lc_win_peer_ptr(w, j) != NULL;
@@ -127,7 +163,10 @@ lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
     if (st == LINCOLL_OK) st = st2;
     lincoll_plan_t *plan = NULL;
     if (st == LINCOLL_OK && all) {
-        st = lc_plan_create(comm, a->op == LC_COLL_BCAST ? "zcopy_bcast" : "zcopy_reduce",
+        st = lc_plan_create(comm,
+                            direct                   ? "zcopy_direct_bcast"
+                            : a->op == LC_COLL_BCAST ? "zcopy_bcast"
+                                                     : "zcopy_reduce",
                             comm->size - 1, &plan);
     }
     if (plan != NULL && st == LINCOLL_OK) {
@@ -138,8 +177,9 @@ lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
     if (plan != NULL && st == LINCOLL_OK) {
         plan->wins[plan->nwins++] = w;
         w = NULL;
-        st = a->op == LC_COLL_BCAST ? lc_zc_bcast_build(plan, a, plan->wins[0])
-                                    : lc_zc_reduce_build(plan, a, plan->wins[0]);
+        st = direct                   ? lc_zc_bcast_direct_build(plan, a, plan->wins[0])
+             : a->op == LC_COLL_BCAST ? lc_zc_bcast_build(plan, a, plan->wins[0])
+                                      : lc_zc_reduce_build(plan, a, plan->wins[0]);
         if (st == LINCOLL_OK) st = lc_plan_finalize(plan);
     }
     lc_win_destroy(w);

@@ -286,12 +286,14 @@ static void test_zcopy_dead_peer(void **state)
     lc_simh_destroy(&h);
 }
 
-/* zcopy_bcast / zcopy_reduce (small, one put into the peer's scratch):
+/* zcopy_bcast / zcopy_reduce (small, one put into the peer's scratch) and
+ * zcopy_direct_bcast (large: peers load the root's window; 2 rounds of
+ * 0-byte flags, root P-1 out / P-1 in, others 1 / 1):
  * results (bcast: the root's bytes; reduce: bitwise the rhd_allreduce value
  * at the root), three starts (credits), and their closed form: 3 rounds;
  * bcast root P-1 puts of n bytes out, P-1 credits in, others 1 in / 1 out;
  * reduce the mirror image. */
-static void run_small(int P, size_t n, int op, int root, int inplace, unsigned seed)
+static void run_small(int P, size_t n, int op, int root, int inplace, unsigned seed, int direct)
 {
     lc_simh_t h;
     assert_int_equal(lc_simh_create(&h, P, 1), 0);
@@ -322,7 +324,11 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
                                 .es = es};
         wl[r] = lc_zc_small_winlen(&a[r], P, r);
     }
-    make_scratch_wins(&h, wl, w);
+    if (direct) {
+        make_wins(&h, out, bytes, w); /* zcopy_direct_bcast: windows over the buffers */
+    } else {
+        make_scratch_wins(&h, wl, w);
+    }
     for (int r = 0; r < P; r++) {
         lincoll_plan_t *p = NULL;
         assert_int_equal(lc_plan_create(h.comm[r],
@@ -332,8 +338,9 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
         p->elem_size = es;
         p->wins = calloc(1, sizeof(*p->wins));
         p->wins[p->nwins++] = w[r];
-        assert_int_equal(op == LC_COLL_BCAST ? lc_zc_bcast_build(p, &a[r], w[r])
-                                             : lc_zc_reduce_build(p, &a[r], w[r]),
+        assert_int_equal(direct                ? lc_zc_bcast_direct_build(p, &a[r], w[r])
+                         : op == LC_COLL_BCAST ? lc_zc_bcast_build(p, &a[r], w[r])
+                                               : lc_zc_reduce_build(p, &a[r], w[r]),
                          LINCOLL_OK);
         assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
         plans[r] = p;
@@ -376,15 +383,17 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
                          start, r);
             }
         }
-        assert_int_equal(lc_sim_world_rounds(h.world), 3);
+        assert_int_equal(lc_sim_world_rounds(h.world), direct ? 2 : 3);
         for (int r = 0; r < P; r++) {
             uint64_t ms, bs, mr, br, m = r == root ? (uint64_t)(P - 1) : 1;
             lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
-            int sends_data = (op == LC_COLL_BCAST) == (r == root);
+            /* direct: only 0-byte flags travel, the data is loaded from the root */
+            int sends_data = !direct && (op == LC_COLL_BCAST) == (r == root);
+            int gets_data = !direct && !sends_data;
             assert_int_equal(ms, m);
             assert_int_equal(mr, m);
             assert_int_equal(bs, sends_data ? m * bytes : 0);
-            assert_int_equal(br, sends_data ? 0 : m * bytes);
+            assert_int_equal(br, gets_data ? m * bytes : 0);
             lincoll_plan_stats_t ps;
             lincoll_plan_stats(plans[r], &ps);
             assert_int_equal(ps.msgs_sent, ms);
@@ -420,8 +429,11 @@ static void test_zcopy_small_bcast_reduce(void **state)
             for (int ri = 0; ri < 3; ri++)
                 for (unsigned ni = 0; ni < 3; ni++)
                     for (int ip = 0; ip < (op == LC_COLL_BCAST ? 1 : 2); ip++) {
-                        run_small(P, ns[ni], op, roots[ri], ip, (unsigned)(P * 17 + ri * 5 + ni));
-                        cases++;
+                        for (int d = 0; d < (op == LC_COLL_BCAST ? 2 : 1); d++) {
+                            run_small(P, ns[ni], op, roots[ri], ip,
+                                      (unsigned)(P * 17 + ri * 5 + ni), d);
+                            cases++;
+                        }
                     }
     }
     printf("zcopy small bcast/reduce: %u cases\n", cases);
