@@ -20,7 +20,7 @@
  *
  * Prefetch: when a call's working set ((k + r) * len) exceeds L2, every
  * source is prefetched lc_gf_tune_pf[LC_TMPL_ISA] bytes ahead (measured on
- * Zen 5 at 1 MiB fragments: +10-30 % data-in, see perf/perf_gf.c); below
+ * Zen 5 at 1 MiB fragments: +5-90 % data-in, see perf/perf_gf.c); below
  * that the loops carry no prefetch at all.
  */
 
