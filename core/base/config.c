@@ -54,11 +54,11 @@ static const lc_config_field_t lc_config_fields[] = {
          "smaller ones by tag send"),
     LC_F("COLL_ZCOPY_THRESHOLD", LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
          "collectives over lincoll_mem_alloc buffers on ranks that map each other's memory "
-         "(one node): allreduce and bcast of at least this many bytes load/store the peers' "
-         "buffers directly (zcopy_allreduce, zcopy_direct_bcast: two flag rounds); smaller "
-         "allreduce (power of two), bcast and reduce put the vector into the peer's mapped "
-         "scratch (zcopy_rd_allreduce, zcopy_bcast, zcopy_reduce).  Other buffers and forced "
-         "algorithms use tag messages"),
+         "(one node): allreduce, reduce-scatter, allgather and bcast of at least this many "
+         "bytes load/store the peers' buffers directly (zcopy_*: two flag rounds, no "
+         "messages); smaller allreduce (power of two), bcast and reduce put the vector into "
+         "the peer's mapped scratch (zcopy_rd_allreduce, zcopy_bcast, zcopy_reduce).  Other "
+         "buffers, blocking calls and forced algorithms use tag messages"),
     LC_F("BIND", LC_CFG_ENUM, "auto", "auto|core|numa|none", bind,
          "bind each rank before UCX starts: auto binds to a core unless the launcher bound it"),
     LC_F("ALGO_FALLBACK", LC_CFG_ENUM, "warn", "warn|error", algo_fallback,

@@ -95,6 +95,13 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a
 lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
 lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
                                           lc_win_t *win);
+/* Large reduce-scatter and allgather by direct loads (zcopy_rsag.c). */
+lincoll_status_t lc_zc_allgather_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                       lc_win_t *win);
+lincoll_status_t lc_zc_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                            lc_win_t *win);
+lincoll_status_t lc_zc_rsag_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
+                                lincoll_plan_t **plan_p);
 lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                  lincoll_plan_t **plan_p);
 /* bcast/reduce: scratch window size on `rank` for this call */

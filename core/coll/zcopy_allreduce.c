@@ -230,7 +230,7 @@ lincoll_status_t lc_zc_rd_allreduce_build(lincoll_plan_t *p, const lc_coll_args_
 /* All ranks' flag AND-ed (one allgather). */
 int lc_zc_all_agree(lincoll_comm_t *comm, const lc_coll_args_t *a, int mine, lincoll_status_t *st)
 {
-    uint64_t rec[4] = {LC_ZC_MAGIC ^ (uint64_t)a->op, a->count ^ (uint64_t)a->root << 48,
+    uint64_t rec[4] = {LC_ZC_MAGIC ^ (uint64_t)a->op, a->total ^ (uint64_t)a->root << 48,
                        (uint64_t)a->dtype | (uint64_t)a->rop << 16 | (uint64_t)a->es << 32,
                        (uint64_t)(mine != 0)};
     uint64_t *all = malloc((size_t)comm->size * sizeof(rec));
@@ -265,6 +265,8 @@ lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t 
     lincoll_context_t *ctx = comm->ctx;
     const size_t bytes = a->count * a->es;
     if (a->op == LC_COLL_BCAST || a->op == LC_COLL_REDUCE) return lc_zc_small_try(comm, a, plan_p);
+    if (a->op == LC_COLL_REDUCE_SCATTER || a->op == LC_COLL_ALLGATHER)
+        return lc_zc_rsag_try(comm, a, plan_p);
     /* every rank sees the same op, P, count, dtype and configuration */
     if (a->op != LC_COLL_ALLREDUCE || comm->size < 2 || a->count == 0 ||
         ctx->tl_ops->rkey_ptr == NULL) {

@@ -341,6 +341,51 @@ static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
     }
     if (me == 0)
         printf("coll_ucx: %d of 8 allreduce plans over lincoll memory ran zero copy\n", zc);
+    /* large reduce-scatter / allgather over lincoll memory: zcopy_* direct loads */
+    {
+        const size_t blk = 1000, tot = blk * (size_t)P, tb = tot * sizeof(double);
+        double *in, *out, *rin = malloc(tb), *rout = malloc(tb);
+        lincoll_plan_t *prs = NULL, *pag = NULL, *pr = NULL;
+        lincoll_status_t st = lincoll_mem_alloc(ctx, tb, (void **)&in);
+        if (st == LINCOLL_OK) st = lincoll_mem_alloc(ctx, tb, (void **)&out);
+        if (st == LINCOLL_OK)
+            st = lincoll_reduce_scatter_init(w, in, out, blk, LINCOLL_DOUBLE, LINCOLL_SUM, &prs);
+        if (st == LINCOLL_OK) st = lincoll_allgather_init(w, in, out, blk, LINCOLL_DOUBLE, &pag);
+        setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1);
+        if (st == LINCOLL_OK)
+            st = lincoll_allreduce_init(w, rin, rout, tot, LINCOLL_DOUBLE, LINCOLL_SUM, &pr);
+        unsetenv("LINCOLL_ALLREDUCE_ALGO");
+        CHECK(st == LINCOLL_OK, "zcopy rs/ag init: %s", lincoll_strerror(st));
+        lincoll_plan_stats_t ps;
+        if (st == LINCOLL_OK && me == 0 && lincoll_plan_stats(prs, &ps) == LINCOLL_OK)
+            printf("coll_ucx: reduce_scatter over lincoll memory: %s\n", ps.algorithm);
+        if (st == LINCOLL_OK && me == 0 && lincoll_plan_stats(pag, &ps) == LINCOLL_OK)
+            printf("coll_ucx: allgather over lincoll memory: %s\n", ps.algorithm);
+        for (int it = 0; st == LINCOLL_OK && it < 3; it++) {
+            for (size_t i = 0; i < tot; i++)
+                in[i] = rin[i] = (me + 1) * 0.731 + (double)i * 1.7e-3 + it;
+            st = lincoll_start(prs);
+            if (st == LINCOLL_OK) st = lincoll_wait(prs);
+            if (st == LINCOLL_OK) st = lincoll_start(pr);
+            if (st == LINCOLL_OK) st = lincoll_wait(pr);
+            CHECK(st == LINCOLL_OK && memcmp(out, rout + (size_t)me * blk, blk * 8) == 0,
+                  "zcopy reduce_scatter start %d: %s", it, lincoll_strerror(st));
+            for (size_t i = 0; i < blk; i++)
+                in[i] = me * 1e4 + (double)i + it;
+            if (st == LINCOLL_OK) st = lincoll_start(pag);
+            if (st == LINCOLL_OK) st = lincoll_wait(pag);
+            CHECK(st == LINCOLL_OK && out[tot - 1] == (P - 1) * 1e4 + (double)(blk - 1) + it &&
+                      (P == 1 || out[blk] == 1e4 + it),
+                  "zcopy allgather start %d: %s", it, lincoll_strerror(st));
+        }
+        lincoll_plan_free(prs);
+        lincoll_plan_free(pag);
+        lincoll_plan_free(pr);
+        lincoll_mem_free(ctx, in);
+        lincoll_mem_free(ctx, out);
+        free(rin);
+        free(rout);
+    }
     /* small bcast and reduce over lincoll memory: zcopy_bcast / zcopy_reduce */
     for (int root = 0; P > 1 && root < P; root += P - 1) {
         const size_t sizes[] = {1, 100, 40000}; /* the last: zcopy_direct_bcast */

@@ -439,12 +439,149 @@ static void test_zcopy_small_bcast_reduce(void **state)
     printf("zcopy small bcast/reduce: %u cases\n", cases);
 }
 
+/* zcopy_allgather / zcopy_reduce_scatter (large, direct loads): results
+ * (allgather: every block; reduce-scatter: bitwise the rhd_allreduce value
+ * of this rank's block), three starts, closed form 2 rounds of 2(P-1)
+ * 0-byte flags per rank. */
+static void run_rsag(int P, int op, int inplace, int vform, unsigned seed)
+{
+    lc_simh_t h;
+    assert_int_equal(lc_simh_create(&h, P, 1), 0);
+    const size_t es = sizeof(double);
+    size_t *counts = calloc((size_t)P, sizeof(size_t)), *displs = calloc((size_t)P, sizeof(size_t));
+    size_t total = 0;
+    for (int r = 0; r < P; r++) {
+        counts[r] = vform ? (size_t)((r * 7 + 3) % 5) : 4; /* zeros included */
+        displs[r] = total;
+        total += counts[r];
+    }
+    const size_t tb = total * es;
+    void **in = calloc((size_t)P, sizeof(void *)), **out = calloc((size_t)P, sizeof(void *));
+    double **ref_in = calloc((size_t)P, sizeof(double *)),
+           **ref_out = calloc((size_t)P, sizeof(double *));
+    lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
+    lc_win_t **w = calloc((size_t)P, sizeof(*w));
+    lc_coll_args_t a[64];
+    unsigned s = seed;
+    for (int r = 0; r < P; r++) {
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], tb, &in[r]), LINCOLL_OK);
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], tb, &out[r]), LINCOLL_OK);
+        ref_in[r] = malloc(tb);
+        ref_out[r] = malloc(tb);
+        a[r] = (lc_coll_args_t){.op = op,
+                                .sbuf = inplace ? NULL : in[r],
+                                .rbuf = out[r],
+                                .counts = counts,
+                                .displs = displs,
+                                .total = total,
+                                .dtype = LINCOLL_DOUBLE,
+                                .rop = LINCOLL_SUM,
+                                .inplace = inplace,
+                                .es = es};
+    }
+    make_wins(&h, op == LC_COLL_ALLGATHER ? out : in, tb, w);
+    for (int r = 0; r < P; r++) {
+        lincoll_plan_t *p = NULL;
+        assert_int_equal(
+            lc_plan_create(h.comm[r],
+                           op == LC_COLL_ALLGATHER ? "zcopy_allgather" : "zcopy_reduce_scatter",
+                           P - 1, &p),
+            LINCOLL_OK);
+        p->elem_size = es;
+        p->wins = calloc(1, sizeof(*p->wins));
+        p->wins[p->nwins++] = w[r];
+        assert_int_equal(op == LC_COLL_ALLGATHER ? lc_zc_allgather_build(p, &a[r], w[r])
+                                                 : lc_zc_reduce_scatter_build(p, &a[r], w[r]),
+                         LINCOLL_OK);
+        assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
+        plans[r] = p;
+    }
+    for (int start = 0; start < 3; start++) {
+        for (int r = 0; r < P; r++) {
+            for (size_t i = 0; i < total; i++)
+                ref_in[r][i] = rnd(&s);
+            if (op == LC_COLL_ALLGATHER) {
+                if (inplace)
+                    memcpy((char *)out[r] + displs[r] * es, ref_in[r] + displs[r], counts[r] * es);
+                else
+                    memcpy(in[r], ref_in[r] + displs[r], counts[r] * es);
+            } else {
+                memcpy(in[r], ref_in[r], tb);
+            }
+        }
+        if (op == LC_COLL_REDUCE_SCATTER) {
+            lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
+            assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
+            for (int r = 0; r < P; r++)
+                assert_int_equal(lincoll_allreduce_init(h.comm[r], ref_in[r], ref_out[r], total,
+                                                        LINCOLL_DOUBLE, LINCOLL_SUM, &rp[r]),
+                                 LINCOLL_OK);
+            unsetenv("LINCOLL_ALLREDUCE_ALGO");
+            assert_int_equal(lc_simh_run(&h, rp), LINCOLL_OK);
+            for (int r = 0; r < P; r++)
+                lincoll_plan_free(rp[r]);
+            free(rp);
+        }
+        lc_sim_world_reset_stats(h.world);
+        assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
+        for (int r = 0; r < P; r++) {
+            if (op == LC_COLL_ALLGATHER) {
+                for (int j = 0; j < P; j++)
+                    assert_memory_equal((char *)out[r] + displs[j] * es, ref_in[j] + displs[j],
+                                        counts[j] * es);
+            } else if (counts[r] > 0) {
+                assert_memory_equal(out[r], ref_out[r] + displs[r], counts[r] * es);
+            }
+        }
+        assert_int_equal(lc_sim_world_rounds(h.world), 2);
+        for (int r = 0; r < P; r++) {
+            uint64_t ms, bs, mr, br;
+            lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
+            assert_int_equal(ms, 2 * (uint64_t)(P - 1));
+            assert_int_equal(mr, 2 * (uint64_t)(P - 1));
+            assert_int_equal(bs + br, 0);
+        }
+    }
+    for (int r = 0; r < P; r++) {
+        lincoll_plan_free(plans[r]);
+        lincoll_mem_free(h.ctx[r], in[r]);
+        lincoll_mem_free(h.ctx[r], out[r]);
+        free(ref_in[r]);
+        free(ref_out[r]);
+    }
+    free(in);
+    free(out);
+    free(ref_in);
+    free(ref_out);
+    free(plans);
+    free(w);
+    free(counts);
+    free(displs);
+    lc_simh_destroy(&h);
+}
+
+static void test_zcopy_rsag(void **state)
+{
+    (void)state;
+    unsigned cases = 0;
+    const int Ps[] = {2, 3, 4, 5, 6, 7, 8, 11, 16};
+    for (unsigned pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++)
+        for (int op = LC_COLL_REDUCE_SCATTER; op <= LC_COLL_ALLGATHER; op++)
+            for (int ip = 0; ip < (op == LC_COLL_ALLGATHER ? 2 : 1); ip++)
+                for (int v = 0; v < 2; v++) {
+                    run_rsag(Ps[pi], op, ip, v, (unsigned)(Ps[pi] * 31 + op * 7 + ip * 3 + v));
+                    cases++;
+                }
+    printf("zcopy reduce-scatter/allgather: %u cases\n", cases);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zcopy_results_and_counts),
         cmocka_unit_test(test_zcopy_dead_peer),
         cmocka_unit_test(test_zcopy_small_bcast_reduce),
+        cmocka_unit_test(test_zcopy_rsag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
