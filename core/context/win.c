@@ -228,9 +228,9 @@ lincoll_status_t lc_win_put(lc_win_t *w, int peer, const void *src, size_t len, 
 }
 
 /* A signal that is about to land (the peer stores it in shared memory) is
- * cheaper to wait for here, a few hundred cycles, than after a round of
- * transport progress (which may enter the kernel). */
-#define LC_WIN_SPIN 128
+ * cheaper to wait for here (64 pause instructions, a few microseconds at most) than after a round
+ * of transport progress (which may enter the kernel). */
+#define LC_WIN_SPIN 64
 
 int lc_win_signal_ready(lc_win_t *w, int peer, uint64_t count)
 {
