@@ -4,9 +4,10 @@
  * zcopy_reduce.
  *
  * What (root R, n bytes below LINCOLL_COLL_ZCOPY_THRESHOLD):
- *   bcast   round 0  R waits for every peer's credit (it has consumed the
- *                    previous broadcast's scratch; the first start is
- *                    pre-credited);
+ *   bcast   round 0  R waits for every peer's credit for this start's ring
+ *                    slot (the peer has consumed the broadcast of
+ *                    LC_ZC_DEPTH = 8 starts ago; the first 8 are
+ *                    pre-credited), so R may run 8 broadcasts ahead;
  *           round 1  R puts the vector into every peer's scratch (a CPU
  *                    store + signal when mapped); each peer waits for it and
  *                    copies it into its buffer;
@@ -28,10 +29,10 @@
  * the root's buffer out of the root's mapped window between a "ready" flag
  * from the root and a "done" flag back (2 alpha + n.beta, one copy).
  * Cost: alpha + n.beta (+ (P-1).n.gamma at the root of a reduce); C2 = n.
- * Restrictions: bcast and reduce, 0 < n < LINCOLL_COLL_ZCOPY_THRESHOLD, every
+ * Restrictions: bcast and reduce, 0 < n < LINCOLL_COLL_ZCOPY_THRESHOLD, P <= 65, every
  * rank's buffer lincoll memory and every peer mapped (checked collectively
- * by lc_zc_small_try; otherwise the tag plans run).  Scratch: n bytes per
- * rank (bcast), P.n at a reduce root.
+ * by lc_zc_small_try; otherwise the tag plans run).  Scratch: 8.n bytes per
+ * rank (bcast), 8.P.n at a reduce root.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,32 +41,97 @@
 #include "core/coll/coll_int.h"
 #include "core/context/win.h"
 
+/* Scratch ring: start s uses slot s % LC_ZC_DEPTH, so a root (bcast) or a
+ * non-root (reduce) runs up to LC_ZC_DEPTH calls ahead of its peers before a
+ * credit wait blocks it (credits are pre-issued for the first DEPTH starts).
+ * The per-start hook moves the scratch slots and put offsets to this start's
+ * ring slot; every rank starts a plan equally often, so all agree on it. */
+#define LC_ZC_DEPTH 8
+
+typedef struct lc_zc_ring {
+    size_t stride;
+    unsigned long starts;
+    unsigned nslot, nput;
+    int slot[64];
+    char *slot_base[64];
+    int put_round[64], put_idx[64];
+    size_t put_base[64];
+} lc_zc_ring_t;
+
+static lincoll_status_t lc_zc_ring_on_start(lincoll_plan_t *p)
+{
+    lc_zc_ring_t *g = p->priv;
+    size_t k = (size_t)(g->starts++ % LC_ZC_DEPTH) * g->stride;
+    for (unsigned i = 0; i < g->nslot; i++)
+        p->slots[g->slot[i]].ptr = g->slot_base[i] + k;
+    for (unsigned i = 0; i < g->nput; i++)
+        p->rounds[g->put_round[i]].xfers[g->put_idx[i]].roff = g->put_base[i] + k;
+    return LINCOLL_OK;
+}
+
+static lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
+{
+    lc_zc_ring_t *g = calloc(1, sizeof(*g));
+    if (g != NULL) {
+        g->stride = stride;
+        p->priv = g;
+        p->priv_free = free;
+        p->on_start = lc_zc_ring_on_start;
+    }
+    return g;
+}
+
+/* A user slot over scratch that moves with the ring (-1 when out of room). */
+static int lc_zc_ring_slot(lincoll_plan_t *p, lc_zc_ring_t *g, char *base, size_t len)
+{
+    if (g->nslot >= 64) return -1;
+    int s = lc_plan_slot_user(p, base, len);
+    if (s >= 0) {
+        g->slot[g->nslot] = s;
+        g->slot_base[g->nslot++] = base;
+    }
+    return s;
+}
+
+/* A put whose remote offset moves with the ring. */
+static lincoll_status_t lc_zc_ring_put(lincoll_plan_t *p, lc_zc_ring_t *g, int round, int peer,
+                                       lc_bufref_t src, size_t len, lc_win_t *win, size_t roff)
+{
+    if (g->nput >= 64) return LINCOLL_ERR_INTERNAL;
+    g->put_round[g->nput] = round;
+    g->put_idx[g->nput] = (int)p->rounds[round].nxfers;
+    g->put_base[g->nput++] = roff;
+    return lc_plan_put(p, round, peer, src, len, win, roff);
+}
+
 size_t lc_zc_small_winlen(const lc_coll_args_t *a, int P, int rank)
 {
     size_t bytes = a->count * a->es;
-    if (a->op == LC_COLL_REDUCE) return rank == a->root ? (size_t)P * bytes : 64;
-    return bytes;
+    if (a->op == LC_COLL_REDUCE) return rank == a->root ? LC_ZC_DEPTH * (size_t)P * bytes : 64;
+    return LC_ZC_DEPTH * bytes;
 }
 
 lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
 {
     const int me = p->comm->rank, np = p->comm->size, R = a->root;
     const size_t bytes = a->count * a->es;
-    if (np < 2 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
+    if (np < 2 || np > 65 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
         return LINCOLL_ERR_INTERNAL;
+    lc_zc_ring_t *g = lc_zc_ring(p, bytes);
     int buf = lc_plan_slot_user(p, a->rbuf, bytes);
-    int scr = lc_plan_slot_user(p, win->base, bytes);
-    if (buf < 0 || scr < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
+    if (g == NULL || buf < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = LINCOLL_OK;
     if (me == R) {
         for (int j = 0; j < np && st == LINCOLL_OK; j++) {
             if (j == R) continue;
-            win->consumed[j] = UINT64_MAX; /* the first start is pre-credited */
+            win->consumed[j] = (uint64_t)0 - LC_ZC_DEPTH; /* DEPTH credits to start with */
             st = lc_plan_wait_put(p, 0, j, 0, win);
-            LC_COLL_TRY(st, lc_plan_put(p, 1, j, lc_ref(buf, 0), bytes, win, 0));
+            LC_COLL_TRY(st, lc_zc_ring_put(p, g, 1, j, lc_ref(buf, 0), bytes, win, 0));
         }
         return st;
     }
+    int scr = lc_zc_ring_slot(p, g, win->base, bytes);
+    if (scr < 0) return LINCOLL_ERR_NOMEM;
     st = lc_plan_wait_put(p, 1, R, bytes, win);
     LC_COLL_TRY(st, lc_plan_copy(p, 1, LC_STEP_POST, lc_ref(buf, 0), lc_ref(scr, 0), bytes));
     LC_COLL_TRY(st, lc_plan_put(p, 2, R, lc_ref(buf, 0), 0, win, 0));
@@ -76,16 +142,17 @@ lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, 
 {
     const int me = p->comm->rank, np = p->comm->size, R = a->root;
     const size_t bytes = a->count * a->es;
-    if (np < 2 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
+    if (np < 2 || np > 65 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
         return LINCOLL_ERR_INTERNAL;
+    lc_zc_ring_t *g = lc_zc_ring(p, (size_t)np * bytes);
     const void *in = a->inplace ? a->rbuf : a->sbuf;
     int src = lc_plan_slot_user(p, (void *)in, bytes);
-    if (src < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
+    if (g == NULL || src < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = LINCOLL_OK;
     if (me != R) {
-        win->consumed[R] = UINT64_MAX; /* the first start is pre-credited */
+        win->consumed[R] = (uint64_t)0 - LC_ZC_DEPTH; /* DEPTH credits to start with */
         st = lc_plan_wait_put(p, 0, R, 0, win);
-        LC_COLL_TRY(st, lc_plan_put(p, 1, R, lc_ref(src, 0), bytes, win, (size_t)me * bytes));
+        LC_COLL_TRY(st, lc_zc_ring_put(p, g, 1, R, lc_ref(src, 0), bytes, win, (size_t)me * bytes));
         return st;
     }
     int out = lc_plan_slot_user(p, a->rbuf, bytes);
@@ -95,7 +162,7 @@ lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, 
         return LINCOLL_ERR_NOMEM;
     }
     for (int j = 0; j < np && st == LINCOLL_OK; j++) {
-        x[j] = j == R ? src : lc_plan_slot_user(p, (char *)win->base + (size_t)j * bytes, bytes);
+        x[j] = j == R ? src : lc_zc_ring_slot(p, g, (char *)win->base + (size_t)j * bytes, bytes);
         if (x[j] < 0) st = LINCOLL_ERR_NOMEM;
         if (j != R) {
             LC_COLL_TRY(st, lc_plan_wait_put(p, 1, j, bytes, win));
@@ -149,6 +216,7 @@ lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
     /* large: bcast copies from the root's window; reduce keeps the tag plans */
     const int direct = bytes >= ctx->cfg.zcopy_threshold;
     if (direct && a->op != LC_COLL_BCAST) return LINCOLL_ERR_UNSUPPORTED;
+    if (!direct && comm->size > 65) return LINCOLL_ERR_UNSUPPORTED; /* ring bookkeeping */
     const void *in = (a->op == LC_COLL_BCAST || a->inplace) ? a->rbuf : a->sbuf;
     if (lc_mem_find(ctx, in, bytes) == NULL) return LINCOLL_ERR_UNSUPPORTED;
     lincoll_status_t st = LINCOLL_OK, st2 = LINCOLL_OK;

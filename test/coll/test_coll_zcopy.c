@@ -290,7 +290,7 @@ static void test_zcopy_dead_peer(void **state)
  * zcopy_direct_bcast (large: peers load the root's window; 2 rounds of
  * 0-byte flags, root P-1 out / P-1 in, others 1 / 1):
  * results (bcast: the root's bytes; reduce: bitwise the rhd_allreduce value
- * at the root), three starts (credits), and their closed form: 3 rounds;
+ * at the root), 11 starts (credits, the 8-slot scratch ring wraps), and their closed form: 3 rounds;
  * bcast root P-1 puts of n bytes out, P-1 credits in, others 1 in / 1 out;
  * reduce the mirror image. */
 static void run_small(int P, size_t n, int op, int root, int inplace, unsigned seed, int direct)
@@ -345,7 +345,7 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
         assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
         plans[r] = p;
     }
-    for (int start = 0; start < 3; start++) {
+    for (int start = 0; start < 11; start++) {
         for (int r = 0; r < P; r++) {
             for (size_t i = 0; i < n; i++)
                 ref_in[r][i] = rnd(&s);
