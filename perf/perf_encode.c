@@ -8,12 +8,20 @@
  * order off, else the universal choice).  The plan is built once and
  * started warmup + iters times (rank 0's timing).  In the same run:
  *  - the direct baseline (the same matrix, -A direct) is timed;
- *  - alpha and tau are calibrated with the ring shift one encode round is made
- *    of (every rank sends one message to rank+1 and receives one): alpha =
- *    time of an 8-byte shift, tau = (time of a 4 MiB shift - alpha) / 4 MiB;
- *  - the prediction is C1 alpha + C2 tau (C1, C2 from lincoll_plan_stats()).
+ *  - alpha and tau are LINCOLL_MODEL_ALPHA and 1/LINCOLL_MODEL_BW when both
+ *    are set (perf/encode_sweep.sh sets them from tag_lat and put_bw), else
+ *    calibrated with the ring shift one encode round is made of (every rank
+ *    sends one message to rank+1 and receives one): alpha = time of an
+ *    8-byte shift, tau = (time of a 4 MiB shift - alpha) / 4 MiB;
+ *  - the prediction is C1 alpha + C2 tau (C1, C2 from lincoll_plan_stats():
+ *    the schedule's per-packet figures, also for chunked plans);
+ *  - the model's choice: what -A auto compiles for the same call (the
+ *    library's cost model, LINCOLL_MODEL_*, GF work included).
  * The table row gets the algorithm and this prediction; a comment line
- * "# encode K=.. p=.. size=..: <algo> C1 C2 predicted, direct p50" follows.
+ * "# encode K=.. p=.. size=..: <algo> C1 C2 predicted, direct p50" follows,
+ * and a machine-readable one that perf/encode_sweep.sh reads:
+ * "#encode K= p= size= algo= chunks= C1= C2= p50_us= pred_us= direct_us=
+ *  model_us= choice= cal=".
  * Public headers only.
  */
 #include <lincoll/encode.h>
@@ -26,6 +34,20 @@
 #include "perf_local.h"
 
 static double cal_alpha = -1, cal_tau = -1;
+static const char *cal_src = "shift";
+
+/* alpha and tau from LINCOLL_MODEL_ALPHA / LINCOLL_MODEL_BW when both are set */
+static int env_model(void)
+{
+    const char *a = getenv("LINCOLL_MODEL_ALPHA"), *b = getenv("LINCOLL_MODEL_BW");
+    if (a == NULL || b == NULL) return 0;
+    double av = atof(a), bv = atof(b);
+    if (!(av > 0) || !(bv > 0)) return 0;
+    cal_alpha = av * 1e6;
+    cal_tau = 1e6 / bv;
+    cal_src = "env";
+    return 1;
+}
 
 static double shift_time(lincoll_context_t *ctx, lincoll_comm_t *comm, size_t bytes)
 {
@@ -69,7 +91,7 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
     if (K < P && lincoll_comm_split(comm, me < K ? 0 : 1, me, &g) != LINCOLL_OK) return -1;
     int rc = 0;
     if (me < K) {
-        if (cal_alpha < 0 && K > 1) { /* once per run */
+        if (cal_alpha < 0 && K > 1 && !env_model()) { /* once per run */
             double t8 = shift_time(ctx, g, 8), t4m = shift_time(ctx, g, 4u << 20);
             cal_alpha = t8;
             cal_tau = (t4m - t8) / (double)(4u << 20);
@@ -80,7 +102,10 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
         for (int i = 0; i < LINCOLL_ENCODE_ALGO_LAST; i++)
             if (strcmp(an, lincoll_encode_algo_name((lincoll_encode_algo_t)i)) == 0)
                 algo = (lincoll_encode_algo_t)i;
-        if (strcmp(an, "dft") == 0 || algo == LINCOLL_ENCODE_ALGO_SPECIFIC) dft = 1;
+        if (strcmp(an, "dft") == 0 || algo == LINCOLL_ENCODE_ALGO_SPECIFIC) {
+            dft = 1; /* the DFT's own schedule (falls back when K is not a power of p+1) */
+            algo = LINCOLL_ENCODE_ALGO_SPECIFIC;
+        }
         lincoll_field_t *f8, *fp;
         lincoll_gf_field_create(256, &f8);
         lincoll_gf_field_create(65537, &fp);
@@ -111,6 +136,18 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
         lincoll_encode_opts_t bo = {.ports = p, .algo = LINCOLL_ENCODE_ALGO_DIRECT};
         if (rc == 0 && lincoll_encode_init(g, f8, A, K, K, B, in, out, &bo, &base) != LINCOLL_OK)
             rc = -1;
+        /* the model's choice for the same call (compiled only, never started) */
+        char choice[32] = "?";
+        lincoll_encode_opts_t ao = {.ports = p, .algo = LINCOLL_ENCODE_ALGO_AUTO};
+        lincoll_plan_t *ap = NULL;
+        if (rc == 0 &&
+            (dft ? lincoll_encode_dft_init(g, fp, LINCOLL_ENCODE_DFT_NATURAL, B, in, out, &ao, &ap)
+                 : lincoll_encode_init(g, f8, A, K, K, B, in, out, &ao, &ap)) == LINCOLL_OK) {
+            lincoll_plan_stats_t as;
+            lincoll_plan_stats(ap, &as);
+            snprintf(choice, sizeof(choice), "%s", as.algorithm);
+            lincoll_plan_free(ap);
+        }
         perf_result_t rb = {0};
         if (rc == 0) rc = time_plan(plan, warmup, iters, B, r);
         if (rc == 0) rc = time_plan(base, warmup, iters, B, &rb);
@@ -120,12 +157,20 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
             snprintf(r->algo, sizeof(r->algo), "%s", s.algorithm);
             r->predicted_us =
                 K > 1 ? (double)s.rounds * cal_alpha + (double)s.c2_bytes * cal_tau : 0.0;
-            if (me == 0)
-                printf("# encode K=%d p=%d size=%zu: %s C1=%u C2=%llu predicted %.1f us "
-                       "(alpha %.2f us, tau %.4f us/KiB) | direct p50 %.1f us (model's own "
-                       "%.1f us)\n",
-                       K, p, B, s.algorithm, s.rounds, (unsigned long long)s.c2_elems,
-                       r->predicted_us, cal_alpha, cal_tau * 1024, rb.p50_us, s.predicted_us);
+            unsigned nch = 1;
+            lincoll_encode_chunks(plan, &nch, NULL);
+            if (me == 0) {
+                printf("# encode K=%d p=%d size=%zu: %s C1=%u C2=%llu chunks=%u predicted %.1f us "
+                       "(alpha %.2f us, tau %.4f us/KiB, %s) | direct p50 %.1f us (model's own "
+                       "%.1f us) | model's choice %s\n",
+                       K, p, B, s.algorithm, s.rounds, (unsigned long long)s.c2_elems, nch,
+                       r->predicted_us, cal_alpha, cal_tau * 1024, cal_src, rb.p50_us,
+                       s.predicted_us, choice);
+                printf("#encode K=%d p=%d size=%zu algo=%s chunks=%u C1=%u C2=%llu p50_us=%.3f "
+                       "pred_us=%.3f direct_us=%.3f model_us=%.3f choice=%s cal=%s\n",
+                       K, p, B, s.algorithm, nch, s.rounds, (unsigned long long)s.c2_elems,
+                       r->p50_us, r->predicted_us, rb.p50_us, s.predicted_us, choice, cal_src);
+            }
         }
         lincoll_plan_free(plan);
         lincoll_plan_free(base);

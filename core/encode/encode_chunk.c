@@ -28,9 +28,13 @@
  *   n > 1: pre_0 l gamma + sum_g (alpha + max(x_t(g) l beta, w_g l gamma))
  *          + post_{T-1} l gamma,  w_g = post_t(g-1) + pre_t(g+1),  l = B/n,
  * x_t = largest message of round t in packets, pre/post_t = GF work of
- * round t in packet-bytes.  The model choice is the n with the least
- * prediction among chunk sizes >= LC_ENC_CHUNK_AUTO_MIN (so packets below
- * 2 * 64 KiB are never chunked).
+ * round t in packet-bytes (this rank's: the plan stats' predicted_us).  The
+ * model choice is the n with the least prediction among chunk sizes >=
+ * LC_ENC_CHUNK_AUTO_MIN (so packets below 2 * 64 KiB are never chunked), on
+ * the profile x_t = post_t = 1, pre_t = 0: every rank must cut alike, and it
+ * depends only on B, T and LINCOLL_MODEL_* (a rank's own work may differ:
+ * direct on a sparse matrix, the natural-order DFT's last round).  Roughly
+ * n = sqrt(B min(beta, gamma) / (T alpha)).
  * Restrictions: encode plans only (send/recv, COPY and GF steps on
  * packet-aligned buffer ranges); n * T < 2^16 rounds (the chunk grows).
  */
@@ -249,9 +253,20 @@ lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b)
                      tp->algorithm, S, lim, S2);
             S = S2;
         }
-    } else { /* the model: least predicted time over chunk sizes >= the minimum */
+    } else {
+        /* the model: least predicted time over chunk sizes >= the minimum, on a
+         * profile every rank computes alike (one packet moved and one folded
+         * per round: ranks' own work differs, e.g. direct on a sparse matrix,
+         * and all must cut the packet the same way) */
+        lc_enc_tround_t *u = malloc(sizeof(*u) * T);
+        if (u == NULL) {
+            free(tr);
+            return LINCOLL_ERR_NOMEM;
+        }
+        for (unsigned t = 0; t < T; t++)
+            u[t] = (lc_enc_tround_t){.x = 1, .pre = 0, .post = 1, .h = 1};
         S = B;
-        double best = lc_enc_pipe_time(cfg, tr, T, B, 1);
+        double best = lc_enc_pipe_time(cfg, u, T, B, 1);
         unsigned lim = nmax_tag < LC_ENC_AUTO_MAX ? nmax_tag : LC_ENC_AUTO_MAX;
         size_t prevS = B;
         for (unsigned n = 2; n <= lim && B / n >= LC_ENC_CHUNK_AUTO_MIN; n++) {
@@ -260,12 +275,13 @@ lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b)
             prevS = s;
             unsigned nn = (unsigned)((B + s - 1) / s);
             if (nn < 2) continue;
-            double t = lc_enc_pipe_time(cfg, tr, T, B, nn);
+            double t = lc_enc_pipe_time(cfg, u, T, B, nn);
             if (t < best) {
                 best = t;
                 S = s;
             }
         }
+        free(u);
     }
     unsigned n = (unsigned)((B + S - 1) / S);
     double pred = lc_enc_pipe_time(cfg, tr, T, B, n);

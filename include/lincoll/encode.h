@@ -65,8 +65,10 @@
  * predicted_us is the pipelined prediction.  lincoll_encode_chunks() tells the
  * chunking of a plan.  Chunk size: lincoll_encode_opts_t::chunk_bytes, else
  * LINCOLL_ENCODE_CHUNK, else (0) the cost model: the n that minimises
- * sum over global rounds of alpha + max(transfer, overlapped GF work), with
- * chunks of at least 64 KiB (so packets under 128 KiB are never chunked).
+ * sum over global rounds of alpha + max(transfer, overlapped GF work) for one
+ * packet moved and folded per round (the same on every rank; about
+ * sqrt(B min(beta, gamma) / (C1 alpha)) chunks), with chunks of at least
+ * 64 KiB (so packets under 128 KiB are never chunked).
  * Chunks are buffers' byte ranges: scratch packets are laid out chunk-major
  * so every message of a chunk stays one contiguous block.
  *
