@@ -15,8 +15,8 @@
 #                 progress), goal >= 0.95
 # shm = UCX's default transports (lincoll keeps them with error handling via
 # UCX_MM_ERROR_HANDLING=y), tcp = UCX_TLS=tcp,self for both programs.
-# About 2 minutes on an idle 2-core machine; figures are only comparable
-# within one run (absolute numbers drift with the machine's load).
+# About a minute (69 s with REPS=5 on the loaded 2-core VM); figures are only
+# comparable within one run (absolute numbers drift with the machine's load).
 set -uo pipefail
 build=${1:-build}
 reps=${2:-5}
