@@ -54,7 +54,7 @@ static const lc_config_field_t lc_config_fields[] = {
          "smaller ones by tag send"),
     LC_F("COLL_ZCOPY_THRESHOLD", LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
          "collectives over lincoll_mem_alloc buffers on ranks that map each other's memory "
-         "(one node): allreduce, reduce-scatter, allgather and bcast of at least this many "
+         "(one node): allreduce, reduce-scatter, allgather, bcast and reduce of at least this many "
          "bytes load/store the peers' buffers directly (zcopy_*: two flag rounds, no "
          "messages); smaller allreduce (power of two), bcast and reduce put the vector into "
          "the peer's mapped scratch (zcopy_rd_allreduce, zcopy_bcast, zcopy_reduce).  Other "

@@ -102,6 +102,8 @@ lincoll_status_t lc_zc_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_
                                             lc_win_t *win);
 lincoll_status_t lc_zc_rsag_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                 lincoll_plan_t **plan_p);
+lincoll_status_t lc_zc_reduce_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                           lc_win_t *win_in, lc_win_t *win_out);
 lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                  lincoll_plan_t **plan_p);
 /* bcast/reduce: scratch window size on `rank` for this call */

@@ -28,6 +28,8 @@
  * Large broadcasts (>= the threshold), zcopy_direct_bcast: every peer copies
  * the root's buffer out of the root's mapped window between a "ready" flag
  * from the root and a "done" flag back (2 alpha + n.beta, one copy).
+ * Large reduces, zcopy_direct_reduce: rank i reduces segment i from every
+ * input in place into the root's mapped output (see the builder).
  * Cost: alpha + n.beta (+ (P-1).n.gamma at the root of a reduce); C2 = n.
  * Restrictions: bcast and reduce, 0 < n < LINCOLL_COLL_ZCOPY_THRESHOLD, P <= 65, every
  * rank's buffer lincoll memory and every peer mapped (checked collectively
@@ -203,6 +205,44 @@ lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *p, const lc_coll_args_
     return st;
 }
 
+/* Large reduce (>= the threshold), zcopy_direct_reduce: like zcopy_allreduce
+ * without the copies back.  Round 0: "ready" flags between all ranks (every
+ * input valid, the root's output free); rank i reduces segment i reading
+ * every rank's input in place and stores it into the root's output
+ * (rhd_allreduce's bracketing).  Round 1: "done" flags.  win_in: the inputs;
+ * win_out: the root's output (other ranks expose their input there). */
+lincoll_status_t lc_zc_reduce_direct_build(lincoll_plan_t *p, const lc_coll_args_t *a,
+                                           lc_win_t *win_in, lc_win_t *win_out)
+{
+    const int me = p->comm->rank, np = p->comm->size, R = a->root;
+    const size_t es = a->es, n = a->count, bytes = n * es;
+    if (np < 2 || win_in == NULL || win_out == NULL) return LINCOLL_ERR_INTERNAL;
+    const lc_segs_t sg = {n / (size_t)np, n % (size_t)np};
+    const size_t off = lc_seg_off(&sg, (size_t)me), cnt = lc_seg_sum(&sg, (size_t)me, 1);
+    void *op = lc_win_peer_ptr(win_out, R);
+    int outR = op != NULL ? lc_plan_slot_user(p, op, bytes) : -1;
+    int *x = calloc((size_t)np, sizeof(int));
+    lincoll_status_t st = (outR >= 0 && x != NULL) ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
+    if (op == NULL) st = LINCOLL_ERR_UNSUPPORTED;
+    for (int j = 0; j < np && st == LINCOLL_OK; j++) {
+        void *pj = lc_win_peer_ptr(win_in, j);
+        x[j] = pj != NULL ? lc_plan_slot_user(p, pj, bytes) : -1;
+        if (x[j] < 0) st = pj == NULL ? LINCOLL_ERR_UNSUPPORTED : LINCOLL_ERR_NOMEM;
+    }
+    if (st == LINCOLL_OK && lc_coll_round(p, 1) < 0) st = LINCOLL_ERR_NOMEM;
+    for (int R2 = 0; R2 < 2 && st == LINCOLL_OK; R2++) {
+        for (int j = 0; j < np && st == LINCOLL_OK; j++) {
+            if (j == me) continue;
+            st = lc_plan_put(p, R2, j, lc_ref(x[me], 0), 0, win_in, 0);
+            LC_COLL_TRY(st, lc_plan_wait_put(p, R2, j, 0, win_in));
+        }
+    }
+    if (st == LINCOLL_OK && cnt > 0)
+        st = lc_zc_reduce_tree(p, a, 0, x, off, cnt, lc_ref(outR, off * es));
+    free(x);
+    return st;
+}
+
 lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                  lincoll_plan_t **plan_p)
 {
@@ -213,44 +253,57 @@ lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
         ctx->tl_ops->rkey_ptr == NULL) {
         return LINCOLL_ERR_UNSUPPORTED;
     }
-    /* large: bcast copies from the root's window; reduce keeps the tag plans */
+    /* large: bcast copies from the root's window; reduce stores into it */
     const int direct = bytes >= ctx->cfg.zcopy_threshold;
-    if (direct && a->op != LC_COLL_BCAST) return LINCOLL_ERR_UNSUPPORTED;
+    const int dred = direct && a->op == LC_COLL_REDUCE;
     if (!direct && comm->size > 65) return LINCOLL_ERR_UNSUPPORTED; /* ring bookkeeping */
     const void *in = (a->op == LC_COLL_BCAST || a->inplace) ? a->rbuf : a->sbuf;
     if (lc_mem_find(ctx, in, bytes) == NULL) return LINCOLL_ERR_UNSUPPORTED;
     lincoll_status_t st = LINCOLL_OK, st2 = LINCOLL_OK;
-    if (!lc_zc_all_agree(comm, a, 1, &st)) return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
-    lc_win_t *w = NULL;
-    st = direct ? lc_win_create(comm, a->rbuf, bytes, &w)
-                : lc_win_create(comm, NULL, lc_zc_small_winlen(a, comm->size, comm->rank), &w);
+    /* a direct reduce stores into the root's output: it must be lincoll memory too */
+    const int root_ok = !dred || comm->rank != a->root || lc_mem_find(ctx, a->rbuf, bytes) != NULL;
+    if (!lc_zc_all_agree(comm, a, root_ok, &st))
+        return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
+    lc_win_t *w = NULL, *w2 = NULL;
+    if (dred) {
+        st = lc_win_create(comm, (void *)in, bytes, &w);
+        if (st == LINCOLL_OK)
+            st = lc_win_create(comm, comm->rank == a->root ? a->rbuf : (void *)in, bytes, &w2);
+    } else {
+        st = direct ? lc_win_create(comm, a->rbuf, bytes, &w)
+                    : lc_win_create(comm, NULL, lc_zc_small_winlen(a, comm->size, comm->rank), &w);
+    }
     int mapped = st == LINCOLL_OK;
     for (int j = 0; mapped && j < comm->size; j++)
-        mapped = lc_win_peer_ptr(w, j) != NULL;
+        mapped = lc_win_peer_ptr(w, j) != NULL && (!dred || lc_win_peer_ptr(w2, j) != NULL);
     int all = lc_zc_all_agree(comm, a, mapped, &st2);
     if (st == LINCOLL_OK) st = st2;
     lincoll_plan_t *plan = NULL;
     if (st == LINCOLL_OK && all) {
         st = lc_plan_create(comm,
-                            direct                   ? "zcopy_direct_bcast"
+                            dred                     ? "zcopy_direct_reduce"
+                            : direct                 ? "zcopy_direct_bcast"
                             : a->op == LC_COLL_BCAST ? "zcopy_bcast"
                                                      : "zcopy_reduce",
                             comm->size - 1, &plan);
     }
     if (plan != NULL && st == LINCOLL_OK) {
         plan->elem_size = a->es;
-        plan->wins = calloc(1, sizeof(*plan->wins));
+        plan->wins = calloc(2, sizeof(*plan->wins));
         if (plan->wins == NULL) st = LINCOLL_ERR_NOMEM;
     }
     if (plan != NULL && st == LINCOLL_OK) {
         plan->wins[plan->nwins++] = w;
-        w = NULL;
-        st = direct                   ? lc_zc_bcast_direct_build(plan, a, plan->wins[0])
+        if (w2 != NULL) plan->wins[plan->nwins++] = w2;
+        w = w2 = NULL;
+        st = dred     ? lc_zc_reduce_direct_build(plan, a, plan->wins[0], plan->wins[1])
+             : direct ? lc_zc_bcast_direct_build(plan, a, plan->wins[0])
              : a->op == LC_COLL_BCAST ? lc_zc_bcast_build(plan, a, plan->wins[0])
                                       : lc_zc_reduce_build(plan, a, plan->wins[0]);
         if (st == LINCOLL_OK) st = lc_plan_finalize(plan);
     }
     lc_win_destroy(w);
+    lc_win_destroy(w2);
     if (st != LINCOLL_OK || plan == NULL) {
         lc_plan_destroy(plan);
         return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;

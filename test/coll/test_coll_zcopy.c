@@ -290,9 +290,9 @@ static void test_zcopy_dead_peer(void **state)
  * zcopy_direct_bcast (large: peers load the root's window; 2 rounds of
  * 0-byte flags, root P-1 out / P-1 in, others 1 / 1):
  * results (bcast: the root's bytes; reduce: bitwise the rhd_allreduce value
- * at the root), 11 starts (credits, the 8-slot scratch ring wraps), and their closed form: 3 rounds;
- * bcast root P-1 puts of n bytes out, P-1 credits in, others 1 in / 1 out;
- * reduce the mirror image. */
+ * at the root), 11 starts (credits, the 8-slot scratch ring wraps), and their closed form: 3
+ * rounds; bcast root P-1 puts of n bytes out, P-1 credits in, others 1 in / 1 out; reduce the
+ * mirror image. */
 static void run_small(int P, size_t n, int op, int root, int inplace, unsigned seed, int direct)
 {
     lc_simh_t h;
@@ -416,6 +416,101 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
     lc_simh_destroy(&h);
 }
 
+/* zcopy_direct_reduce: root result bitwise the rhd_allreduce value, three
+ * starts, closed form 2 rounds of 2(P-1) 0-byte flags per rank. */
+static void run_dred(int P, size_t n, int root, int inplace, unsigned seed)
+{
+    lc_simh_t h;
+    assert_int_equal(lc_simh_create(&h, P, 1), 0);
+    const size_t es = sizeof(double), bytes = n * es;
+    void **in = calloc((size_t)P, sizeof(void *)), **out = calloc((size_t)P, sizeof(void *));
+    void **inb = calloc((size_t)P, sizeof(void *)), **outb = calloc((size_t)P, sizeof(void *));
+    double **ref_in = calloc((size_t)P, sizeof(double *)),
+           **ref_out = calloc((size_t)P, sizeof(double *));
+    lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
+    lc_win_t **wi = calloc((size_t)P, sizeof(*wi)), **wo = calloc((size_t)P, sizeof(*wo));
+    unsigned s = seed;
+    for (int r = 0; r < P; r++) {
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &in[r]), LINCOLL_OK);
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &out[r]), LINCOLL_OK);
+        ref_in[r] = malloc(bytes);
+        ref_out[r] = malloc(bytes);
+        inb[r] = inplace ? out[r] : in[r];
+        outb[r] = r == root ? out[r] : inb[r];
+    }
+    make_wins(&h, inb, bytes, wi);
+    make_wins(&h, outb, bytes, wo);
+    for (int r = 0; r < P; r++) {
+        lc_coll_args_t a = {.op = LC_COLL_REDUCE,
+                            .sbuf = inplace ? NULL : in[r],
+                            .rbuf = out[r],
+                            .count = n,
+                            .total = n,
+                            .dtype = LINCOLL_DOUBLE,
+                            .rop = LINCOLL_SUM,
+                            .root = root,
+                            .inplace = inplace,
+                            .es = es};
+        lincoll_plan_t *p = NULL;
+        assert_int_equal(lc_plan_create(h.comm[r], "zcopy_direct_reduce", P - 1, &p), LINCOLL_OK);
+        p->elem_size = es;
+        p->wins = calloc(2, sizeof(*p->wins));
+        p->wins[p->nwins++] = wi[r];
+        p->wins[p->nwins++] = wo[r];
+        assert_int_equal(lc_zc_reduce_direct_build(p, &a, wi[r], wo[r]), LINCOLL_OK);
+        assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
+        plans[r] = p;
+    }
+    for (int start = 0; start < 3; start++) {
+        for (int r = 0; r < P; r++) {
+            for (size_t i = 0; i < n; i++)
+                ref_in[r][i] = rnd(&s);
+            memcpy(inb[r], ref_in[r], bytes);
+        }
+        lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
+        assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
+        for (int r = 0; r < P; r++)
+            assert_int_equal(lincoll_allreduce_init(h.comm[r], ref_in[r], ref_out[r], n,
+                                                    LINCOLL_DOUBLE, LINCOLL_SUM, &rp[r]),
+                             LINCOLL_OK);
+        unsetenv("LINCOLL_ALLREDUCE_ALGO");
+        assert_int_equal(lc_simh_run(&h, rp), LINCOLL_OK);
+        for (int r = 0; r < P; r++)
+            lincoll_plan_free(rp[r]);
+        free(rp);
+        lc_sim_world_reset_stats(h.world);
+        assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
+        if (memcmp(out[root], ref_out[0], bytes) != 0)
+            fail_msg("zcopy_direct_reduce P=%d n=%zu root %d inplace %d start %d: wrong result", P,
+                     n, root, inplace, start);
+        assert_int_equal(lc_sim_world_rounds(h.world), 2);
+        for (int r = 0; r < P; r++) {
+            uint64_t ms, bs, mr, br;
+            lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
+            assert_int_equal(ms, 2 * (uint64_t)(P - 1));
+            assert_int_equal(mr, 2 * (uint64_t)(P - 1));
+            assert_int_equal(bs + br, 0);
+        }
+    }
+    for (int r = 0; r < P; r++) {
+        lincoll_plan_free(plans[r]);
+        lincoll_mem_free(h.ctx[r], in[r]);
+        lincoll_mem_free(h.ctx[r], out[r]);
+        free(ref_in[r]);
+        free(ref_out[r]);
+    }
+    free(in);
+    free(out);
+    free(inb);
+    free(outb);
+    free(ref_in);
+    free(ref_out);
+    free(plans);
+    free(wi);
+    free(wo);
+    lc_simh_destroy(&h);
+}
+
 static void test_zcopy_small_bcast_reduce(void **state)
 {
     (void)state;
@@ -436,7 +531,13 @@ static void test_zcopy_small_bcast_reduce(void **state)
                         }
                     }
     }
-    printf("zcopy small bcast/reduce: %u cases\n", cases);
+    for (int P = 2; P <= 9; P++)
+        for (int ip = 0; ip < 2; ip++) {
+            run_dred(P, 1000, P - 1, ip, (unsigned)(P * 3 + ip));
+            run_dred(P, (size_t)P + 1, 0, ip, (unsigned)(P * 5 + ip));
+            cases += 2;
+        }
+    printf("zcopy bcast/reduce: %u cases\n", cases);
 }
 
 /* zcopy_allgather / zcopy_reduce_scatter (large, direct loads): results
