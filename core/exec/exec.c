@@ -14,16 +14,16 @@
  * plan expects mean the ranks disagree on the arguments: LINCOLL_ERR_MISMATCH.
  *
  * Fast path: a plan made only of sends and receives (no compute steps, no
- * puts: sendrecv, ring shift, the p2p benchmarks) is flattened once, at its
- * first start, into ready-to-post transfers (world peer, buffer, length, tag
- * without the sequence bits; receives first), so a start allocates nothing
- * and computes no tag.  Its test() posts a round's receives, its sends, then
- * the next round's receives when the plan allows it (the order ucx_perftest
- * uses for a ping-pong: the reply's receive is posted while the request
- * flies), tests the requests right after posting (immediate completion) and
- * then only when the transport reports activity (or after a batch of idle
- * progress calls), and keeps the general path's timeout, peer-failure and
- * size checks.
+ * puts, no per-start hook: sendrecv, ring shift, the p2p benchmarks) is
+ * flattened once, at its first start, into ready-to-post transfers (world
+ * peer, buffer, length, tag without the sequence bits; receives first), so a
+ * start allocates nothing and computes no tag.  Its test() posts a round's
+ * receives, its sends, then the next round's receives when the plan allows
+ * it (the order ucx_perftest uses for a ping-pong: the reply's receive is
+ * posted while the request flies), tests the requests right after posting
+ * (immediate completion) and then only when the transport reports activity
+ * (or after a batch of idle progress calls), and keeps the general path's
+ * timeout, peer-failure and size checks.
  *
  * Tags: (comm id, start sequence, sender's comm rank, round) — see
  * transports/transport.h.  Every start takes the communicator's next
@@ -408,7 +408,9 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
 {
     lincoll_comm_t *comm = p->comm;
     unsigned maxx = 0, total = 0;
-    int fast = 1;
+    /* a per-start hook may move slots or rewrite transfers (zcopy rings):
+     * nothing about such a plan can be computed once */
+    int fast = p->on_start == NULL;
     for (unsigned r = 0; r < p->nrounds; r++) {
         const lc_round_t *R = &p->rounds[r];
         maxx = R->nxfers > maxx ? R->nxfers : maxx;
