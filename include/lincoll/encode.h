@@ -68,7 +68,7 @@
  * sum over global rounds of alpha + max(transfer, overlapped GF work) for one
  * packet moved and folded per round (the same on every rank; about
  * sqrt(B min(beta, gamma) / (C1 alpha)) chunks), with chunks of at least
- * 64 KiB (so packets under 128 KiB are never chunked).
+ * 256 KiB (so packets under 512 KiB are never chunked).
  * Chunks are buffers' byte ranges: scratch packets are laid out chunk-major
  * so every message of a chunk stays one contiguous block.
  *

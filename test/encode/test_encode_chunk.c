@@ -190,7 +190,7 @@ static void test_no_chunking(void **state)
     assert_int_equal(one_fam(F_BW, f8, 5, 1, 0, 1000, 4096, 2), 1);
     assert_int_equal(one_fam(F_PS, f8, 1, 1, 0, 5000, 1024, 3), 1); /* nothing to overlap */
     assert_int_equal(one_fam(F_BW, f8, 7, 2, 0, 4096, 0, 4), 1);    /* model: tiny packet */
-    assert_int_equal(one_fam(F_BW, f8, 4, 1, 0, 100000, 0, 5), 1);  /* under 2 x 64 KiB */
+    assert_int_equal(one_fam(F_BW, f8, 4, 1, 0, 500000, 0, 5), 1);  /* under 2 x 256 KiB */
     lincoll_gf_field_destroy(f8);
 }
 
