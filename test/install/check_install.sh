@@ -2,6 +2,9 @@
 # Installs the build tree into a temporary prefix and builds a tiny consumer
 # against it twice: with pkg-config and with find_package(lincoll).
 #   check_install.sh BUILD_DIR
+# LC_CONSUMER_CFLAGS: extra compiler flags for the consumers (deploy/sanitize.sh
+# sets -fsanitize=address,undefined: a sanitized library needs a sanitized
+# program, the ASan runtime must come first).
 set -euo pipefail
 build=$1
 tmp=$(mktemp -d)
@@ -22,7 +25,7 @@ int main(void)
 C
 export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig:${PKG_CONFIG_PATH:-}"
 # pkg-config
-cc -std=c11 -o "$tmp/consumer_pc" "$tmp/consumer.c" $(pkg-config --cflags --libs lincoll) \
+cc -std=c11 ${LC_CONSUMER_CFLAGS:-} -o "$tmp/consumer_pc" "$tmp/consumer.c" $(pkg-config --cflags --libs lincoll) \
    -Wl,-rpath,"$tmp/prefix/lib"
 "$tmp/consumer_pc"
 # CMake package
@@ -34,7 +37,8 @@ find_package(lincoll REQUIRED)
 add_executable(consumer_cmake $tmp/consumer.c)
 target_link_libraries(consumer_cmake PRIVATE lincoll::lincoll)
 CM
-cmake -S "$tmp/cm" -B "$tmp/cm/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake -S "$tmp/cm" -B "$tmp/cm/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+  -DCMAKE_C_FLAGS="${LC_CONSUMER_CFLAGS:-}" >/dev/null
 cmake --build "$tmp/cm/build" >/dev/null
 LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/cm/build/consumer_cmake"
 echo "1 passed, 0 failed"
