@@ -49,7 +49,6 @@ typedef struct lc_config {
     int algo_allreduce, algo_reduce_scatter, algo_allgather, algo_bcast, algo_reduce;
     int algo_matmul, algo_encode;
     size_t matmul_max_mem;
-    int encode_checksum; /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
     size_t encode_chunk; /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
     int encode_checksum; /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
 } lc_config_t;
