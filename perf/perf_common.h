@@ -23,7 +23,7 @@ typedef struct perf_opts {
     const char *algo;  /* -A: algorithm name for collectives / encode / matmul */
     const char *dtype; /* -d: element type name (collectives), e.g. float */
     int K;             /* -K: encode group size (0 = all ranks) */
-    int window;        /* -W: tag_bw/put_bw messages in flight (default 8) */
+    int window;        /* -W: tag_bw/put_bw messages in flight (default 32, as ucx_perftest) */
     int coll;          /* table gets algo and predicted columns */
 } perf_opts_t;
 
