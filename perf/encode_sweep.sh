@@ -19,8 +19,10 @@
 #   (C1 alpha + C2 tau, C1/C2 the schedule's) | ratio measured/predicted |
 #   model-choice (what auto compiles) | fastest-measured (over the
 #   algorithms and the direct baseline at that K, p, size)
-# Runs that would start after BUDGET_S seconds (default 270) are skipped, so
-# the default sweep ends within 5 minutes even on a loaded machine.  -o keeps
+# Runs that would start after BUDGET_S seconds (default 270) are skipped and a
+# run still going at BUDGET_S + 20 s is stopped (lincoll-run --timeout; its
+# finished sizes are kept), so the sweep ends within 5 minutes even on a
+# loaded machine.  -o keeps
 # the raw "#encode" lines.  Figures on a loaded or oversubscribed machine
 # (K ranks on fewer cores) are not the library's speed: compare within a run.
 set -eu
@@ -65,9 +67,10 @@ skipped=0
 for K in $KS; do
   for p in $PS; do
     for A in $ALGOS; do
-      if [ $(($(date +%s) - T0)) -ge "$BUDGET" ]; then skipped=$((skipped + 1)); continue; fi
+      left=$((BUDGET - ($(date +%s) - T0)))
+      if [ "$left" -le 0 ]; then skipped=$((skipped + 1)); continue; fi
       # shellcheck disable=SC2086
-      $TS "$RUN" -n "$K" --timeout 600 "$PERF" -t encode -K "$K" -p "$p" -A "$A" -s "$SIZES" \
+      $TS "$RUN" -n "$K" --timeout $((left + 20)) "$PERF" -t encode -K "$K" -p "$p" -A "$A" -s "$SIZES" \
         -n "$ITERS" -w 2 >"$TMP/out" 2>"$TMP/err" ||
         echo "encode_sweep: K=$K p=$p -A $A failed: $(tail -n 2 "$TMP/err" | tr '\n' ' ')" >&2
       sed -n 's/^\[0\] #encode /'"A=$A"' /p' "$TMP/out" >>"$RAW"

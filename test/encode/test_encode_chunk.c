@@ -9,6 +9,7 @@
  * chunk, and run twice (persistent).  Checked:
  *  - the chunked outputs equal the whole-packet outputs byte for byte (and,
  *    for the universal algorithms, x A computed serially);
+ *  - the chunked plan runs GF steps during transfers (its dump);
  *  - lincoll_encode_chunks() reports ceil(B / chunk) chunks of the asked
  *    size rounded up to 64 bytes;
  *  - bytes moved (sum over ranks) and the measured C2 in bytes are those of
@@ -40,6 +41,7 @@ typedef struct carg {
     size_t B, chunk;
     unsigned nchunks; /* lincoll_encode_chunks() of rank 0's plan */
     size_t chunk_got;
+    int has_during; /* rank 0's plan dump shows steps that run during transfers */
 } carg_t;
 
 static lincoll_status_t init_fam(lincoll_comm_t *comm, int r, const void *in, void *out, void *arg,
@@ -87,8 +89,12 @@ static lincoll_status_t init_fam(lincoll_comm_t *comm, int r, const void *in, vo
         break;
     }
     }
-    if (st == LINCOLL_OK && r == 0)
+    if (st == LINCOLL_OK && r == 0) {
         assert_int_equal(lincoll_encode_chunks(*plan, &c->nchunks, &c->chunk_got), LINCOLL_OK);
+        static char dump[1 << 16];
+        assert_int_equal(lincoll_plan_dump(*plan, dump, sizeof(dump)), LINCOLL_OK);
+        c->has_during = strstr(dump, " during gf_") != NULL;
+    }
     return st;
 }
 
@@ -124,6 +130,10 @@ static unsigned one_fam(int fam, const lincoll_field_t *f, int K, int p, int k, 
         fail_msg("%s K=%d B=%zu chunk %zu: %u chunks, expected %u", fam_names[fam], K, B, chunk,
                  c.nchunks, n);
     if (n > 1 && chunk != 0) assert_int_equal(c.chunk_got, want);
+    /* the GF work of a chunk overlaps another chunk's transfers */
+    if (n > 1 && !c.has_during)
+        fail_msg("%s K=%d: the chunked plan has no step that runs during transfers", fam_names[fam],
+                 K);
     for (int j = 0; j < K; j++) {
         if (memcmp(y0[j], y1[j], B) != 0)
             fail_msg("%s K=%d p=%d B=%zu chunk %zu: rank %d differs from the whole-packet plan",
