@@ -117,10 +117,12 @@ int main(int argc, char **argv)
     lincoll_plan_stats_t es, rs;
     lincoll_plan_stats(enc, &es);
     lincoll_plan_stats(rep, &rs);
+    unsigned pipe = 1; /* a large chunk is pipelined in pieces (LINCOLL_ENCODE_CHUNK) */
+    lincoll_encode_chunks(enc, &pipe, NULL);
     if (me == 0)
         printf("ec_daemon: [%d,%d] RS over GF(2^8), chunk %zu bytes, %d stripes; encode %s "
-               "C1=%u C2=%llu, repair %s C1=%u C2=%llu\n",
-               N, k, chunk, stripes, es.algorithm, es.rounds, (unsigned long long)es.c2_elems,
+               "C1=%u C2=%llu (pipelined in %u pieces), repair %s C1=%u C2=%llu\n",
+               N, k, chunk, stripes, es.algorithm, es.rounds, (unsigned long long)es.c2_elems, pipe,
                rs.algorithm, rs.rounds, (unsigned long long)rs.c2_elems);
     int bad = 0;
     uint8_t *orig = malloc(chunk);
