@@ -38,7 +38,8 @@
  * direct on a sparse matrix, the natural-order DFT's last round).  Roughly
  * n = sqrt(B min(beta, gamma) / (T alpha)).
  * Restrictions: encode plans only (send/recv, COPY and GF steps on
- * packet-aligned buffer ranges); n * T < 2^16 rounds (the chunk grows).
+ * packet-aligned buffer ranges); 2 n T < 2^16 rounds, room for the checksum
+ * pass (the chunk grows); at most 4096 chunks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -243,7 +244,8 @@ lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b)
     lc_enc_tround_t *tr = malloc(sizeof(*tr) * T);
     if (tr == NULL) return LINCOLL_ERR_NOMEM;
     lc_enc_profile(tp, B, tr);
-    const unsigned nmax_tag = (unsigned)((LC_TAG_MAX_ROUND - 1) / T);
+    /* n T rounds, and twice that under LINCOLL_ENCODE_CHECKSUM (plan_checksum.c) */
+    const unsigned nmax_tag = (unsigned)((LC_TAG_MAX_ROUND / 2 - 1) / T);
     size_t S;
     if (b->chunk_req != 0) { /* asked for */
         S = lc_enc_round_up(b->chunk_req < B ? b->chunk_req : B, LC_ENC_CHUNK_ALIGN);
