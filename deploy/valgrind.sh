@@ -22,7 +22,7 @@ tests = json.load(open(sys.argv[1]))["tests"]
 supp, jobs = sys.argv[2], int(sys.argv[3])
 vg = ["valgrind", "--tool=memcheck", "--error-exitcode=99", "--leak-check=full",
       "--show-leak-kinds=definite", "--errors-for-leak-kinds=definite",
-      "--suppressions=" + supp, "--num-callers=30", "--quiet"]
+      "--suppressions=" + supp, "--num-callers=30", "-v"]
 
 def run(t):
     env = dict(os.environ)
@@ -56,9 +56,14 @@ with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
     for name, rc, out, dt in ex.map(run, tests):
         ok = rc == 0
         bad += not ok
-        print("%-40s %s %7.1f s" % (name, "OK  " if ok else "FAIL(rc=%d)" % rc, dt), flush=True)
+        # which third-party suppressions fired (-v lists them at exit)
+        used = sorted({l.split("used_suppression:")[1].split()[1] for l in out.splitlines()
+                       if "used_suppression:" in l})
+        print("%-40s %s %7.1f s%s" % (name, "OK  " if ok else "FAIL(rc=%d)" % rc, dt,
+              "  suppressed: " + ",".join(used) if used else ""), flush=True)
         if not ok:
-            lines = [l for l in out.splitlines() if l.startswith("==") or "FAIL" in l or "ERROR" in l]
+            lines = [l for l in out.splitlines()
+                     if l.startswith("==") or "FAIL" in l or "ERROR" in l]
             print("\n".join("    | " + l for l in lines[:80]))
 print("valgrind: %d unit tests, %d failed" % (len(tests), bad))
 sys.exit(1 if bad else 0)
