@@ -49,9 +49,6 @@ static const lc_config_field_t lc_config_fields[] = {
     LC_F("UCX_ERR_MODE", LC_CFG_ENUM, "peer", "peer|none", ucx_err_mode,
          "UCX endpoint error handling: peer turns a dead peer into an error (shared memory "
          "stays on through UCX_MM_ERROR_HANDLING=y); none is UCX's default"),
-    LC_F("RMA_THRESHOLD", LC_CFG_SIZE, "64k", NULL, rma_threshold,
-         "messages of at least this many bytes move by RMA put into registered windows; "
-         "smaller ones by tag send"),
     LC_F("COLL_ZCOPY_THRESHOLD", LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
          "collectives over lincoll_mem_alloc buffers on ranks that map each other's memory "
          "(one node): allreduce, reduce-scatter, allgather, bcast and reduce of at least this many "

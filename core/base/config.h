@@ -35,7 +35,6 @@ typedef struct lc_config {
     char job_secret[128];     /* LINCOLL_JOB_SECRET */
     double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
     int ucx_err_mode;         /* LINCOLL_UCX_ERR_MODE: peer|none */
-    size_t rma_threshold;     /* LINCOLL_RMA_THRESHOLD bytes */
     size_t zcopy_threshold;   /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
     int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
     int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */

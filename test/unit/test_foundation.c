@@ -70,7 +70,7 @@ static void test_config_defaults(void **state)
     assert_true(cfg.timeout == 60.0);
     assert_int_equal(cfg.log_level, LINCOLL_LOG_WARN);
     assert_int_equal(cfg.transport, LC_TRANSPORT_UCX);
-    assert_int_equal(cfg.rma_threshold, 64 * 1024);
+    assert_int_equal(cfg.zcopy_threshold, 2 * 1024);
     assert_int_equal(cfg.rank, -1);
     /* every variable has a name, a default that parses, and a doc */
     size_t n;
@@ -107,9 +107,9 @@ static void test_config_values(void **state)
         {"LINCOLL_PORTS", "3x", LINCOLL_ERR_INVALID},
         {"LINCOLL_PLAN_DUMP", "yes", LINCOLL_OK},
         {"LINCOLL_PLAN_DUMP", "maybe", LINCOLL_ERR_INVALID},
-        {"LINCOLL_RMA_THRESHOLD", "1m", LINCOLL_OK},
-        {"LINCOLL_RMA_THRESHOLD", "12q", LINCOLL_ERR_INVALID},
-        {"LINCOLL_RMA_THRESHOLD", "99999999999999999999", LINCOLL_ERR_INVALID},
+        {"LINCOLL_COLL_ZCOPY_THRESHOLD", "1m", LINCOLL_OK},
+        {"LINCOLL_COLL_ZCOPY_THRESHOLD", "12q", LINCOLL_ERR_INVALID},
+        {"LINCOLL_COLL_ZCOPY_THRESHOLD", "99999999999999999999", LINCOLL_ERR_INVALID},
         {"LINCOLL_MODEL_BW", "0", LINCOLL_ERR_INVALID},
         {"LINCOLL_MODEL_BW", "1e10", LINCOLL_OK},
         {"LINCOLL_KERNEL_ISA", "avx2", LINCOLL_OK},
@@ -129,7 +129,7 @@ static void test_config_values(void **state)
         }
     }
     assert_true(cfg.model_bw == 1e10);
-    assert_int_equal(cfg.rma_threshold, 1 << 20);
+    assert_int_equal(cfg.zcopy_threshold, 1 << 20);
     assert_int_equal(cfg.ports, 4);
     assert_int_equal(cfg.plan_dump, 1);
     /* a string longer than its buffer is refused */
