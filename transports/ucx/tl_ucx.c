@@ -116,6 +116,7 @@ static lincoll_status_t lc_ucx_status(ucs_status_t s)
     case UCS_ERR_ENDPOINT_TIMEOUT:
     case UCS_ERR_REJECTED:
     case UCS_ERR_NOT_CONNECTED:
+    case UCS_ERR_SHMEM_SEGMENT: /* a dead peer's shared-memory segment went away */
         return LINCOLL_ERR_PEER_FAILED;
     default:
         return LINCOLL_ERR_TRANSPORT;
