@@ -8,7 +8,8 @@
 #            [-t BUDGET_S] [-o RAW_FILE]
 # SIZES as lincoll_perf -s (default 4k,64k,1m,16m; the full issue range is
 # -s 4k:16m).  1. Calibration: alpha = tag_lat p50 of 8 bytes (2 ranks),
-# 1/tau = put_bw of 4 MiB; exported as LINCOLL_MODEL_ALPHA / LINCOLL_MODEL_BW
+# 1/tau = tag_bw of 4 MiB one message at a time (-W 1: an encode round
+# sends tag messages and waits for them, it does not stream); exported as LINCOLL_MODEL_ALPHA / LINCOLL_MODEL_BW
 # (unless both are set already) so the prediction and the library's model
 # choice use the same figures.  2. For each K, p, algorithm: lincoll-run -n K
 # lincoll_perf -t encode -K K -p p -A algo -s SIZES -n ITERS (under
@@ -52,12 +53,12 @@ if [ -z "${LINCOLL_MODEL_ALPHA:-}" ] || [ -z "${LINCOLL_MODEL_BW:-}" ]; then
   # shellcheck disable=SC2086
   lat=$($TS "$RUN" -n 2 --timeout 120 "$PERF" -t tag_lat -s 8 -n 2000 -f csv 2>/dev/null | csv tag_lat 6)
   # shellcheck disable=SC2086
-  bw=$($TS "$RUN" -n 2 --timeout 120 "$PERF" -t put_bw -s 4m -n 50 -f csv 2>/dev/null | csv put_bw 8)
-  [ -n "$lat" ] && [ -n "$bw" ] || { echo "encode_sweep: calibration failed (tag_lat, put_bw)" >&2; exit 1; }
+  bw=$($TS "$RUN" -n 2 --timeout 120 "$PERF" -t tag_bw -W 1 -s 4m -n 50 -f csv 2>/dev/null | csv tag_bw 8)
+  [ -n "$lat" ] && [ -n "$bw" ] || { echo "encode_sweep: calibration failed (tag_lat, tag_bw)" >&2; exit 1; }
   LINCOLL_MODEL_ALPHA=$(awk -v l="$lat" 'BEGIN { printf "%.4g", l * 1e-6 }')
   LINCOLL_MODEL_BW=$(awk -v b="$bw" 'BEGIN { printf "%.4g", b * 1048576 }')
   export LINCOLL_MODEL_ALPHA LINCOLL_MODEL_BW
-  echo "# calibration: tag_lat(8 B) p50 = $lat us -> alpha; put_bw(4 MiB) = $bw MB/s -> 1/tau"
+  echo "# calibration: tag_lat(8 B) p50 = $lat us -> alpha; tag_bw(4 MiB, -W 1) = $bw MB/s -> 1/tau"
 fi
 echo "# LINCOLL_MODEL_ALPHA=$LINCOLL_MODEL_ALPHA s, LINCOLL_MODEL_BW=$LINCOLL_MODEL_BW B/s;" \
   "LINCOLL_ENCODE_CHUNK=${LINCOLL_ENCODE_CHUNK:-0 (model)}; $(nproc 2>/dev/null || echo '?') cores"
