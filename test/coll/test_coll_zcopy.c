@@ -106,6 +106,37 @@ static lincoll_plan_t *rd_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, lc
     return p;
 }
 
+/* The reference every zero-copy reduction must equal bit for bit: the forced
+ * RHD allreduce of in[r] (n elements of dt) into out[r] on every rank. */
+static void rhd_reference(lc_simh_t *h, int P, void **in, void **out, size_t n, lincoll_dtype_t dt)
+{
+    lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
+    assert_non_null(rp);
+    assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
+    for (int r = 0; r < P; r++)
+        assert_int_equal(
+            lincoll_allreduce_init(h->comm[r], in[r], out[r], n, dt, LINCOLL_SUM, &rp[r]),
+            LINCOLL_OK);
+    unsetenv("LINCOLL_ALLREDUCE_ALGO");
+    assert_int_equal(lc_simh_run(h, rp), LINCOLL_OK);
+    for (int r = 0; r < P; r++)
+        lincoll_plan_free(rp[r]);
+    free(rp);
+}
+
+/* A direct-load plan: two flag rounds, 2 (P - 1) zero-byte signals each way per rank. */
+static void assert_two_flag_rounds(lc_simh_t *h, int P)
+{
+    assert_int_equal(lc_sim_world_rounds(h->world), 2);
+    for (int r = 0; r < P; r++) {
+        uint64_t ms, bs, mr, br;
+        lc_sim_world_rank_stats(h->world, r, &ms, &bs, &mr, &br);
+        assert_int_equal(ms, 2 * (uint64_t)(P - 1));
+        assert_int_equal(mr, 2 * (uint64_t)(P - 1));
+        assert_int_equal(bs + br, 0);
+    }
+}
+
 static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned seed, int rd)
 {
     lc_simh_t h;
@@ -132,16 +163,7 @@ static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned s
         memcpy(ref_in[r], in[r], bytes);
     }
     /* reference: the forced RHD plan over malloc'ed copies */
-    assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
-    for (int r = 0; r < P; r++) {
-        assert_int_equal(
-            lincoll_allreduce_init(h.comm[r], ref_in[r], ref_out[r], n, dt, LINCOLL_SUM, &plans[r]),
-            LINCOLL_OK);
-    }
-    unsetenv("LINCOLL_ALLREDUCE_ALGO");
-    assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
-    for (int r = 0; r < P; r++)
-        lincoll_plan_free(plans[r]);
+    rhd_reference(&h, P, (void **)ref_in, (void **)ref_out, n, dt);
     /* zero copy */
     int k = 0;
     while ((1 << k) < P)
@@ -352,23 +374,13 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
             memcpy((op == LC_COLL_BCAST || inplace) ? out[r] : in[r], ref_in[r], bytes);
         }
         if (op == LC_COLL_REDUCE) {
-            lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
             double **tmp = calloc((size_t)P, sizeof(double *));
-            assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
-            for (int r = 0; r < P; r++) {
+            for (int r = 0; r < P; r++)
                 tmp[r] = malloc(bytes);
-                assert_int_equal(lincoll_allreduce_init(h.comm[r], ref_in[r], tmp[r], n,
-                                                        LINCOLL_DOUBLE, LINCOLL_SUM, &rp[r]),
-                                 LINCOLL_OK);
-            }
-            unsetenv("LINCOLL_ALLREDUCE_ALGO");
-            assert_int_equal(lc_simh_run(&h, rp), LINCOLL_OK);
+            rhd_reference(&h, P, (void **)ref_in, (void **)tmp, n, LINCOLL_DOUBLE);
             memcpy(ref_out, tmp[0], bytes);
-            for (int r = 0; r < P; r++) {
-                lincoll_plan_free(rp[r]);
+            for (int r = 0; r < P; r++)
                 free(tmp[r]);
-            }
-            free(rp);
             free(tmp);
         } else {
             memcpy(ref_out, ref_in[root], bytes);
@@ -467,30 +479,13 @@ static void run_dred(int P, size_t n, int root, int inplace, unsigned seed)
                 ref_in[r][i] = rnd(&s);
             memcpy(inb[r], ref_in[r], bytes);
         }
-        lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
-        assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
-        for (int r = 0; r < P; r++)
-            assert_int_equal(lincoll_allreduce_init(h.comm[r], ref_in[r], ref_out[r], n,
-                                                    LINCOLL_DOUBLE, LINCOLL_SUM, &rp[r]),
-                             LINCOLL_OK);
-        unsetenv("LINCOLL_ALLREDUCE_ALGO");
-        assert_int_equal(lc_simh_run(&h, rp), LINCOLL_OK);
-        for (int r = 0; r < P; r++)
-            lincoll_plan_free(rp[r]);
-        free(rp);
+        rhd_reference(&h, P, (void **)ref_in, (void **)ref_out, n, LINCOLL_DOUBLE);
         lc_sim_world_reset_stats(h.world);
         assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
         if (memcmp(out[root], ref_out[0], bytes) != 0)
             fail_msg("zcopy_direct_reduce P=%d n=%zu root %d inplace %d start %d: wrong result", P,
                      n, root, inplace, start);
-        assert_int_equal(lc_sim_world_rounds(h.world), 2);
-        for (int r = 0; r < P; r++) {
-            uint64_t ms, bs, mr, br;
-            lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
-            assert_int_equal(ms, 2 * (uint64_t)(P - 1));
-            assert_int_equal(mr, 2 * (uint64_t)(P - 1));
-            assert_int_equal(bs + br, 0);
-        }
+        assert_two_flag_rounds(&h, P);
     }
     for (int r = 0; r < P; r++) {
         lincoll_plan_free(plans[r]);
@@ -611,17 +606,7 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed)
             }
         }
         if (op == LC_COLL_REDUCE_SCATTER) {
-            lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
-            assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1), 0);
-            for (int r = 0; r < P; r++)
-                assert_int_equal(lincoll_allreduce_init(h.comm[r], ref_in[r], ref_out[r], total,
-                                                        LINCOLL_DOUBLE, LINCOLL_SUM, &rp[r]),
-                                 LINCOLL_OK);
-            unsetenv("LINCOLL_ALLREDUCE_ALGO");
-            assert_int_equal(lc_simh_run(&h, rp), LINCOLL_OK);
-            for (int r = 0; r < P; r++)
-                lincoll_plan_free(rp[r]);
-            free(rp);
+            rhd_reference(&h, P, (void **)ref_in, (void **)ref_out, total, LINCOLL_DOUBLE);
         }
         lc_sim_world_reset_stats(h.world);
         assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
@@ -634,14 +619,7 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed)
                 assert_memory_equal(out[r], ref_out[r] + displs[r], counts[r] * es);
             }
         }
-        assert_int_equal(lc_sim_world_rounds(h.world), 2);
-        for (int r = 0; r < P; r++) {
-            uint64_t ms, bs, mr, br;
-            lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
-            assert_int_equal(ms, 2 * (uint64_t)(P - 1));
-            assert_int_equal(mr, 2 * (uint64_t)(P - 1));
-            assert_int_equal(bs + br, 0);
-        }
+        assert_two_flag_rounds(&h, P);
     }
     for (int r = 0; r < P; r++) {
         lincoll_plan_free(plans[r]);
