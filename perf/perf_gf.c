@@ -36,6 +36,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "perf_local.h"
+
 typedef void (*isal_init_fn)(int, int, unsigned char *, unsigned char *);
 typedef void (*isal_encode_fn)(int, int, int, unsigned char *, unsigned char **, unsigned char **);
 typedef void (*isal_update_fn)(int, int, int, int, unsigned char *, unsigned char *,
@@ -62,18 +64,6 @@ static double perf_now(void)
     struct timespec t;
     clock_gettime(perf_clock, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int perf_cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double perf_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), perf_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static int perf_isal_load(perf_isal_t *isal)
@@ -174,8 +164,8 @@ static double perf_run(const perf_cfg_t *cfg, double gf8_ref)
         }
     }
     double bytes = (double)k * (double)len;
-    double ours = bytes / perf_median(t_ours, cfg->reps) / 1e9;
-    double isal = use_isal ? bytes / perf_median(t_isal, cfg->reps) / 1e9 : 0.0;
+    double ours = bytes / lc_perf_median(t_ours, cfg->reps) / 1e9;
+    double isal = use_isal ? bytes / lc_perf_median(t_isal, cfg->reps) / 1e9 : 0.0;
     char fname[32], conf[16], isal_s[16] = "-", ratio_s[16] = "-", gf8_s[16] = "-";
     perf_field_name(cfg->q, fname, sizeof(fname));
     snprintf(conf, sizeof(conf), "%d+%d", k, m);
