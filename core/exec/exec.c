@@ -60,12 +60,22 @@ typedef struct lc_exec_xf {
  * block p->ex.next_reqs points to, which the plan frees (plan.h unchanged):
  *   [lc_exec_cache_t][next-round request slots][first[nrounds + 1]][xf[]]
  * so p->ex.next_reqs is only used through lc_exec_cache(). */
+/* One round of the fast path: its transfers (receives first) in xf[]. */
+typedef struct lc_exec_fround {
+    const lc_exec_xf_t *xf;
+    unsigned nrecv;   /* xf[0 .. nrecv) are receives */
+    unsigned n;       /* then sends up to n */
+    int prepost_next; /* the next round's receives may be posted with this round */
+} lc_exec_fround_t;
+
 typedef struct lc_exec_cache {
-    unsigned maxx;      /* most transfers in one round */
-    int fast;           /* sends and receives only: the fast path */
-    lc_tl_req_t **next; /* receives of round `round + 1` posted early */
-    unsigned *first;    /* fast: index in xf of round r's first transfer */
-    lc_exec_xf_t *xf;   /* fast: each round's receives, then its sends */
+    unsigned maxx;        /* most transfers in one round */
+    int fast;             /* sends and receives only: the fast path */
+    uint64_t seqbits;     /* fast: this start's sequence, placed in the tag */
+    lc_tl_req_t **next;   /* receives of round `round + 1` posted early */
+    unsigned *first;      /* fast: index in xf of round r's first transfer */
+    lc_exec_xf_t *xf;     /* fast: each round's receives, then its sends */
+    lc_exec_fround_t *fr; /* fast: one per round */
 } lc_exec_cache_t;
 
 static inline lc_exec_cache_t *lc_exec_cache(const lincoll_plan_t *p)
@@ -282,46 +292,46 @@ static lincoll_status_t lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache
 {
     lincoll_context_t *ctx = p->ctx;
     const lc_tl_ops_t *ops = ctx->tl_ops;
-    unsigned r = p->ex.round;
-    uint64_t seq = (uint64_t)(p->ex.seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT;
-    const lc_exec_xf_t *xf = c->xf + c->first[r];
-    unsigned n = c->first[r + 1] - c->first[r], i = 0;
+    lc_tl_t *tl = ctx->tl;
+    const lc_exec_fround_t *R = &c->fr[p->ex.round];
+    const lc_exec_xf_t *xf = R->xf;
+    uint64_t seq = c->seqbits;
+    unsigned i = 0, n = R->n;
     lc_tl_req_t **reqs = p->ex.reqs, **next = c->next;
-    int preposted = p->ex.next_posted;
     lincoll_status_t st;
-    p->ex.next_posted = 0;
     p->ex.nreqs = n;
     p->ex.deadline = 0; /* a new round: the timeout clock restarts */
-    for (; i < n && xf[i].recv; i++) {
-        if (preposted) {
+    if (p->ex.next_posted) {
+        p->ex.next_posted = 0;
+        for (; i < R->nrecv; i++) {
             reqs[i] = next[i];
             next[i] = NULL;
-            continue;
         }
+    }
+    for (; i < R->nrecv; i++) {
         reqs[i] = NULL;
-        st = ops->recv_nb(ctx->tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
-        if (st != LINCOLL_OK) {
+        st = ops->recv_nb(tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
             return lc_exec_fail(p, st, "posting a receive", xf[i].peer);
         }
     }
     for (; i < n; i++) {
         reqs[i] = NULL;
-        st = ops->send_nb(ctx->tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
-        if (st != LINCOLL_OK) {
+        st = ops->send_nb(tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
             return lc_exec_fail(p, st, "posting a send", xf[i].peer);
         }
     }
-    if (r + 1 < p->nrounds && p->rounds[r + 1].prepost) {
+    if (R->prepost_next) {
         /* after the sends, as ucx_perftest posts a ping-pong's receive: the
          * reply needs a round trip, and posting its receive first would put
          * that call between the previous completion and this send */
-        const lc_exec_xf_t *nx = c->xf + c->first[r + 1];
-        unsigned nn = c->first[r + 2] - c->first[r + 1];
+        const lc_exec_xf_t *nx = R[1].xf;
+        unsigned nn = R[1].nrecv;
         p->ex.next_posted = 1;
-        for (unsigned j = 0; j < nn && nx[j].recv; j++) {
-            st =
-                ops->recv_nb(ctx->tl, nx[j].wpeer, nx[j].ptr, nx[j].len, nx[j].tag | seq, &next[j]);
-            if (st != LINCOLL_OK) {
+        for (unsigned j = 0; j < nn; j++) {
+            st = ops->recv_nb(tl, nx[j].wpeer, nx[j].ptr, nx[j].len, nx[j].tag | seq, &next[j]);
+            if (__builtin_expect(st != LINCOLL_OK, 0)) {
                 next[j] = NULL;
                 return lc_exec_fail(p, st, "posting a receive early", nx[j].peer);
             }
@@ -335,7 +345,7 @@ static lincoll_status_t lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache
 static lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exec_cache_t *c)
 {
     lincoll_context_t *ctx = p->ctx;
-    const lc_exec_xf_t *xf = c->xf + c->first[p->ex.round];
+    const lc_exec_xf_t *xf = c->fr[p->ex.round].xf;
     lc_tl_req_t **reqs = p->ex.reqs;
     int pending = 0;
     for (unsigned i = 0; i < p->ex.nreqs; i++) {
@@ -428,7 +438,9 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
     size_t off_next = (sizeof(lc_exec_cache_t) + 15) & ~(size_t)15;
     size_t off_first = off_next + ((slots * sizeof(lc_tl_req_t *) + 15) & ~(size_t)15);
     size_t off_xf = off_first + (((p->nrounds + 1) * sizeof(unsigned) + 15) & ~(size_t)15);
-    size_t bytes = off_xf + (fast ? total : 0) * sizeof(lc_exec_xf_t);
+    size_t off_fr = off_xf + (((fast ? total : 0) * sizeof(lc_exec_xf_t) + 15) & ~(size_t)15);
+    /* one round more than the plan has: R[1] of the last round reads zeros */
+    size_t bytes = off_fr + (fast ? p->nrounds + 1 : 0) * sizeof(lc_exec_fround_t);
     lc_tl_req_t **reqs = calloc(slots, sizeof(*reqs));
     char *block = calloc(1, bytes);
     if (reqs == NULL || block == NULL) {
@@ -442,6 +454,7 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
     c->next = (lc_tl_req_t **)(void *)(block + off_next);
     c->first = (unsigned *)(void *)(block + off_first);
     c->xf = (lc_exec_xf_t *)(void *)(block + off_xf);
+    c->fr = (lc_exec_fround_t *)(void *)(block + off_fr);
     if (fast) {
         unsigned k = 0;
         for (unsigned r = 0; r < p->nrounds; r++) {
@@ -461,11 +474,16 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
                     c->xf[k].wpeer = comm->to_world[x->peer];
                     c->xf[k].peer = x->peer;
                     c->xf[k].recv = recv;
+                    c->fr[r].nrecv += (unsigned)recv;
                     k++;
                 }
             }
+            c->fr[r].xf = c->xf + c->first[r];
+            c->fr[r].n = k - c->first[r];
+            c->fr[r].prepost_next = r + 1 < p->nrounds && p->rounds[r + 1].prepost;
         }
         c->first[p->nrounds] = k;
+        c->fr[p->nrounds].xf = c->xf + k;
     }
     free(p->ex.reqs);
     free(p->ex.next_reqs);
@@ -474,7 +492,10 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_exec_start(lincoll_plan_t *p)
+/* What a start does besides the few stores: the first start's setup, a
+ * plan that is not finalized, the per-start hook.  Out of line, so that a
+ * start of a ready plan (the benchmarks' loop) is short. */
+static __attribute__((noinline)) lincoll_status_t lc_exec_start_slow(lincoll_plan_t *p)
 {
     if (!p->finalized) {
         lc_error("plan %s was not finalized", p->algorithm);
@@ -493,13 +514,34 @@ lincoll_status_t lc_exec_start(lincoll_plan_t *p)
             return st;
         }
     }
-    p->ex.seq = p->comm->seq++;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_exec_start(lincoll_plan_t *p)
+{
+    if (__builtin_expect(!p->finalized || p->ex.next_reqs == NULL || p->on_start != NULL, 0)) {
+        lincoll_status_t st = lc_exec_start_slow(p);
+        if (st != LINCOLL_OK) {
+            return st;
+        }
+    }
+    lc_exec_cache_t *c = lc_exec_cache(p);
+    unsigned seq = p->comm->seq++;
+    p->ex.seq = seq;
+    c->seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT;
+    p->ex.next_posted = 0;
     p->ex.round = 0;
     p->ex.posted = 0;
     p->ex.status = LINCOLL_INPROGRESS;
     p->ex.running = 1;
     p->ex.starts++;
     lc_exec_deadline(p);
+    if (c->fast) {
+        /* post round 0 now, as MPI_Start does: a ping-pong's send leaves
+         * before the caller reaches wait/test.  A failure to post ends the
+         * plan (lc_exec_fail) and is what its test/wait return. */
+        (void)lc_exec_fast_post(p, c);
+    }
     return LINCOLL_OK;
 }
 
