@@ -290,111 +290,108 @@ static lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
 
 static lincoll_status_t lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
 {
-    lincoll_context_t *ctx = p->ctx;
-    const lc_tl_ops_t *ops = ctx->tl_ops;
-    lc_tl_t *tl = ctx->tl;
     const lc_exec_fround_t *R = &c->fr[p->ex.round];
-    const lc_exec_xf_t *xf = R->xf;
-    uint64_t seq = c->seqbits;
-    unsigned i = 0, n = R->n;
-    lc_tl_req_t **reqs = p->ex.reqs, **next = c->next;
+    lincoll_context_t *ctx = p->ctx;
+    lc_tl_req_t **reqs = p->ex.reqs;
+    const lc_exec_xf_t *x = R->xf, *recv_end = x + R->nrecv, *end = x + R->n;
     lincoll_status_t st;
-    p->ex.nreqs = n;
+    p->ex.nreqs = R->n;
     p->ex.deadline = 0; /* a new round: the timeout clock restarts */
+    p->ex.posted = 1;
     if (p->ex.next_posted) {
         p->ex.next_posted = 0;
-        for (; i < R->nrecv; i++) {
-            reqs[i] = next[i];
-            next[i] = NULL;
+        for (lc_tl_req_t **next = c->next; x < recv_end; x++, reqs++, next++) {
+            *reqs = *next;
+            *next = NULL;
         }
     }
-    for (; i < R->nrecv; i++) {
-        reqs[i] = NULL;
-        st = ops->recv_nb(tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
+    for (; x < recv_end; x++, reqs++) {
+        *reqs = NULL;
+        st = ctx->tl_ops->recv_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, reqs);
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
-            return lc_exec_fail(p, st, "posting a receive", xf[i].peer);
+            return lc_exec_fail(p, st, "posting a receive", x->peer);
         }
     }
-    for (; i < n; i++) {
-        reqs[i] = NULL;
-        st = ops->send_nb(tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
+    for (; x < end; x++, reqs++) {
+        *reqs = NULL;
+        st = ctx->tl_ops->send_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, reqs);
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
-            return lc_exec_fail(p, st, "posting a send", xf[i].peer);
+            return lc_exec_fail(p, st, "posting a send", x->peer);
         }
     }
     if (R->prepost_next) {
         /* after the sends, as ucx_perftest posts a ping-pong's receive: the
          * reply needs a round trip, and posting its receive first would put
          * that call between the previous completion and this send */
-        const lc_exec_xf_t *nx = R[1].xf;
-        unsigned nn = R[1].nrecv;
+        const lc_exec_xf_t *nx = R[1].xf, *nend = nx + R[1].nrecv;
+        lc_tl_req_t **next = c->next;
         p->ex.next_posted = 1;
-        for (unsigned j = 0; j < nn; j++) {
-            st = ops->recv_nb(tl, nx[j].wpeer, nx[j].ptr, nx[j].len, nx[j].tag | seq, &next[j]);
+        for (; nx < nend; nx++, next++) {
+            st = ctx->tl_ops->recv_nb(ctx->tl, nx->wpeer, nx->ptr, nx->len, nx->tag | c->seqbits,
+                                      next);
             if (__builtin_expect(st != LINCOLL_OK, 0)) {
-                next[j] = NULL;
-                return lc_exec_fail(p, st, "posting a receive early", nx[j].peer);
+                *next = NULL;
+                return lc_exec_fail(p, st, "posting a receive early", nx->peer);
             }
         }
     }
-    p->ex.posted = 1;
     return LINCOLL_OK;
 }
 
 /* LINCOLL_OK when every transfer of the round is done. */
-static lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exec_cache_t *c)
+static inline lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exec_cache_t *c,
+                                                 const lc_tl_ops_t *ops, lc_tl_t *tl)
 {
-    lincoll_context_t *ctx = p->ctx;
-    const lc_exec_xf_t *xf = c->fr[p->ex.round].xf;
     lc_tl_req_t **reqs = p->ex.reqs;
+    unsigned n = p->ex.nreqs;
     int pending = 0;
-    for (unsigned i = 0; i < p->ex.nreqs; i++) {
-        if (reqs[i] == NULL) {
-            continue;
+    for (unsigned i = 0; i < n; i++) {
+        lc_tl_req_t *r = reqs[i];
+        if (r == NULL) {
+            continue; /* done earlier, or a send that completed when posted */
         }
         size_t got = 0;
-        lincoll_status_t st = ctx->tl_ops->test(ctx->tl, reqs[i], &got);
+        lincoll_status_t st = ops->test(tl, r, &got);
         if (st == LINCOLL_INPROGRESS) {
             pending = 1;
             continue;
         }
-        ctx->tl_ops->release(ctx->tl, reqs[i]);
+        ops->release(tl, r);
         reqs[i] = NULL;
-        if (st != LINCOLL_OK) {
-            return lc_exec_fail(p, st, xf[i].recv ? "receiving" : "sending", xf[i].peer);
+        const lc_exec_xf_t *x = &c->fr[p->ex.round].xf[i];
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
+            return lc_exec_fail(p, st, x->recv ? "receiving" : "sending", x->peer);
         }
-        if (xf[i].recv && got != xf[i].len) {
+        if (__builtin_expect(x->recv && got != x->len, 0)) {
             lc_error("plan %s: rank %d sent %zu bytes in round %u where %zu were expected: "
                      "the ranks passed different arguments",
-                     p->algorithm, xf[i].peer, got, p->ex.round, xf[i].len);
-            return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", xf[i].peer);
+                     p->algorithm, x->peer, got, p->ex.round, x->len);
+            return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", x->peer);
         }
     }
     return pending ? LINCOLL_INPROGRESS : LINCOLL_OK;
 }
 
+/* The start posted round 0; each completed round posts the next one. */
 static lincoll_status_t lc_exec_fast_test(lincoll_plan_t *p, const lc_exec_cache_t *c)
 {
     lincoll_context_t *ctx = p->ctx;
-    int (*progress)(lc_tl_t *) = ctx->tl_ops->progress;
+    const lc_tl_ops_t *ops = ctx->tl_ops;
+    lc_tl_t *tl = ctx->tl;
     unsigned spins = 0;
     for (;;) {
-        if (p->ex.round >= p->nrounds) {
-            p->ex.running = 0;
-            p->ex.status = LINCOLL_OK;
-            return LINCOLL_OK;
-        }
-        lincoll_status_t st;
-        if (!p->ex.posted) {
+        lincoll_status_t st = lc_exec_fast_poll(p, c, ops, tl);
+        if (st == LINCOLL_OK) {
+            if (++p->ex.round >= p->nrounds) {
+                p->ex.posted = 0;
+                p->ex.running = 0;
+                p->ex.status = LINCOLL_OK;
+                return LINCOLL_OK;
+            }
             st = lc_exec_fast_post(p, c);
             if (st != LINCOLL_OK) {
                 return st;
             }
-        }
-        st = lc_exec_fast_poll(p, c);
-        if (st == LINCOLL_OK) {
-            p->ex.round++;
-            p->ex.posted = 0;
             continue;
         }
         if (st != LINCOLL_INPROGRESS) {
@@ -404,7 +401,7 @@ static lincoll_status_t lc_exec_fast_test(lincoll_plan_t *p, const lc_exec_cache
         int active = 0;
         while (!active && spins < LC_EXEC_FAST_SPINS) {
             spins++;
-            active = progress(ctx->tl);
+            active = ops->progress(tl);
         }
         if (!active) {
             return lc_exec_check_stuck(p);

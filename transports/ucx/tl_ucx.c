@@ -709,7 +709,8 @@ static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, s
     if (st != LINCOLL_OK) {
         return st;
     }
-    ucp_request_param_t p = {
+    /* built once: nothing to fill in per message */
+    static const ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
         .datatype = ucp_dt_make_contig(1),
     };
