@@ -291,6 +291,16 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
         /* keep posix/sysv shared memory with error handling (UCX 1.13) */
         setenv("UCX_MM_ERROR_HANDLING", "y", 0);
     }
+    if (tls == NULL) {
+        /* Shared memory through sysv only.  With the RMA and AMO features
+         * UCX 1.13 gives every endpoint lanes on both sysv and posix, so each
+         * ucp_worker_progress polls a second, always empty, receive FIFO
+         * after the one that carries the messages (~50 instructions, ~5 ns
+         * per 8 B message here); ucx_perftest's tag tests open sysv alone.
+         * UCX-allocated memory (lincoll_mem_alloc) is sysv first anyway
+         * (UCX_ALLOC_PRIO).  A user's UCX_TLS wins. */
+        setenv("UCX_TLS", "^posix", 0);
+    }
     lc_tl_t *tl = calloc(1, sizeof(*tl));
     if (tl == NULL) {
         return LINCOLL_ERR_NOMEM;
