@@ -288,7 +288,8 @@ static lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
 
 /* ---- fast path: plans of sends and receives only ------------------------ */
 
-static lincoll_status_t lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
+static inline __attribute__((always_inline)) lincoll_status_t
+lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
 {
     const lc_exec_fround_t *R = &c->fr[p->ex.round];
     lincoll_context_t *ctx = p->ctx;
