@@ -17,13 +17,15 @@
  * puts, no per-start hook: sendrecv, ring shift, the p2p benchmarks) is
  * flattened once, at its first start, into ready-to-post transfers (world
  * peer, buffer, length, tag without the sequence bits; receives first), so a
- * start allocates nothing and computes no tag.  Its test() posts a round's
- * receives, its sends, then the next round's receives when the plan allows
- * it (the order ucx_perftest uses for a ping-pong: the reply's receive is
- * posted while the request flies), tests the requests right after posting
- * (immediate completion) and then only when the transport reports activity
- * (or after a batch of idle progress calls), and keeps the general path's
- * timeout, peer-failure and size checks.
+ * start allocates nothing and computes no tag.  The start itself posts
+ * round 0 (as MPI_Start does; a failure to post ends the plan, and test/wait
+ * return it), and test() posts each next round as soon as the previous one
+ * completed: a round's receives, its sends, then the next round's receives
+ * when the plan allows it (the order ucx_perftest uses for a ping-pong: the
+ * reply's receive is posted while the request flies).  Requests are tested
+ * right after posting (immediate completion) and then only when the
+ * transport reports activity (or after a batch of idle progress calls); the
+ * general path's timeout, peer-failure and size checks stay.
  *
  * Tags: (comm id, start sequence, sender's comm rank, round) — see
  * transports/transport.h.  Every start takes the communicator's next
