@@ -17,13 +17,15 @@
  * puts, no per-start hook: sendrecv, ring shift, the p2p benchmarks) is
  * flattened once, at its first start, into ready-to-post transfers (world
  * peer, buffer, length, tag without the sequence bits; receives first), so a
- * start allocates nothing and computes no tag.  Its test() posts a round's
- * receives, its sends, then the next round's receives when the plan allows
- * it (the order ucx_perftest uses for a ping-pong: the reply's receive is
- * posted while the request flies), tests the requests right after posting
- * (immediate completion) and then only when the transport reports activity
- * (or after a batch of idle progress calls), and keeps the general path's
- * timeout, peer-failure and size checks.
+ * start allocates nothing and computes no tag.  The start itself posts
+ * round 0 (as MPI_Start does; a failure to post ends the plan, and test/wait
+ * return it), and test() posts each next round as soon as the previous one
+ * completed: a round's receives, its sends, then the next round's receives
+ * when the plan allows it (the order ucx_perftest uses for a ping-pong: the
+ * reply's receive is posted while the request flies).  Requests are tested
+ * right after posting (immediate completion) and then only when the
+ * transport reports activity (or after a batch of idle progress calls); the
+ * general path's timeout, peer-failure and size checks stay.
  *
  * Tags: (comm id, start sequence, sender's comm rank, round) — see
  * transports/transport.h.  Every start takes the communicator's next
@@ -60,12 +62,22 @@ typedef struct lc_exec_xf {
  * block p->ex.next_reqs points to, which the plan frees (plan.h unchanged):
  *   [lc_exec_cache_t][next-round request slots][first[nrounds + 1]][xf[]]
  * so p->ex.next_reqs is only used through lc_exec_cache(). */
+/* One round of the fast path: its transfers (receives first) in xf[]. */
+typedef struct lc_exec_fround {
+    const lc_exec_xf_t *xf;
+    unsigned nrecv;   /* xf[0 .. nrecv) are receives */
+    unsigned n;       /* then sends up to n */
+    int prepost_next; /* the next round's receives may be posted with this round */
+} lc_exec_fround_t;
+
 typedef struct lc_exec_cache {
-    unsigned maxx;      /* most transfers in one round */
-    int fast;           /* sends and receives only: the fast path */
-    lc_tl_req_t **next; /* receives of round `round + 1` posted early */
-    unsigned *first;    /* fast: index in xf of round r's first transfer */
-    lc_exec_xf_t *xf;   /* fast: each round's receives, then its sends */
+    unsigned maxx;        /* most transfers in one round */
+    int fast;             /* sends and receives only: the fast path */
+    uint64_t seqbits;     /* fast: this start's sequence, placed in the tag */
+    lc_tl_req_t **next;   /* receives of round `round + 1` posted early */
+    unsigned *first;      /* fast: index in xf of round r's first transfer */
+    lc_exec_xf_t *xf;     /* fast: each round's receives, then its sends */
+    lc_exec_fround_t *fr; /* fast: one per round */
 } lc_exec_cache_t;
 
 static inline lc_exec_cache_t *lc_exec_cache(const lincoll_plan_t *p)
@@ -278,113 +290,111 @@ static lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
 
 /* ---- fast path: plans of sends and receives only ------------------------ */
 
-static lincoll_status_t lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
+static inline __attribute__((always_inline)) lincoll_status_t
+lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
 {
+    const lc_exec_fround_t *R = &c->fr[p->ex.round];
     lincoll_context_t *ctx = p->ctx;
-    const lc_tl_ops_t *ops = ctx->tl_ops;
-    unsigned r = p->ex.round;
-    uint64_t seq = (uint64_t)(p->ex.seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT;
-    const lc_exec_xf_t *xf = c->xf + c->first[r];
-    unsigned n = c->first[r + 1] - c->first[r], i = 0;
-    lc_tl_req_t **reqs = p->ex.reqs, **next = c->next;
-    int preposted = p->ex.next_posted;
+    lc_tl_req_t **reqs = p->ex.reqs;
+    const lc_exec_xf_t *x = R->xf, *recv_end = x + R->nrecv, *end = x + R->n;
     lincoll_status_t st;
-    p->ex.next_posted = 0;
-    p->ex.nreqs = n;
+    p->ex.nreqs = R->n;
     p->ex.deadline = 0; /* a new round: the timeout clock restarts */
-    for (; i < n && xf[i].recv; i++) {
-        if (preposted) {
-            reqs[i] = next[i];
-            next[i] = NULL;
-            continue;
-        }
-        reqs[i] = NULL;
-        st = ops->recv_nb(ctx->tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
-        if (st != LINCOLL_OK) {
-            return lc_exec_fail(p, st, "posting a receive", xf[i].peer);
+    p->ex.posted = 1;
+    if (p->ex.next_posted) {
+        p->ex.next_posted = 0;
+        for (lc_tl_req_t **next = c->next; x < recv_end; x++, reqs++, next++) {
+            *reqs = *next;
+            *next = NULL;
         }
     }
-    for (; i < n; i++) {
-        reqs[i] = NULL;
-        st = ops->send_nb(ctx->tl, xf[i].wpeer, xf[i].ptr, xf[i].len, xf[i].tag | seq, &reqs[i]);
-        if (st != LINCOLL_OK) {
-            return lc_exec_fail(p, st, "posting a send", xf[i].peer);
+    for (; x < recv_end; x++, reqs++) {
+        *reqs = NULL;
+        st = ctx->tl_ops->recv_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, reqs);
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
+            return lc_exec_fail(p, st, "posting a receive", x->peer);
         }
     }
-    if (r + 1 < p->nrounds && p->rounds[r + 1].prepost) {
+    for (; x < end; x++, reqs++) {
+        *reqs = NULL;
+        st = ctx->tl_ops->send_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, reqs);
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
+            return lc_exec_fail(p, st, "posting a send", x->peer);
+        }
+    }
+    if (R->prepost_next) {
         /* after the sends, as ucx_perftest posts a ping-pong's receive: the
          * reply needs a round trip, and posting its receive first would put
          * that call between the previous completion and this send */
-        const lc_exec_xf_t *nx = c->xf + c->first[r + 1];
-        unsigned nn = c->first[r + 2] - c->first[r + 1];
+        const lc_exec_xf_t *nx = R[1].xf, *nend = nx + R[1].nrecv;
+        lc_tl_req_t **next = c->next;
         p->ex.next_posted = 1;
-        for (unsigned j = 0; j < nn && nx[j].recv; j++) {
-            st =
-                ops->recv_nb(ctx->tl, nx[j].wpeer, nx[j].ptr, nx[j].len, nx[j].tag | seq, &next[j]);
-            if (st != LINCOLL_OK) {
-                next[j] = NULL;
-                return lc_exec_fail(p, st, "posting a receive early", nx[j].peer);
+        for (; nx < nend; nx++, next++) {
+            st = ctx->tl_ops->recv_nb(ctx->tl, nx->wpeer, nx->ptr, nx->len, nx->tag | c->seqbits,
+                                      next);
+            if (__builtin_expect(st != LINCOLL_OK, 0)) {
+                *next = NULL;
+                return lc_exec_fail(p, st, "posting a receive early", nx->peer);
             }
         }
     }
-    p->ex.posted = 1;
     return LINCOLL_OK;
 }
 
 /* LINCOLL_OK when every transfer of the round is done. */
-static lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exec_cache_t *c)
+static inline lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exec_cache_t *c,
+                                                 const lc_tl_ops_t *ops, lc_tl_t *tl)
 {
-    lincoll_context_t *ctx = p->ctx;
-    const lc_exec_xf_t *xf = c->xf + c->first[p->ex.round];
     lc_tl_req_t **reqs = p->ex.reqs;
+    unsigned n = p->ex.nreqs;
     int pending = 0;
-    for (unsigned i = 0; i < p->ex.nreqs; i++) {
-        if (reqs[i] == NULL) {
-            continue;
+    for (unsigned i = 0; i < n; i++) {
+        lc_tl_req_t *r = reqs[i];
+        if (r == NULL) {
+            continue; /* done earlier, or a send that completed when posted */
         }
         size_t got = 0;
-        lincoll_status_t st = ctx->tl_ops->test(ctx->tl, reqs[i], &got);
+        lincoll_status_t st = ops->test(tl, r, &got);
         if (st == LINCOLL_INPROGRESS) {
             pending = 1;
             continue;
         }
-        ctx->tl_ops->release(ctx->tl, reqs[i]);
+        ops->release(tl, r);
         reqs[i] = NULL;
-        if (st != LINCOLL_OK) {
-            return lc_exec_fail(p, st, xf[i].recv ? "receiving" : "sending", xf[i].peer);
+        const lc_exec_xf_t *x = &c->fr[p->ex.round].xf[i];
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
+            return lc_exec_fail(p, st, x->recv ? "receiving" : "sending", x->peer);
         }
-        if (xf[i].recv && got != xf[i].len) {
+        if (__builtin_expect(x->recv && got != x->len, 0)) {
             lc_error("plan %s: rank %d sent %zu bytes in round %u where %zu were expected: "
                      "the ranks passed different arguments",
-                     p->algorithm, xf[i].peer, got, p->ex.round, xf[i].len);
-            return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", xf[i].peer);
+                     p->algorithm, x->peer, got, p->ex.round, x->len);
+            return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", x->peer);
         }
     }
     return pending ? LINCOLL_INPROGRESS : LINCOLL_OK;
 }
 
+/* The start posted round 0; each completed round posts the next one. */
 static lincoll_status_t lc_exec_fast_test(lincoll_plan_t *p, const lc_exec_cache_t *c)
 {
     lincoll_context_t *ctx = p->ctx;
-    int (*progress)(lc_tl_t *) = ctx->tl_ops->progress;
+    const lc_tl_ops_t *ops = ctx->tl_ops;
+    lc_tl_t *tl = ctx->tl;
     unsigned spins = 0;
     for (;;) {
-        if (p->ex.round >= p->nrounds) {
-            p->ex.running = 0;
-            p->ex.status = LINCOLL_OK;
-            return LINCOLL_OK;
-        }
-        lincoll_status_t st;
-        if (!p->ex.posted) {
+        lincoll_status_t st = lc_exec_fast_poll(p, c, ops, tl);
+        if (st == LINCOLL_OK) {
+            if (++p->ex.round >= p->nrounds) {
+                p->ex.posted = 0;
+                p->ex.running = 0;
+                p->ex.status = LINCOLL_OK;
+                return LINCOLL_OK;
+            }
             st = lc_exec_fast_post(p, c);
             if (st != LINCOLL_OK) {
                 return st;
             }
-        }
-        st = lc_exec_fast_poll(p, c);
-        if (st == LINCOLL_OK) {
-            p->ex.round++;
-            p->ex.posted = 0;
             continue;
         }
         if (st != LINCOLL_INPROGRESS) {
@@ -394,7 +404,7 @@ static lincoll_status_t lc_exec_fast_test(lincoll_plan_t *p, const lc_exec_cache
         int active = 0;
         while (!active && spins < LC_EXEC_FAST_SPINS) {
             spins++;
-            active = progress(ctx->tl);
+            active = ops->progress(tl);
         }
         if (!active) {
             return lc_exec_check_stuck(p);
@@ -428,7 +438,9 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
     size_t off_next = (sizeof(lc_exec_cache_t) + 15) & ~(size_t)15;
     size_t off_first = off_next + ((slots * sizeof(lc_tl_req_t *) + 15) & ~(size_t)15);
     size_t off_xf = off_first + (((p->nrounds + 1) * sizeof(unsigned) + 15) & ~(size_t)15);
-    size_t bytes = off_xf + (fast ? total : 0) * sizeof(lc_exec_xf_t);
+    size_t off_fr = off_xf + (((fast ? total : 0) * sizeof(lc_exec_xf_t) + 15) & ~(size_t)15);
+    /* one round more than the plan has: R[1] of the last round reads zeros */
+    size_t bytes = off_fr + (fast ? p->nrounds + 1 : 0) * sizeof(lc_exec_fround_t);
     lc_tl_req_t **reqs = calloc(slots, sizeof(*reqs));
     char *block = calloc(1, bytes);
     if (reqs == NULL || block == NULL) {
@@ -442,6 +454,7 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
     c->next = (lc_tl_req_t **)(void *)(block + off_next);
     c->first = (unsigned *)(void *)(block + off_first);
     c->xf = (lc_exec_xf_t *)(void *)(block + off_xf);
+    c->fr = (lc_exec_fround_t *)(void *)(block + off_fr);
     if (fast) {
         unsigned k = 0;
         for (unsigned r = 0; r < p->nrounds; r++) {
@@ -461,11 +474,16 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
                     c->xf[k].wpeer = comm->to_world[x->peer];
                     c->xf[k].peer = x->peer;
                     c->xf[k].recv = recv;
+                    c->fr[r].nrecv += (unsigned)recv;
                     k++;
                 }
             }
+            c->fr[r].xf = c->xf + c->first[r];
+            c->fr[r].n = k - c->first[r];
+            c->fr[r].prepost_next = r + 1 < p->nrounds && p->rounds[r + 1].prepost;
         }
         c->first[p->nrounds] = k;
+        c->fr[p->nrounds].xf = c->xf + k;
     }
     free(p->ex.reqs);
     free(p->ex.next_reqs);
@@ -474,7 +492,10 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_exec_start(lincoll_plan_t *p)
+/* What a start does besides the few stores: the first start's setup, a
+ * plan that is not finalized, the per-start hook.  Out of line, so that a
+ * start of a ready plan (the benchmarks' loop) is short. */
+static __attribute__((noinline)) lincoll_status_t lc_exec_start_slow(lincoll_plan_t *p)
 {
     if (!p->finalized) {
         lc_error("plan %s was not finalized", p->algorithm);
@@ -493,13 +514,34 @@ lincoll_status_t lc_exec_start(lincoll_plan_t *p)
             return st;
         }
     }
-    p->ex.seq = p->comm->seq++;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_exec_start(lincoll_plan_t *p)
+{
+    if (__builtin_expect(!p->finalized || p->ex.next_reqs == NULL || p->on_start != NULL, 0)) {
+        lincoll_status_t st = lc_exec_start_slow(p);
+        if (st != LINCOLL_OK) {
+            return st;
+        }
+    }
+    lc_exec_cache_t *c = lc_exec_cache(p);
+    unsigned seq = p->comm->seq++;
+    p->ex.seq = seq;
+    c->seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT;
+    p->ex.next_posted = 0;
     p->ex.round = 0;
     p->ex.posted = 0;
     p->ex.status = LINCOLL_INPROGRESS;
     p->ex.running = 1;
     p->ex.starts++;
     lc_exec_deadline(p);
+    if (c->fast) {
+        /* post round 0 now, as MPI_Start does: a ping-pong's send leaves
+         * before the caller reaches wait/test.  A failure to post ends the
+         * plan (lc_exec_fail) and is what its test/wait return. */
+        (void)lc_exec_fast_post(p, c);
+    }
     return LINCOLL_OK;
 }
 

@@ -25,9 +25,11 @@
 #include <time.h>
 #include <ucp/api/ucp.h>
 
-/* SEND and RECV requests are polled (no UCX callback: ucp_request_check_status
- * and ucp_tag_recv_request_test), the cheapest path for small messages; PUT
- * (data + signal) and FLUSH count their UCX operations through callbacks. */
+/* A RECV completes through a UCX callback that records status and length
+ * and frees the UCX request (ucx_perftest's way: testing it then calls
+ * nothing); a SEND that UCX could not finish inside the call is polled
+ * (ucp_request_check_status); PUT (data + signal) and FLUSH count their UCX
+ * operations through callbacks. */
 enum { LC_UCX_REQ_SEND, LC_UCX_REQ_RECV, LC_UCX_REQ_PUT, LC_UCX_REQ_FLUSH };
 
 struct lc_tl_req {
@@ -216,7 +218,10 @@ static void lc_ucx_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
     }
 }
 
-static lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
+/* The first message to a peer: check it, create its endpoint.  Kept out of
+ * line so the per-message lookup (lc_ucx_ep) stays a few instructions. */
+static __attribute__((noinline, cold)) lincoll_status_t lc_ucx_ep_slow(lc_tl_t *tl, int peer,
+                                                                       ucp_ep_h *ep_p)
 {
     if (peer < 0 || peer >= tl->size || tl->peer_addrs == NULL) {
         lc_tl_error("ucx: peer %d out of range [0, %d) or transport not connected", peer, tl->size);
@@ -261,6 +266,20 @@ static lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
     return LINCOLL_OK;
 }
 
+static inline lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
+{
+    /* eps[] is allocated at init; a failed peer keeps its endpoint, so
+     * failed[] is checked too (the slow path reports it) */
+    if (__builtin_expect((unsigned)peer < (unsigned)tl->size, 1)) {
+        ucp_ep_h ep = tl->eps[peer];
+        if (__builtin_expect(ep != NULL && !tl->failed[peer], 1)) {
+            *ep_p = ep;
+            return LINCOLL_OK;
+        }
+    }
+    return lc_ucx_ep_slow(tl, peer, ep_p);
+}
+
 /* ---- init / fini ---------------------------------------------------------- */
 
 static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
@@ -271,6 +290,16 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     if (params->err_mode_peer && mm_allowed) {
         /* keep posix/sysv shared memory with error handling (UCX 1.13) */
         setenv("UCX_MM_ERROR_HANDLING", "y", 0);
+    }
+    if (tls == NULL) {
+        /* Shared memory through sysv only.  With the RMA and AMO features
+         * UCX 1.13 gives every endpoint lanes on both sysv and posix, so each
+         * ucp_worker_progress polls a second, always empty, receive FIFO
+         * after the one that carries the messages (~50 instructions, ~5 ns
+         * per 8 B message here); ucx_perftest's tag tests open sysv alone.
+         * UCX-allocated memory (lincoll_mem_alloc) is sysv first anyway
+         * (UCX_ALLOC_PRIO).  A user's UCX_TLS wins. */
+        setenv("UCX_TLS", "^posix", 0);
     }
     lc_tl_t *tl = calloc(1, sizeof(*tl));
     if (tl == NULL) {
@@ -690,7 +719,8 @@ static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, s
     if (st != LINCOLL_OK) {
         return st;
     }
-    ucp_request_param_t p = {
+    /* built once: nothing to fill in per message */
+    static const ucp_request_param_t p = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
         .datatype = ucp_dt_make_contig(1),
     };
@@ -715,6 +745,29 @@ static lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, s
     return LINCOLL_OK;
 }
 
+/* A receive completed (or was canceled): UCX calls this from progress, or
+ * from inside ucp_tag_recv_nbx when the message had already arrived
+ * (NO_IMM_CMPL), or from ucp_request_cancel.  The UCX request is freed here,
+ * so testing a receive reads two fields and calls nothing. */
+static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_recv_info_t *info,
+                           void *user_data)
+{
+    lc_tl_req_t *r = user_data;
+    ucp_request_free(request);
+    if (r->orphaned) {
+        /* released while in flight: nobody will test it */
+        lc_ucx_req_put_back(r);
+        return;
+    }
+    r->ucx_req[0] = NULL;
+    if (status == UCS_OK) {
+        r->length = info->length;
+        r->status = LINCOLL_OK;
+    } else {
+        r->status = lc_ucx_status(status);
+    }
+}
+
 static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
                                        lc_tl_req_t **req_p)
 {
@@ -724,23 +777,33 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
     if (st != LINCOLL_OK) {
         return st;
     }
-    lc_tl_req_t *r = lc_ucx_req_get(tl, LC_UCX_REQ_RECV);
-    if (r == NULL) {
+    lc_tl_req_t *r = tl->free_reqs;
+    if (__builtin_expect(r != NULL, 1)) {
+        /* a receive needs only these fields (lc_ucx_req_get sets them all) */
+        tl->free_reqs = r->next_free;
+        r->kind = LC_UCX_REQ_RECV;
+        r->status = LINCOLL_INPROGRESS;
+        r->orphaned = 0;
+        r->length = 0;
+    } else if ((r = lc_ucx_req_get(tl, LC_UCX_REQ_RECV)) == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
     /* UCX 1.13 does not report the length of a receive that completes inside
-     * the call: always take a request and read the length when polling it */
-    ucp_request_param_t p = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FLAG_NO_IMM_CMPL,
-        .datatype = ucp_dt_make_contig(1),
-    };
+     * the call: NO_IMM_CMPL makes it run the callback instead */
+    ucp_request_param_t p;
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK |
+                     UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
+    p.datatype = ucp_dt_make_contig(1);
+    p.cb.recv = lc_ucx_recv_cb;
+    p.user_data = r;
     ucs_status_ptr_t up = ucp_tag_recv_nbx(tl->worker, buf, len, tag, ~UINT64_C(0), &p);
-    if (UCS_PTR_IS_ERR(up) || up == NULL) {
+    if (__builtin_expect(UCS_PTR_IS_ERR(up) || up == NULL, 0)) {
         lc_ucx_req_put_back(r);
         *req_p = NULL;
         return up == NULL ? LINCOLL_ERR_INTERNAL : lc_ucx_status(UCS_PTR_STATUS(up));
     }
-    r->ucx_req[0] = up;
+    /* the callback may have run (and freed up) inside the call */
+    r->ucx_req[0] = r->status == LINCOLL_INPROGRESS ? up : NULL;
     *req_p = r;
     return LINCOLL_OK;
 }
@@ -848,37 +911,27 @@ static int lc_ucx_progress(lc_tl_t *tl)
     return (int)ucp_worker_progress(tl->worker);
 }
 
-/* Poll a SEND/RECV request; frees the UCX request once it is done. */
-static void lc_ucx_poll(lc_tl_req_t *r)
-{
-    void *up = r->ucx_req[0];
-    ucs_status_t s;
-    if (r->kind == LC_UCX_REQ_RECV) {
-        ucp_tag_recv_info_t info;
-        s = ucp_tag_recv_request_test(up, &info);
-        if (s == UCS_OK) {
-            r->length = info.length;
-        }
-    } else {
-        s = ucp_request_check_status(up);
-    }
-    if (s == UCS_INPROGRESS) {
-        return;
-    }
-    ucp_request_free(up);
-    r->ucx_req[0] = NULL;
-    r->status = lc_ucx_status(s);
-}
-
 static lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
 {
     (void)tl;
-    if (r->kind == LC_UCX_REQ_SEND || r->kind == LC_UCX_REQ_RECV) {
-        if (r->ucx_req[0] != NULL) {
-            lc_ucx_poll(r);
+    if (__builtin_expect(r->kind == LC_UCX_REQ_RECV, 1)) {
+        /* lc_ucx_recv_cb wrote the outcome */
+        if (r->status != LINCOLL_INPROGRESS && len_p != NULL) {
+            *len_p = r->length;
         }
-        if (r->status == LINCOLL_INPROGRESS) {
-            return LINCOLL_INPROGRESS;
+        return r->status;
+    }
+    if (r->kind == LC_UCX_REQ_SEND) {
+        /* a send UCX could not finish inside the call: polled */
+        void *up = r->ucx_req[0];
+        if (up != NULL) {
+            ucs_status_t s = ucp_request_check_status(up);
+            if (s == UCS_INPROGRESS) {
+                return LINCOLL_INPROGRESS;
+            }
+            ucp_request_free(up);
+            r->ucx_req[0] = NULL;
+            r->status = s == UCS_OK ? LINCOLL_OK : lc_ucx_status(s);
         }
         if (len_p != NULL) {
             *len_p = r->length;
@@ -908,13 +961,20 @@ static void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
     if (r == NULL) {
         return;
     }
-    if (r->kind == LC_UCX_REQ_SEND || r->kind == LC_UCX_REQ_RECV) {
+    if (r->kind == LC_UCX_REQ_RECV) {
         if (r->ucx_req[0] != NULL) {
-            /* still in flight: a receive is canceled; UCX frees the request
-             * itself when it completes */
-            if (r->kind == LC_UCX_REQ_RECV) {
-                ucp_request_cancel(tl->worker, r->ucx_req[0]);
-            }
+            /* still in flight: cancel it; its callback (now, inside the
+             * cancel, or from a later progress) gives the request back */
+            r->orphaned = 1;
+            ucp_request_cancel(tl->worker, r->ucx_req[0]);
+            return;
+        }
+        lc_ucx_req_put_back(r);
+        return;
+    }
+    if (r->kind == LC_UCX_REQ_SEND) {
+        if (r->ucx_req[0] != NULL) {
+            /* still in flight: UCX frees the request itself when it completes */
             ucp_request_free(r->ucx_req[0]);
         }
         lc_ucx_req_put_back(r);
