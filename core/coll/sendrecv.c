@@ -3,7 +3,8 @@
  *
  * Cost: alpha + n*beta per direction; SEND_FIRST/RECV_FIRST take two rounds
  * (a ping-pong pair), CONCURRENT one.
- * Restrictions: dst/src are ranks of the communicator or negative (none).
+ * Restrictions: dst/src are ranks of the communicator or negative (none); a
+ * message to this rank itself needs dst = src = this rank and CONCURRENT.
  */
 #include "core/base/log.h"
 #include "core/plan/plan.h"
@@ -24,6 +25,16 @@ lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf, s
                  "lincoll_sendrecv_init: rbuf must not be NULL");
     LC_CHECK_ARG(order >= LINCOLL_SENDRECV_CONCURRENT && order <= LINCOLL_SENDRECV_RECV_FIRST,
                  "lincoll_sendrecv_init: order=%d is not a lincoll_sendrecv_order_t", (int)order);
+    /* A message to this rank itself is received by this plan or by none: a
+     * receive matches the sender's round, so both halves must be in one. */
+    LC_CHECK_ARG((dst == comm->rank) == (src == comm->rank),
+                 "lincoll_sendrecv_init: dst=%d src=%d: a send to this rank (%d) needs a "
+                 "receive from it in the same plan and vice versa",
+                 dst, src, comm->rank);
+    LC_CHECK_ARG(dst != comm->rank || order == LINCOLL_SENDRECV_CONCURRENT,
+                 "lincoll_sendrecv_init: dst = src = this rank needs order "
+                 "LINCOLL_SENDRECV_CONCURRENT (order=%d would never match)",
+                 (int)order);
     lincoll_plan_t *p;
     lincoll_status_t st = lc_plan_create(comm, "sendrecv", 1, &p);
     if (st != LINCOLL_OK) {

@@ -132,7 +132,10 @@ typedef enum lincoll_sendrecv_order {
  *        @p rbytes from @p src.
  *
  * Either side may be omitted by passing a negative rank.  Two ranks running
- * SEND_FIRST and RECV_FIRST plans against each other form a ping-pong.
+ * SEND_FIRST and RECV_FIRST plans against each other form a ping-pong (a
+ * receive matches only a send of the same round, so SEND_FIRST against
+ * SEND_FIRST times out).  A rank sending to itself must also receive from
+ * itself in the same plan, with ::LINCOLL_SENDRECV_CONCURRENT.
  * @param [in]  comm   communicator.
  * @param [in]  sbuf   send buffer (may be NULL if @p sbytes is 0 or @p dst < 0).
  * @param [in]  sbytes bytes to send.

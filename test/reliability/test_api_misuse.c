@@ -241,6 +241,10 @@ static void test_misuse_table(void **state)
         lincoll_sendrecv_init(c, NULL, 8, 1, R, 8, 1, LINCOLL_SENDRECV_CONCURRENT, &PLAN));
     ROW("lincoll_sendrecv_init", "NULL rbuf", INV,
         lincoll_sendrecv_init(c, S, 8, 1, NULL, 8, 1, LINCOLL_SENDRECV_CONCURRENT, &PLAN));
+    ROW("lincoll_sendrecv_init", "self ping (never matches)", INV,
+        lincoll_sendrecv_init(c, S, 8, 0, R, 8, 0, LINCOLL_SENDRECV_SEND_FIRST, &PLAN));
+    ROW("lincoll_sendrecv_init", "send to self, receive from a peer", INV,
+        lincoll_sendrecv_init(c, S, 8, 0, R, 8, 1, LINCOLL_SENDRECV_CONCURRENT, &PLAN));
     ROW("lincoll_sendrecv_init", "unknown order", INV,
         lincoll_sendrecv_init(c, S, 8, 1, R, 8, 1, (lincoll_sendrecv_order_t)9, &PLAN));
 
