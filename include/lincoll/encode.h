@@ -80,7 +80,7 @@
  * sum over global rounds of alpha + max(transfer, overlapped GF work) for one
  * packet moved and folded per round (the same on every rank; about
  * sqrt(B min(beta, gamma) / (C1 alpha)) chunks), with chunks of at least
- * 256 KiB (so packets under 512 KiB are never chunked).
+ * 1 MiB (so packets under 2 MiB are never chunked).
  * Chunks are buffers' byte ranges: scratch packets are laid out chunk-major
  * so every message of a chunk stays one contiguous block.
  *
