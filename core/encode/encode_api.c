@@ -61,7 +61,7 @@ lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t
     st = lc_enc_begin(comm, "encode", p, field, packet_bytes, opts, &b);
     if (st != LINCOLL_OK) return st;
     /* zcopy: a collective decision (every rank, lincoll memory or not) */
-    st = lc_enc_zc_agree(comm, &b, fn, &algo, in);
+    st = lc_enc_zc_agree(comm, &b, fn, &algo, in, out);
     if (st != LINCOLL_OK) return lc_enc_end(&b, st, plan_p);
     int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
     int so = lc_plan_slot_user(b.plan, out, packet_bytes);

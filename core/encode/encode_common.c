@@ -104,7 +104,8 @@ lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
 lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p)
 {
     lc_win_destroy(b->zc_win); /* agreed but not used (an error, or another algorithm) */
-    b->zc_win = NULL;
+    lc_win_destroy(b->zc_wout);
+    b->zc_win = b->zc_wout = NULL;
     if (st == LINCOLL_OK && !b->priv->zc) st = lc_enc_chunk_plan(b);
     /* LINCOLL_ENCODE_CHECKSUM=crc32c: crc32c on every packet (core/plan/plan_checksum.c) */
     if (st == LINCOLL_OK && b->plan->ctx->cfg.encode_checksum) st = lc_plan_checksum(b->plan);
@@ -423,8 +424,9 @@ lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int
     }
     int rounds;
     if (algo == LINCOLL_ENCODE_ALGO_ZCOPY) {
-        lc_win_t *w = b->zc_win;
-        b->zc_win = NULL; /* the plan owns it now */
+        lc_win_t *w = b->zc_win, *wo = b->zc_wout;
+        b->zc_win = b->zc_wout = NULL; /* the plan owns them now */
+        if (wo != NULL) return lc_enc_zcopy_split_build(b, w, wo, K, me, coef, arg, in, out);
         return lc_enc_zcopy_build(b, w, K, me, coef, arg, in, out);
     }
     if (algo == LINCOLL_ENCODE_ALGO_DIRECT) {

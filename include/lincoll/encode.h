@@ -53,9 +53,13 @@
  *   carries them.  The choice is collective: at init every rank reports
  *   whether its packet is lincoll memory and whether it maps every peer
  *   (one allgather, a window exchange); unless all do, every rank takes
- *   the tag algorithms.  Not with LINCOLL_ENCODE_CHECKSUM, never chunked;
- *   ranks driven from one thread (sim) never agree at init, so there the
- *   public init falls back.
+ *   the tag algorithms.  When every rank's output is lincoll memory too,
+ *   the plan is "zcopy_split": rank k computes segment k (of K) of every
+ *   output, reading segment k of every input and storing into the peers'
+ *   outputs: each rank's pass reads and writes one packet's worth instead
+ *   of reading K packets (C2 = 2 (K - 1) segments, one packet at K = 2).  Not with
+ * LINCOLL_ENCODE_CHECKSUM, never chunked; ranks driven from one thread (sim) never agree at init,
+ * so there the public init falls back.
  * - auto (default): the cheapest prediction among those that apply.
  * LINCOLL_ENCODE_ALGO=auto|prepare_shoot|best_window|direct|specific|zcopy forces
  * one when the options leave the algorithm at ::LINCOLL_ENCODE_ALGO_AUTO; an

@@ -258,7 +258,9 @@ out:
 
 /* zcopy (every rank's packet lincoll memory, peers mapped: one node):
  *  - forced zcopy runs where K > 1 (stats C1 = 2, C2 = K - 1 packets) and
- *    gives x A; auto picks it for 1 MiB packets (the model: no copy);
+ *    gives x A; auto picks it for 1 MiB packets (the model: no copy); with
+ *    every output in lincoll memory too, zcopy_split (C2 = 2 (K - 1)
+ *    segments); one rank's output in malloc memory: zcopy;
  *  - rank 0's packet in malloc memory: every rank falls back to the same tag
  *    algorithm (not zcopy) and the result is right;
  *  - rank 0 passes another packet size: LINCOLL_ERR_MISMATCH on every rank. */
@@ -270,11 +272,17 @@ static void zcopy(lincoll_comm_t *w, lincoll_context_t *ctx, const lincoll_field
         A[i] = mix((uint64_t)i, q + 77) % q;
     for (int j = 0; j < K; j++)
         col[j] = A[(size_t)j * K + me];
-    void *in, *hin = aligned_alloc(64, B), *out = aligned_alloc(64, B);
+    void *in, *lout, *hin = aligned_alloc(64, B), *hout = aligned_alloc(64, B);
     CHECK(lincoll_mem_alloc(ctx, B, &in) == LINCOLL_OK, "mem_alloc");
-    for (int c = 0; c < 3; c++) {
+    CHECK(lincoll_mem_alloc(ctx, B, &lout) == LINCOLL_OK, "mem_alloc");
+    for (int c = 0; c < 5; c++) {
+        /* c = 0, 1: forced / automatic, output malloc memory (zcopy); c = 2: rank 0's
+         * input malloc memory (fallback); c = 3, 4: outputs lincoll memory too
+         * (zcopy_split), c = 4 with rank 0's output malloc memory (zcopy) */
         lincoll_encode_algo_t algo = c == 1 ? LINCOLL_ENCODE_ALGO_AUTO : LINCOLL_ENCODE_ALGO_ZCOPY;
-        void *x = c == 2 && me == 0 ? hin : in; /* c = 2: rank 0 not in lincoll memory */
+        void *x = c == 2 && me == 0 ? hin : in;
+        void *out = c == 3 || (c == 4 && me != 0) ? lout : hout;
+        const char *want = c == 3 ? "zcopy_split" : "zcopy";
         int salt = 500 + c;
         fill(f, x, B, me, salt);
         memset(out, 0, B);
@@ -285,15 +293,21 @@ static void zcopy(lincoll_comm_t *w, lincoll_context_t *ctx, const lincoll_field
         if (st != LINCOLL_OK) continue;
         lincoll_plan_stats_t s;
         lincoll_plan_stats(plan, &s);
-        int zc = strcmp(s.algorithm, "zcopy") == 0;
-        if (c < 2 && K > 1) {
-            CHECK(zc, "zcopy case %d B=%zu: the plan is %s", c, B, s.algorithm);
-            CHECK(!zc || (s.rounds == 2 && s.c2_elems == (uint64_t)(K - 1) &&
-                          s.c2_bytes == (uint64_t)(K - 1) * B && s.bytes_sent == 0),
-                  "zcopy stats: C1=%u C2=%llu bytes_sent=%llu", s.rounds,
-                  (unsigned long long)s.c2_elems, (unsigned long long)s.bytes_sent);
+        int zc = strcmp(s.algorithm, want) == 0;
+        /* zcopy_split: rank me moves segment me (64-byte units) K - 1 times each way */
+        size_t u = B / 64, seg = (u / (size_t)K + ((size_t)me < u % (size_t)K)) * 64;
+        uint64_t c2 = c == 3 ? 2 * (uint64_t)(K - 1) * seg : (uint64_t)(K - 1) * B;
+        if (c != 2 && K > 1) {
+            CHECK(zc, "zcopy case %d B=%zu: the plan is %s, not %s", c, B, s.algorithm, want);
+            CHECK(!zc || (s.rounds == 2 && s.c2_bytes == c2 && s.c2_elems == c2 / B &&
+                          s.bytes_sent == 0),
+                  "%s stats: C1=%u C2=%llu bytes (want %llu) bytes_sent=%llu", want, s.rounds,
+                  (unsigned long long)s.c2_bytes, (unsigned long long)c2,
+                  (unsigned long long)s.bytes_sent);
         } else {
-            CHECK(!zc, "zcopy case %d: rank 0's packet is malloc memory, yet the plan is zcopy", c);
+            CHECK(strncmp(s.algorithm, "zcopy", 5) != 0,
+                  "zcopy case %d: rank 0's packet is malloc memory, yet the plan is %s", c,
+                  s.algorithm);
         }
         CHECK(run3(plan), "zcopy case %d B=%zu", c, B);
         CHECK(check_out(f, col, out, B, salt), "zcopy case %d (%s) B=%zu: wrong result", c,
@@ -304,14 +318,15 @@ static void zcopy(lincoll_comm_t *w, lincoll_context_t *ctx, const lincoll_field
         lincoll_encode_opts_t o = {.ports = 1, .algo = LINCOLL_ENCODE_ALGO_ZCOPY};
         lincoll_plan_t *plan = NULL;
         lincoll_status_t st =
-            lincoll_encode_init(w, f, A, K, K, me == 0 ? B / 2 : B, in, out, &o, &plan);
+            lincoll_encode_init(w, f, A, K, K, me == 0 ? B / 2 : B, in, hout, &o, &plan);
         CHECK(st == LINCOLL_ERR_MISMATCH, "zcopy with mismatched packet sizes: %s",
               lincoll_strerror(st));
         if (st == LINCOLL_OK) lincoll_plan_free(plan);
     }
     lincoll_mem_free(ctx, in);
+    lincoll_mem_free(ctx, lout);
     free(hin);
-    free(out);
+    free(hout);
     free(A);
     free(col);
 }

@@ -8,14 +8,18 @@
  * builder, because one thread drives every virtual rank: the public init's
  * collective agreement would block (the public path runs over UCX in
  * encode_ucx).  Checked:
- *  - K = 2..9, 16; GF(2^8) and GF(65537); dense random A, and a sparse A
- *    with a zero column, a zero row and zeros on the diagonal: every rank's
- *    output equals x A computed serially, over three starts with new inputs
- *    (persistent plan, flag counters carry over);
+ *  - zcopy (inputs mapped) and zcopy_split (inputs and outputs mapped, rank
+ *    k computes segment k of every output): K = 2..9, 16; GF(2^8) (4 KiB +
+ *    64 K bytes, and 1001 bytes: segments in element units) and GF(65537);
+ *    dense random A, and a sparse A with a zero column, a zero row and zeros
+ *    on the diagonal: every rank's output equals x A computed serially, over
+ *    three starts with new inputs (persistent plan, flag counters carry over);
  *  - the sim's measured rounds and messages equal the plan's closed form:
- *    2 rounds, per rank one 0-byte flag to each reader and each source, no
- *    data byte moved; the plan stats report C1 = 2 and C2 = the packets read
- *    from peers (K - 1 dense), and lincoll_encode_cost agrees;
+ *    2 rounds; zcopy: per rank one 0-byte flag to each reader and each
+ *    source, zcopy_split: to every peer; no data byte moved; the plan stats
+ *    report C1 = 2 and C2 = the bytes moved between ranks (zcopy: packets
+ *    read, K - 1 dense; zcopy_split: 2 (K - 1) segments), and
+ *    lincoll_encode_cost agrees for zcopy;
  *  - a dead peer ends the plan with LINCOLL_ERR_PEER_FAILED, no hang;
  *  - the public init in sim (no bootstrap: no agreement possible): a forced
  *    zcopy falls back to a tag algorithm with the right result, or is
@@ -50,9 +54,10 @@ static void make_wins(lc_simh_t *h, void **bufs, size_t bytes, lc_win_t **wins)
     free(lens);
 }
 
-/* rank r's zcopy plan over window w (the plan takes it) */
+/* rank r's zcopy plan over window w (zcopy_split when wo, over the outputs,
+ * is given; the plan takes them) */
 static lincoll_plan_t *zc_plan(lincoll_comm_t *comm, const lincoll_field_t *f, const uint64_t *A,
-                               size_t B, void *in, void *out, lc_win_t *w)
+                               size_t B, void *in, void *out, lc_win_t *w, lc_win_t *wo)
 {
     int K = lincoll_comm_size(comm);
     lc_enc_b_t b;
@@ -61,14 +66,18 @@ static lincoll_plan_t *zc_plan(lincoll_comm_t *comm, const lincoll_field_t *f, c
     int si = lc_plan_slot_user(b.plan, in, B), so = lc_plan_slot_user(b.plan, out, B);
     assert_true(si >= 0 && so >= 0);
     lc_enc_dense_t d = {.A = A, .K = K, .q = lincoll_gf_field_order(f), .bad_j = -1};
-    lincoll_status_t st = lc_enc_zcopy_build(&b, w, K, lincoll_comm_rank(comm), lc_enc_dense_coef,
-                                             &d, lc_ref(si, 0), lc_ref(so, 0));
+    lincoll_status_t st =
+        wo != NULL ? lc_enc_zcopy_split_build(&b, w, wo, K, lincoll_comm_rank(comm),
+                                              lc_enc_dense_coef, &d, lc_ref(si, 0), lc_ref(so, 0))
+                   : lc_enc_zcopy_build(&b, w, K, lincoll_comm_rank(comm), lc_enc_dense_coef, &d,
+                                        lc_ref(si, 0), lc_ref(so, 0));
     lincoll_plan_t *p = NULL;
     assert_int_equal(lc_enc_end(&b, st, &p), LINCOLL_OK);
     return p;
 }
 
-static void run_case(const lincoll_field_t *f, int K, size_t B, int sparse, uint64_t seed)
+static void run_case(const lincoll_field_t *f, int K, size_t B, int sparse, int split,
+                     uint64_t seed)
 {
     lc_simh_t h;
     assert_int_equal(lc_simh_create(&h, K, 1), 0);
@@ -80,15 +89,18 @@ static void run_case(const lincoll_field_t *f, int K, size_t B, int sparse, uint
         A[i] = enc_rand(&s) % q;
         if (sparse && (k == K - 1 || j == 0 || j == k || (i % 3) == 0)) A[i] = 0;
     }
-    void **in = calloc((size_t)K, sizeof(void *));
-    uint8_t **out = enc_bufs(f, K, B, &s, 0);
-    lc_win_t **w = calloc((size_t)K, sizeof(*w));
+    void **in = calloc((size_t)K, sizeof(void *)), **lout = calloc((size_t)K, sizeof(void *));
+    uint8_t **hout = enc_bufs(f, K, B, &s, 0), **out = split ? (uint8_t **)lout : hout;
+    lc_win_t **w = calloc((size_t)K, sizeof(*w)), **wo = calloc((size_t)K, sizeof(*wo));
     lincoll_plan_t **plans = calloc((size_t)K, sizeof(*plans));
-    for (int r = 0; r < K; r++)
+    for (int r = 0; r < K; r++) {
         assert_int_equal(lincoll_mem_alloc(h.ctx[r], B, &in[r]), LINCOLL_OK);
+        if (split) assert_int_equal(lincoll_mem_alloc(h.ctx[r], B, &lout[r]), LINCOLL_OK);
+    }
     make_wins(&h, in, B, w);
+    if (split) make_wins(&h, lout, B, wo);
     for (int r = 0; r < K; r++)
-        plans[r] = zc_plan(h.comm[r], f, A, B, in[r], out[r], w[r]);
+        plans[r] = zc_plan(h.comm[r], f, A, B, in[r], out[r], w[r], wo[r]);
     for (int start = 0; start < 3; start++) {
         for (int r = 0; r < K; r++) {
             for (size_t e = 0; e < B / es; e++)
@@ -99,13 +111,14 @@ static void run_case(const lincoll_field_t *f, int K, size_t B, int sparse, uint
         assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
         int bad = enc_check_matrix(f, K, A, (uint8_t **)in, out, B);
         if (bad)
-            fail_msg("zcopy K=%d B=%zu q=%llu sparse %d start %d: %d rank(s) differ from x A", K, B,
-                     (unsigned long long)q, sparse, start, bad);
+            fail_msg("zcopy K=%d B=%zu q=%llu sparse %d split %d start %d: %d rank(s) differ from "
+                     "x A",
+                     K, B, (unsigned long long)q, sparse, split, start, bad);
         /* measured: 2 rounds, flags only, one per (reader, source) pair each way */
         uint64_t flags = 0;
         for (int i = 0; i < K * K; i++)
             flags += i / K != i % K && A[i] != 0;
-        assert_int_equal(lc_sim_world_rounds(h.world), flags ? 2 : 0);
+        assert_int_equal(lc_sim_world_rounds(h.world), flags || split ? 2 : 0);
         for (int r = 0; r < K; r++) {
             uint64_t ms, bs, mr, br, want = 0, srcs = 0;
             for (int j = 0; j < K; j++) {
@@ -114,26 +127,35 @@ static void run_case(const lincoll_field_t *f, int K, size_t B, int sparse, uint
                 want += A[(size_t)r * K + j] != 0; /* j reads r: sends ready, waits done */
                 srcs += A[(size_t)j * K + r] != 0;
             }
+            /* zcopy_split: segment r of every packet, (K - 1) segments read and
+             * written; flags with every peer */
+            size_t u = B % 64 == 0 ? 64 : lincoll_gf_field_elem_size(f), n = B / u;
+            size_t seg = (n / (size_t)K + ((size_t)r < n % (size_t)K)) * u;
+            uint64_t c2 = split ? 2 * (uint64_t)(K - 1) * seg : srcs * B;
+            if (split) want = 2 * (uint64_t)(K - 1);
             lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
             assert_int_equal(ms, want);
             assert_int_equal(mr, want);
             assert_int_equal(bs + br, 0);
             lincoll_plan_stats_t st;
             assert_int_equal(lincoll_plan_stats(plans[r], &st), LINCOLL_OK);
-            assert_string_equal(st.algorithm, "zcopy");
-            assert_int_equal(st.c2_elems, srcs);
-            assert_int_equal(st.c2_bytes, srcs * B);
+            assert_string_equal(st.algorithm, split ? "zcopy_split" : "zcopy");
+            assert_int_equal(st.c2_bytes, c2);
+            assert_int_equal(st.c2_elems, c2 / B);
             assert_true(st.rounds <= 2);
-            if (!sparse) assert_int_equal(st.rounds, 2);
+            if (!sparse || split) assert_int_equal(st.rounds, 2);
         }
     }
     for (int r = 0; r < K; r++) {
         lincoll_plan_free(plans[r]);
         lincoll_mem_free(h.ctx[r], in[r]);
+        if (split) lincoll_mem_free(h.ctx[r], lout[r]);
     }
-    enc_free_bufs(out, K);
+    enc_free_bufs(hout, K);
     free(in);
+    free(lout);
     free(w);
+    free(wo);
     free(plans);
     free(A);
     lc_simh_destroy(&h);
@@ -149,9 +171,13 @@ static void test_zcopy_results(void **state)
     int cases = 0;
     for (size_t i = 0; i < sizeof(Ks) / sizeof(Ks[0]); i++) {
         for (int sparse = 0; sparse < 2; sparse++) {
-            run_case(f8, Ks[i], 4096 + 64 * (size_t)Ks[i], sparse, 7 + (uint64_t)i);
-            run_case(fp, Ks[i], 1024 * 4, sparse, 99 + (uint64_t)i);
-            cases += 2;
+            for (int split = 0; split < 2; split++) {
+                /* uneven segments: 64-byte units (GF(2^8)), element units (odd size) */
+                run_case(f8, Ks[i], 4096 + 64 * (size_t)Ks[i], sparse, split, 7 + (uint64_t)i);
+                run_case(f8, Ks[i], 1001, sparse, split, 17 + (uint64_t)i);
+                run_case(fp, Ks[i], 1024 * 4, sparse, split, 99 + (uint64_t)i);
+                cases += 3;
+            }
         }
     }
     /* the closed form the selection and lincoll_perf use */
@@ -194,7 +220,7 @@ static void test_zcopy_dead_peer(void **state)
     }
     make_wins(&h, in, B, w);
     for (int r = 0; r < K; r++)
-        plans[r] = zc_plan(h.comm[r], f8, A, B, in[r], out[r], w[r]);
+        plans[r] = zc_plan(h.comm[r], f8, A, B, in[r], out[r], w[r], NULL);
     lc_sim_world_kill(h.world, 2);
     lincoll_plan_t *live[3] = {plans[0], plans[1], NULL};
     assert_int_equal(lc_simh_run(&h, live), LINCOLL_ERR_PEER_FAILED);
