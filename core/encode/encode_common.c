@@ -14,8 +14,10 @@
  *   direct: C1 = C2 = ceil((K-1)/p).
  * Selection: the requested algorithm (options, then LINCOLL_ENCODE_ALGO),
  * otherwise the least C1*alpha + C2*B*beta + gf*gamma (model of the plan
- * stats, LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW), ties to the first of
- * best_window, prepare_shoot, direct.  The choice depends only on
+ * stats, LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW; zcopy: lc_enc_zc_predict),
+ * ties to the first of direct, best_window, prepare_shoot, zcopy (a window
+ * that one prepare round fills is the direct schedule: at K = 2 the two are
+ * the same plan, and direct names it).  The choice depends only on
  * arguments that match on every rank and on the configuration.
  */
 #include <stdio.h>
@@ -378,8 +380,8 @@ lincoll_encode_algo_t lc_enc_pick(const lincoll_context_t *ctx, int K, int p, si
                                   lincoll_encode_algo_t algo, int zc, double *pred_p)
 {
     static const lincoll_encode_algo_t cands[] = {
-        LINCOLL_ENCODE_ALGO_BEST_WINDOW, LINCOLL_ENCODE_ALGO_PREPARE_SHOOT,
-        LINCOLL_ENCODE_ALGO_DIRECT, LINCOLL_ENCODE_ALGO_ZCOPY};
+        LINCOLL_ENCODE_ALGO_DIRECT, LINCOLL_ENCODE_ALGO_BEST_WINDOW,
+        LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, LINCOLL_ENCODE_ALGO_ZCOPY};
     lincoll_encode_algo_t best = LINCOLL_ENCODE_ALGO_BEST_WINDOW;
     double bt = -1;
     for (int i = 0; i < 4; i++) {
