@@ -304,15 +304,14 @@ static void zcopy(lincoll_comm_t *w, lincoll_context_t *ctx, const lincoll_field
         /* zcopy_split: rank me moves segment me (64-byte units) K - 1 times each way */
         size_t u = B / 64, seg = (u / (size_t)K + ((size_t)me < u % (size_t)K)) * 64;
         uint64_t c2 = c == 3 ? 2 * (uint64_t)(K - 1) * seg : (uint64_t)(K - 1) * B;
-        if (crc) {
-        } else if (c != 2 && K > 1) {
+        if (!crc && c != 2 && K > 1) {
             CHECK(zc, "zcopy case %d B=%zu: the plan is %s, not %s", c, B, s.algorithm, want);
             CHECK(!zc || (s.rounds == 2 && s.c2_bytes == c2 && s.c2_elems == c2 / B &&
                           s.bytes_sent == 0),
                   "%s stats: C1=%u C2=%llu bytes (want %llu) bytes_sent=%llu", want, s.rounds,
                   (unsigned long long)s.c2_bytes, (unsigned long long)c2,
                   (unsigned long long)s.bytes_sent);
-        } else {
+        } else if (!crc) {
             CHECK(strncmp(s.algorithm, "zcopy", 5) != 0,
                   "zcopy case %d: rank 0's packet is malloc memory, yet the plan is %s", c,
                   s.algorithm);
