@@ -43,7 +43,10 @@
  * instead of reading K n and writing n, and the kernel's K-output shape
  * loads each source once for K products (lincoll_perf -t gf, GF(2^8), one
  * core: 2+1 over 1 MiB 70 GB/s of input = 30 us, 2+2 over 512 KiB 53 GB/s =
- * 20 us; 16 MiB vs 8 MiB: 1.18 ms vs 0.67 ms).  Same GF work, K n
+ * 20 us; 16 MiB vs 8 MiB: 1.18 ms vs 0.67 ms; over UCX, K = 2, both plans
+ * alternated in one run, medians of 7, loaded VM: 1 MiB zcopy 33-40 us,
+ * zcopy_split 21-24 us; 4 MiB 600-660 vs 306-330 us; 16 MiB 5.4-5.7 vs
+ * 4.6-4.8 ms).  Same GF work, K n
  * coefficient-bytes per rank.  C2 = 2 (K - 1) segments (read and written
  * between ranks) = one packet at K = 2.
  * Restrictions: lincoll_encode_init (an explicit matrix), K >= 2, every rank's
