@@ -3,9 +3,12 @@
  *
  * All-to-all encode of a random K x K matrix over GF(2^8) (K = -K, default
  * all ranks; the first K ranks take part), `size` = packet bytes per rank.
- * -A auto|prepare_shoot|best_window|direct|specific|dft: the algorithm
+ * -A auto|prepare_shoot|best_window|direct|zcopy|specific|dft: the algorithm
  * (specific/dft: the DFT over the prime 65537 when K = (p+1)^L, natural
- * order off, else the universal choice).  The plan is built once and
+ * order off, else the universal choice).  Packets are lincoll_mem_alloc
+ * memory (so zcopy, the peers' packets read in place, can run: one node),
+ * or malloc memory with -m host.  The row's algo column is the plan that
+ * ran (a forced zcopy that cannot run falls back, and says so).  The plan is built once and
  * started warmup + iters times (rank 0's timing).  In the same run:
  *  - the direct baseline (the same matrix, -A direct) is timed;
  *  - alpha and tau are LINCOLL_MODEL_ALPHA and 1/LINCOLL_MODEL_BW when both
@@ -114,11 +117,15 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
         for (int i = 0; i < K * K; i++)
             A[i] = (uint64_t)(i * 2654435761u >> 7) % 256;
         void *in = NULL, *out = NULL;
-        if (lincoll_mem_alloc(ctx, B, &in) != LINCOLL_OK ||
-            lincoll_mem_alloc(ctx, B, &out) != LINCOLL_OK) {
-            fprintf(stderr, "lincoll_perf: cannot allocate %zu bytes\n", B);
+        if (o->host_mem) { /* -m host: malloc buffers (no zcopy) */
+            in = malloc(B);
+            out = malloc(B);
+            if (in == NULL || out == NULL) rc = -1;
+        } else if (lincoll_mem_alloc(ctx, B, &in) != LINCOLL_OK ||
+                   lincoll_mem_alloc(ctx, B, &out) != LINCOLL_OK) {
             rc = -1;
         }
+        if (rc != 0) fprintf(stderr, "lincoll_perf: cannot allocate %zu bytes\n", B);
         if (rc == 0) memset(in, 1, B);
         lincoll_encode_opts_t eo = {.ports = p, .algo = algo};
         lincoll_plan_t *plan = NULL, *base = NULL;
@@ -174,8 +181,13 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
         }
         lincoll_plan_free(plan);
         lincoll_plan_free(base);
-        lincoll_mem_free(ctx, in);
-        lincoll_mem_free(ctx, out);
+        if (o->host_mem) {
+            free(in);
+            free(out);
+        } else {
+            lincoll_mem_free(ctx, in);
+            lincoll_mem_free(ctx, out);
+        }
         free(A);
         lincoll_gf_field_destroy(f8);
         lincoll_gf_field_destroy(fp);

@@ -78,12 +78,12 @@ static const lc_config_field_t lc_config_fields[] = {
          "force the reduce algorithm"),
     LC_F("MATMUL_ALGO", LC_CFG_ENUM, "auto", "auto|ring|summa|cannon|25d", algo_matmul,
          "force the distributed matrix multiply algorithm"),
-    LC_F("ENCODE_ALGO", LC_CFG_ENUM, "auto", "auto|prepare_shoot|best_window|direct|specific",
+    LC_F("ENCODE_ALGO", LC_CFG_ENUM, "auto", "auto|prepare_shoot|best_window|direct|specific|zcopy",
          algo_encode, "force the all-to-all encode algorithm"),
     LC_F("ENCODE_CHUNK", LC_CFG_SIZE, "0", NULL, encode_chunk,
          "all-to-all encode: bytes per pipelined chunk of a large packet (transfers of chunk "
-         "c+1 overlap the GF work of chunk c); 0 = the cost model chooses (chunks >= 256 KiB: "
-         "no chunking below 512 KiB packets); a value >= the packet size turns chunking off"),
+         "c+1 overlap the GF work of chunk c); 0 = the cost model chooses (chunks >= 1 MiB: "
+         "no chunking below 2 MiB packets); a value >= the packet size turns chunking off"),
     LC_F("MATMUL_MAX_MEM", LC_CFG_SIZE, "0", NULL, matmul_max_mem,
          "automatic matmul choice skips algorithms whose scratch per rank exceeds this (0: no "
          "limit)"),

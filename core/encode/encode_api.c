@@ -5,11 +5,12 @@
  * What: validate (K x K shape, packet size; each rank checks that the
  * entries of A it uses are reduced: a full K^2 scan on every rank would
  * make K = 4096 sim runs cubic), pick
- * prepare_shoot / best_window / direct (options, LINCOLL_ENCODE_ALGO, or the
- * cost model of encode_common.c) and compile.  "specific" has no meaning for
+ * prepare_shoot / best_window / direct / zcopy (options, LINCOLL_ENCODE_ALGO,
+ * or the cost model of encode_common.c; zcopy after the collective agreement
+ * of zcopy.c) and compile.  "specific" has no meaning for
  * an arbitrary matrix: it falls back to auto with one warning (error under
  * LINCOLL_ALGO_FALLBACK=error).
- * Reference and costs: prepare_shoot.c, direct.c.
+ * Reference and costs: prepare_shoot.c, direct.c, zcopy.c.
  * Restrictions: none beyond the arguments' (in and out do not overlap).
  */
 #include "core/base/log.h"
@@ -59,6 +60,9 @@ lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t
     lc_enc_b_t b;
     st = lc_enc_begin(comm, "encode", p, field, packet_bytes, opts, &b);
     if (st != LINCOLL_OK) return st;
+    /* zcopy: a collective decision (every rank, lincoll memory or not) */
+    st = lc_enc_zc_agree(comm, &b, fn, &algo, in, out);
+    if (st != LINCOLL_OK) return lc_enc_end(&b, st, plan_p);
     int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
     int so = lc_plan_slot_user(b.plan, out, packet_bytes);
     if (si < 0 || so < 0) return lc_enc_end(&b, LINCOLL_ERR_NOMEM, plan_p);

@@ -30,9 +30,13 @@
  * x_t = largest message of round t in packets, pre/post_t = GF work of
  * round t in packet-bytes (this rank's: the plan stats' predicted_us).  The
  * model choice is the n with the least prediction among chunk sizes >=
- * LC_ENC_CHUNK_AUTO_MIN = 256 KiB (so packets below 512 KiB are never
- * chunked; measured under load at K = 4, 16 MiB: 64 KiB chunks ran 5x slower
- * than whole packets, 256 KiB .. 4 MiB chunks 5-12% faster), on
+ * LC_ENC_CHUNK_AUTO_MIN = 1 MiB (so packets below 2 MiB are never chunked).
+ * Measured on the loaded 2-core VM: K = 4, 16 MiB, 64 KiB chunks ran 5x
+ * slower than whole packets, 256 KiB .. 4 MiB chunks 5-12% faster, 1 MiB the
+ * best; K = 2, direct, malloc packets, medians of 3-7 alternated runs:
+ * 1 MiB packets whole 143 us, in 4 x 256 KiB 161-173 us; 4 MiB whole 3.5-5 ms,
+ * 4 x 1 MiB 0.8-0.9 ms, 16 x 256 KiB 3.9-4.8 ms; 16 MiB whole 19.5-24 ms,
+ * 16 x 1 MiB 14-26 ms, 64 x 256 KiB 17-30 ms: 256 KiB chunks never won), on
  * the profile x_t = post_t = 1, pre_t = 0: every rank must cut alike, and it
  * depends only on B, T and LINCOLL_MODEL_* (a rank's own work may differ:
  * direct on a sparse matrix, the natural-order DFT's last round).  Roughly
@@ -48,8 +52,8 @@
 #include "core/encode/encode_int.h"
 
 #define LC_ENC_CHUNK_ALIGN    64
-#define LC_ENC_CHUNK_AUTO_MIN ((size_t)256 << 10) /* smallest chunk the model picks */
-#define LC_ENC_CHUNK_AUTO_Q   ((size_t)4 << 10)   /* model's chunks are multiples of 4 KiB */
+#define LC_ENC_CHUNK_AUTO_MIN ((size_t)1 << 20) /* smallest chunk the model picks */
+#define LC_ENC_CHUNK_AUTO_Q   ((size_t)4 << 10) /* model's chunks are multiples of 4 KiB */
 #define LC_ENC_MAX_CHUNKS     4096u
 #define LC_ENC_AUTO_MAX       256u
 

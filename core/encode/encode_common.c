@@ -14,8 +14,10 @@
  *   direct: C1 = C2 = ceil((K-1)/p).
  * Selection: the requested algorithm (options, then LINCOLL_ENCODE_ALGO),
  * otherwise the least C1*alpha + C2*B*beta + gf*gamma (model of the plan
- * stats, LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW), ties to the first of
- * best_window, prepare_shoot, direct.  The choice depends only on
+ * stats, LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW; zcopy: lc_enc_zc_predict),
+ * ties to the first of direct, best_window, prepare_shoot, zcopy (a window
+ * that one prepare round fills is the direct schedule: at K = 2 the two are
+ * the same plan, and direct names it).  The choice depends only on
  * arguments that match on every rank and on the configuration.
  */
 #include <stdio.h>
@@ -24,10 +26,11 @@
 #include <strings.h>
 
 #include "core/base/log.h"
+#include "core/context/win.h"
 #include "core/encode/encode_int.h"
 
 static const char *const lc_enc_algo_names[LINCOLL_ENCODE_ALGO_LAST] = {
-    "auto", "prepare_shoot", "best_window", "direct", "specific"};
+    "auto", "prepare_shoot", "best_window", "direct", "specific", "zcopy"};
 
 const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo)
 {
@@ -102,12 +105,21 @@ lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
 
 lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p)
 {
-    if (st == LINCOLL_OK) st = lc_enc_chunk_plan(b);
+    lc_win_destroy(b->zc_win); /* agreed but not used (an error, or another algorithm) */
+    lc_win_destroy(b->zc_wout);
+    b->zc_win = b->zc_wout = NULL;
+    if (st == LINCOLL_OK && !b->priv->zc) st = lc_enc_chunk_plan(b);
     /* LINCOLL_ENCODE_CHECKSUM=crc32c: crc32c on every packet (core/plan/plan_checksum.c) */
     if (st == LINCOLL_OK && b->plan->ctx->cfg.encode_checksum) st = lc_plan_checksum(b->plan);
     if (st == LINCOLL_OK) st = lc_plan_finalize(b->plan);
     if (st == LINCOLL_OK) {
         lc_enc_chunk_stats(b);
+        if (b->priv->zc) { /* data read from peers counts as moved (zcopy.c) */
+            lincoll_plan_stats_t *s = &b->plan->stats;
+            s->c2_bytes = b->priv->zc_c2;
+            s->c2_elems = b->priv->zc_c2 / b->B;
+            s->predicted_us = b->priv->zc_pred_us;
+        }
         for (unsigned i = 0; i < b->priv->nzero; i++) {
             memset(lc_plan_ptr(b->plan, b->priv->zero[i]), 0, b->B);
         }
@@ -302,8 +314,12 @@ lincoll_status_t lincoll_encode_cost(int K, int ports, lincoll_encode_algo_t alg
     case LINCOLL_ENCODE_ALGO_DIRECT:
         lc_enc_direct_cost(K, ports, c1_p, c2_p);
         break;
+    case LINCOLL_ENCODE_ALGO_ZCOPY: /* two flag rounds; K - 1 packets read from peers */
+        if (c1_p) *c1_p = K > 1 ? 2 : 0;
+        if (c2_p) *c2_p = (uint64_t)(K - 1);
+        break;
     default:
-        lc_error("lincoll_encode_cost: algo=%d is not prepare_shoot, best_window or direct",
+        lc_error("lincoll_encode_cost: algo=%d is not prepare_shoot, best_window, direct or zcopy",
                  (int)algo);
         return LINCOLL_ERR_INVALID;
     }
@@ -330,7 +346,7 @@ lincoll_status_t lc_enc_requested_algo(const lincoll_encode_opts_t *opts,
         }
     }
     lc_error("LINCOLL_ENCODE_ALGO=%s: expected one of "
-             "auto|prepare_shoot|best_window|direct|specific",
+             "auto|prepare_shoot|best_window|direct|specific|zcopy",
              v);
     return LINCOLL_ERR_INVALID;
 }
@@ -343,30 +359,41 @@ double lc_enc_predict(const lincoll_context_t *ctx, unsigned c1, uint64_t c2, si
            gf_bytes / cfg->model_compute_bw;
 }
 
-/* GF work (coefficient x bytes) of one rank, as lc_plan_gf_step counts it */
+/* Local work of one rank in bytes (GF coefficient x bytes, as lc_plan_gf_step
+ * counts it, plus copies): prepare-and-shoot copies its own packet into the
+ * window when the window needs more than one prepare round (m > p + 1). */
 static double lc_enc_gf_work(int K, int p, int m, lincoll_encode_algo_t a, size_t B)
 {
     if (a == LINCOLL_ENCODE_ALGO_DIRECT) return (double)K * (double)B;
     int n1 = (K + m - 1) / m;
-    (void)p;
-    return ((double)n1 * (double)m + (double)(n1 - 1)) * (double)B;
+    double copy = m > p + 1 ? 1.0 : 0.0;
+    return ((double)n1 * (double)m + (double)(n1 - 1) + copy) * (double)B;
 }
 
 lincoll_encode_algo_t lc_enc_pick_universal(const lincoll_context_t *ctx, int K, int p, size_t B,
                                             lincoll_encode_algo_t algo, double *pred_p)
 {
-    static const lincoll_encode_algo_t cands[] = {LINCOLL_ENCODE_ALGO_BEST_WINDOW,
-                                                  LINCOLL_ENCODE_ALGO_PREPARE_SHOOT,
-                                                  LINCOLL_ENCODE_ALGO_DIRECT};
+    return lc_enc_pick(ctx, K, p, B, algo, 0, pred_p);
+}
+
+lincoll_encode_algo_t lc_enc_pick(const lincoll_context_t *ctx, int K, int p, size_t B,
+                                  lincoll_encode_algo_t algo, int zc, double *pred_p)
+{
+    static const lincoll_encode_algo_t cands[] = {
+        LINCOLL_ENCODE_ALGO_DIRECT, LINCOLL_ENCODE_ALGO_BEST_WINDOW,
+        LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, LINCOLL_ENCODE_ALGO_ZCOPY};
     lincoll_encode_algo_t best = LINCOLL_ENCODE_ALGO_BEST_WINDOW;
     double bt = -1;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         if (algo != LINCOLL_ENCODE_ALGO_AUTO && algo != cands[i]) continue;
+        if (cands[i] == LINCOLL_ENCODE_ALGO_ZCOPY && (!zc || K < 2)) continue;
         unsigned c1;
         uint64_t c2;
         int m;
         lincoll_encode_cost(K, p, cands[i], &c1, &c2, &m);
-        double t = lc_enc_predict(ctx, c1, c2, B, lc_enc_gf_work(K, p, m, cands[i], B));
+        double t = cands[i] == LINCOLL_ENCODE_ALGO_ZCOPY
+                       ? lc_enc_zc_predict(ctx, K, B)
+                       : lc_enc_predict(ctx, c1, c2, B, lc_enc_gf_work(K, p, m, cands[i], B));
         if (bt < 0 || t < bt) {
             bt = t;
             best = cands[i];
@@ -383,7 +410,8 @@ lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int
     lincoll_status_t st = LINCOLL_OK;
     lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
     double pred;
-    algo = lc_enc_pick_universal(b->plan->ctx, K, b->p, b->B, algo, &pred);
+    if (algo == LINCOLL_ENCODE_ALGO_ZCOPY && b->zc_win == NULL) algo = LINCOLL_ENCODE_ALGO_AUTO;
+    algo = lc_enc_pick(b->plan->ctx, K, b->p, b->B, algo, b->zc_win != NULL, &pred);
     snprintf(b->plan->algorithm, sizeof(b->plan->algorithm), "%s", lincoll_encode_algo_name(algo));
     lc_debug("encode K=%d p=%d packet %zu bytes: %s (predicted %.2f us)", K, b->p, b->B,
              lincoll_encode_algo_name(algo), pred * 1e6);
@@ -397,6 +425,12 @@ lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int
         if (st != LINCOLL_OK) return st;
     }
     int rounds;
+    if (algo == LINCOLL_ENCODE_ALGO_ZCOPY) {
+        lc_win_t *w = b->zc_win, *wo = b->zc_wout;
+        b->zc_win = b->zc_wout = NULL; /* the plan owns them now */
+        if (wo != NULL) return lc_enc_zcopy_split_build(b, w, wo, K, me, coef, arg, in, out);
+        return lc_enc_zcopy_build(b, w, K, me, coef, arg, in, out);
+    }
     if (algo == LINCOLL_ENCODE_ALGO_DIRECT) {
         return lc_enc_direct_build(b, &g, coef, arg, in, out, 0, &rounds);
     }

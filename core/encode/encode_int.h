@@ -57,6 +57,10 @@ typedef struct lc_enc_priv {
     unsigned sched_rounds; /* the schedule's C1 and C2 (bytes), per packet */
     uint64_t sched_c2;
     double pipe_us; /* pipelined prediction of one start */
+    /* zcopy (zcopy.c): stats reported instead of the flag messages' */
+    int zc;
+    uint64_t zc_c2;    /* bytes read from peers in the data round */
+    double zc_pred_us; /* the selection model's prediction */
 } lc_enc_priv_t;
 
 /* One compilation in progress. */
@@ -68,6 +72,8 @@ typedef struct lc_enc_b {
     lc_enc_priv_t *priv;
     int scratch_packet; /* slot of one zeroed packet (-1 until needed) */
     size_t chunk_req;   /* opts->chunk_bytes, else LINCOLL_ENCODE_CHUNK (0 = model) */
+    lc_win_t *zc_win;   /* window over the input that every rank maps (zcopy agreed), or NULL */
+    lc_win_t *zc_wout;  /* and over the output (zcopy_split), or NULL */
 } lc_enc_b_t;
 
 /* A group of virtual ranks: v -> communicator rank off + stride * v. */
@@ -168,6 +174,35 @@ lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int
 /* Pick among universal algorithms for K, p (algo AUTO: cheapest). */
 lincoll_encode_algo_t lc_enc_pick_universal(const lincoll_context_t *ctx, int K, int p, size_t B,
                                             lincoll_encode_algo_t algo, double *pred_p);
+/* The same with zcopy among the candidates when zc != 0. */
+lincoll_encode_algo_t lc_enc_pick(const lincoll_context_t *ctx, int K, int p, size_t B,
+                                  lincoll_encode_algo_t algo, int zc, double *pred_p);
+
+/* ---- zcopy (zcopy.c) ------------------------------------------------------------ */
+/* Selection model of zcopy: 2 alpha + K.B.gamma (the peers' bytes are loaded by
+ * the GF pass itself). */
+double lc_enc_zc_predict(const lincoll_context_t *ctx, int K, size_t B);
+/* Collective (every rank of comm, same arguments): when *algo is auto and the
+ * model prefers zcopy, or *algo is zcopy, agree whether every rank's input
+ * (in, B bytes) is lincoll memory that every rank maps; if so b->zc_win is a
+ * window over it.  A forced zcopy that cannot run becomes auto (one warning)
+ * or LINCOLL_ERR_UNSUPPORTED (LINCOLL_ALGO_FALLBACK=error).  Returns
+ * LINCOLL_ERR_MISMATCH when ranks passed other K, B or options. */
+lincoll_status_t lc_enc_zc_agree(lincoll_comm_t *comm, lc_enc_b_t *b, const char *fn,
+                                 lincoll_encode_algo_t *algo, const void *in, void *out);
+/* Compile the zcopy plan on b (all ranks of its communicator, K of them):
+ * win is a window over every rank's input, mapped by all; the plan takes it. */
+lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, lc_win_t *win, int K, int me,
+                                    lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
+                                    lc_bufref_t out);
+/* zcopy_split: wout is a window over every rank's output as well; rank k
+ * computes segment k of every output (the plan takes both windows). */
+lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, lc_win_t *win, lc_win_t *wout, int K,
+                                          int me, lc_enc_coef_fn_t coef, const void *arg,
+                                          lc_bufref_t in, lc_bufref_t out);
+/* segment of rank k in a packet of B bytes split K ways (64-byte units when
+ * B allows, else element units): *off, *len */
+void lc_enc_zc_segment(size_t B, size_t es, int K, int k, size_t *off, size_t *len);
 /* Common argument checks of every init; fills *ports. */
 lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,
                                      const lincoll_field_t *field, size_t packet_bytes,

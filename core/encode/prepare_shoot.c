@@ -29,7 +29,9 @@
  *   (paper window: (m-1)/p + ..., = (m+n-2)/p when (n-1) m < K)
  *   Time = C1.alpha + C2.n.beta + (n' m + n' - 1).n.gamma_gf   (n = packet bytes)
  * Restrictions: none (any K >= 1, p >= 1, any field, any A, A may be singular).
- * Scratch: (m + n' - 1 + received partials) packets; in and out must not overlap.
+ * Scratch: (m + n' - 1 + received partials) packets (m - 1 + ... when m <= P: the
+ * one prepare round sends the own packet from the input, without copying it
+ * into the window); in and out must not overlap.
  */
 #include <stdlib.h>
 
@@ -63,14 +65,18 @@ lincoll_status_t lc_enc_ps_build(lc_enc_b_t *b, const lc_enc_group_t *g, int m,
     if (m == 1) {
         win[0] = in;
     } else {
-        int ws = lc_enc_scratch(b, (size_t)m);
+        /* one prepare round (m <= P) sends the own packet alone: the window
+         * need not hold it, so no copy; more rounds send x_k, x_{k-1}, ...
+         * as one block */
+        const int own = m <= P;
+        int ws = lc_enc_scratch(b, (size_t)(m - own));
         if (ws < 0) {
             st = LINCOLL_ERR_NOMEM;
             goto out;
         }
         for (int i = 0; i < m; i++)
-            win[i] = lc_ref(ws, (size_t)i * B);
-        st = lc_plan_copy(b->plan, r0, 0, win[0], in, B);
+            win[i] = own && i == 0 ? in : lc_ref(ws, (size_t)(i - own) * B);
+        if (!own) st = lc_plan_copy(b->plan, r0, 0, win[0], in, B);
         long w = 1;
         while (st == LINCOLL_OK && w < m) {
             if (lc_enc_round(b, r) < 0) st = LINCOLL_ERR_NOMEM;

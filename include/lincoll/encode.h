@@ -44,12 +44,28 @@
  *   (ceil((K-1)/p) rounds of one packet) and encodes locally.
  * - specific: the schedule of the matrix family (DFT butterflies, coset
  *   Vandermonde, Lagrange by inverse DFT + DFT); only for the family inits.
+ * - zcopy (lincoll_encode_init only): every rank's input packet is
+ *   lincoll_mem_alloc memory and every rank maps every other's (one node,
+ *   UCX shared memory): a "ready" flag round, one GF pass per rank reading
+ *   the peers' packets straight out of their memory, a "done" flag round.
+ *   No data message, no copy.  C1 = 2; C2 = the packets read from peers
+ *   (K - 1 for a dense column), counted as moved data although no message
+ *   carries them.  The choice is collective: at init every rank reports
+ *   whether its packet is lincoll memory and whether it maps every peer
+ *   (one allgather, a window exchange); unless all do, every rank takes
+ *   the tag algorithms.  When every rank's output is lincoll memory too,
+ *   the plan is "zcopy_split": rank k computes segment k (of K) of every
+ *   output, reading segment k of every input and storing into the peers'
+ *   outputs: each rank's pass reads and writes one packet's worth instead
+ *   of reading K packets (C2 = 2 (K - 1) segments, one packet at K = 2).  Not with
+ * LINCOLL_ENCODE_CHECKSUM, never chunked; ranks driven from one thread (sim) never agree at init,
+ * so there the public init falls back.
  * - auto (default): the cheapest prediction among those that apply.
- * LINCOLL_ENCODE_ALGO=auto|prepare_shoot|best_window|direct|specific forces
+ * LINCOLL_ENCODE_ALGO=auto|prepare_shoot|best_window|direct|specific|zcopy forces
  * one when the options leave the algorithm at ::LINCOLL_ENCODE_ALGO_AUTO; an
  * unknown value is ::LINCOLL_ERR_INVALID naming the variable.  "specific"
- * on a call that has none falls back to auto with one warning (or
- * ::LINCOLL_ERR_UNSUPPORTED under LINCOLL_ALGO_FALLBACK=error).
+ * or "zcopy" on a call where it cannot run falls back to auto with one
+ * warning (or ::LINCOLL_ERR_UNSUPPORTED under LINCOLL_ALGO_FALLBACK=error).
  *
  * Chunk pipelining
  * ----------------
@@ -68,7 +84,7 @@
  * sum over global rounds of alpha + max(transfer, overlapped GF work) for one
  * packet moved and folded per round (the same on every rank; about
  * sqrt(B min(beta, gamma) / (C1 alpha)) chunks), with chunks of at least
- * 256 KiB (so packets under 512 KiB are never chunked).
+ * 1 MiB (so packets under 2 MiB are never chunked).
  * Chunks are buffers' byte ranges: scratch packets are laid out chunk-major
  * so every message of a chunk stays one contiguous block.
  *
@@ -101,6 +117,7 @@ typedef enum lincoll_encode_algo {
     LINCOLL_ENCODE_ALGO_BEST_WINDOW,   /**< universal, window minimising C2 */
     LINCOLL_ENCODE_ALGO_DIRECT,        /**< baseline: gather what is needed, encode locally */
     LINCOLL_ENCODE_ALGO_SPECIFIC,      /**< the matrix family's own schedule (DFT, ...) */
+    LINCOLL_ENCODE_ALGO_ZCOPY, /**< one node, lincoll memory: read the peers' packets in place */
     LINCOLL_ENCODE_ALGO_LAST
 } lincoll_encode_algo_t;
 
@@ -127,7 +144,7 @@ enum {
 
 /**
  * @brief Name of an algorithm ("auto", "prepare_shoot", "best_window",
- *        "direct", "specific").
+ *        "direct", "specific", "zcopy").
  * @param [in] algo any value.
  * @return a static string ("unknown" for values out of range).
  */
@@ -153,7 +170,9 @@ LINCOLL_API const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo);
  * @param [in]  opts         options, or NULL.
  * @param [out] plan_p       the plan.
  * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_UNSUPPORTED or
- *         ::LINCOLL_ERR_NOMEM.
+ *         ::LINCOLL_ERR_NOMEM; when the zcopy agreement runs (see above),
+ *         ::LINCOLL_ERR_MISMATCH if ranks passed other K, packet sizes or
+ *         options, or a transport error (a dead peer, ::LINCOLL_ERR_TIMEOUT).
  */
 LINCOLL_API lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t *field,
                                                  const uint64_t *A, int rows, int cols,
@@ -307,7 +326,8 @@ LINCOLL_API lincoll_status_t lincoll_encode_repair_init(
  *        selection compares).
  * @param [in]  K      group size >= 1.
  * @param [in]  ports  p >= 1.
- * @param [in]  algo   ::LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, _BEST_WINDOW or _DIRECT.
+ * @param [in]  algo   ::LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, _BEST_WINDOW, _DIRECT or
+ *                     _ZCOPY (C1 = 2 flag rounds, C2 = K - 1 packets read from peers).
  * @param [out] c1_p   rounds (may be NULL).
  * @param [out] c2_p   C2 in packets (may be NULL).
  * @param [out] window_p prepare-and-shoot window m (may be NULL; 0 for direct).

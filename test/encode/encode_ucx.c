@@ -11,6 +11,9 @@
  * (GF(2^8)); the [K, k] systematic RS encode and a repair of lost ranks.
  * Plans are started three times (persistent).  Exits 0 only if every check
  * passed; prints "encode_ucx: rank R: N checks passed".
+ * zcopy (packets read in place from the peers' lincoll memory): forced and
+ * automatic, a rank whose packet is malloc memory (everyone falls back), and
+ * mismatched packet sizes (LINCOLL_ERR_MISMATCH on every rank at init).
  * --small: 4 KiB packets only (K = 12, 16 oversubscribe two cores).
  * --chunked: 4 MiB packets pipelined in 512 KiB chunks (8 per packet, checked
  * with lincoll_encode_chunks()) for every family above, p = 1 and 2, then the
@@ -93,7 +96,11 @@ static void check_chunks(lincoll_plan_t *p, size_t B, const char *what)
     unsigned n = 0;
     size_t c = 0;
     CHECK(lincoll_encode_chunks(p, &n, &c) == LINCOLL_OK, "%s: lincoll_encode_chunks", what);
-    if (g_chunk != 0 && g_chunk < B && K > 1)
+    lincoll_plan_stats_t st;
+    lincoll_plan_stats(p, &st);
+    if (strcmp(st.algorithm, "zcopy") == 0) /* no transfer to overlap: never chunked */
+        CHECK(n == 1 && c == B, "%s B=%zu: zcopy in %u chunks of %zu", what, B, n, c);
+    else if (g_chunk != 0 && g_chunk < B && K > 1)
         CHECK(n == (unsigned)((B + g_chunk - 1) / g_chunk) && c == g_chunk,
               "%s B=%zu: %u chunks of %zu, asked %zu", what, B, n, c, g_chunk);
     else if (g_chunk == 0 && me == 0 && B > (1u << 20))
@@ -249,6 +256,88 @@ out:
     free(rebuilt);
 }
 
+/* zcopy (every rank's packet lincoll memory, peers mapped: one node):
+ *  - forced zcopy runs where K > 1 (stats C1 = 2, C2 = K - 1 packets) and
+ *    gives x A; auto picks it for 1 MiB packets (the model: no copy); with
+ *    every output in lincoll memory too, zcopy_split (C2 = 2 (K - 1)
+ *    segments); one rank's output in malloc memory: zcopy;
+ *  - rank 0's packet in malloc memory: every rank falls back to the same tag
+ *    algorithm (not zcopy) and the result is right;
+ *  - rank 0 passes another packet size: LINCOLL_ERR_MISMATCH on every rank. */
+static void zcopy(lincoll_comm_t *w, lincoll_context_t *ctx, const lincoll_field_t *f, size_t B)
+{
+    const char *cv = getenv("LINCOLL_ENCODE_CHECKSUM");
+    const int crc = cv != NULL && strcmp(cv, "crc32c") == 0;
+    uint64_t q = lincoll_gf_field_order(f);
+    uint64_t *A = malloc(8 * (size_t)K * K), *col = malloc(8 * (size_t)K);
+    for (int i = 0; i < K * K; i++)
+        A[i] = mix((uint64_t)i, q + 77) % q;
+    for (int j = 0; j < K; j++)
+        col[j] = A[(size_t)j * K + me];
+    void *in, *lout, *hin = aligned_alloc(64, B), *hout = aligned_alloc(64, B);
+    CHECK(lincoll_mem_alloc(ctx, B, &in) == LINCOLL_OK, "mem_alloc");
+    CHECK(lincoll_mem_alloc(ctx, B, &lout) == LINCOLL_OK, "mem_alloc");
+    for (int c = 0; c < 5; c++) {
+        /* c = 0, 1: forced / automatic, output malloc memory (zcopy); c = 2: rank 0's
+         * input malloc memory (fallback); c = 3, 4: outputs lincoll memory too
+         * (zcopy_split), c = 4 with rank 0's output malloc memory (zcopy) */
+        lincoll_encode_algo_t algo = c == 1 ? LINCOLL_ENCODE_ALGO_AUTO : LINCOLL_ENCODE_ALGO_ZCOPY;
+        void *x = c == 2 && me == 0 ? hin : in;
+        void *out = c == 3 || (c == 4 && me != 0) ? lout : hout;
+        const char *want = c == 3 ? "zcopy_split" : "zcopy";
+        int salt = 500 + c;
+        fill(f, x, B, me, salt);
+        memset(out, 0, B);
+        lincoll_encode_opts_t o = {.ports = 1, .algo = algo};
+        lincoll_plan_t *plan;
+        lincoll_status_t st = lincoll_encode_init(w, f, A, K, K, B, x, out, &o, &plan);
+        CHECK(st == LINCOLL_OK, "zcopy case %d: encode_init: %s", c, lincoll_strerror(st));
+        if (st != LINCOLL_OK) continue;
+        lincoll_plan_stats_t s;
+        lincoll_plan_stats(plan, &s);
+        int zc = strcmp(s.algorithm, want) == 0;
+        if (crc) { /* LINCOLL_ENCODE_CHECKSUM: no zcopy (no message to checksum) */
+            CHECK(strncmp(s.algorithm, "zcopy", 5) != 0, "zcopy under the checksum: %s",
+                  s.algorithm);
+            zc = 1; /* nothing more to check about the algorithm */
+        }
+        /* zcopy_split: rank me moves segment me (64-byte units) K - 1 times each way */
+        size_t u = B / 64, seg = (u / (size_t)K + ((size_t)me < u % (size_t)K)) * 64;
+        uint64_t c2 = c == 3 ? 2 * (uint64_t)(K - 1) * seg : (uint64_t)(K - 1) * B;
+        if (!crc && c != 2 && K > 1) {
+            CHECK(zc, "zcopy case %d B=%zu: the plan is %s, not %s", c, B, s.algorithm, want);
+            CHECK(!zc || (s.rounds == 2 && s.c2_bytes == c2 && s.c2_elems == c2 / B &&
+                          s.bytes_sent == 0),
+                  "%s stats: C1=%u C2=%llu bytes (want %llu) bytes_sent=%llu", want, s.rounds,
+                  (unsigned long long)s.c2_bytes, (unsigned long long)c2,
+                  (unsigned long long)s.bytes_sent);
+        } else if (!crc) {
+            CHECK(strncmp(s.algorithm, "zcopy", 5) != 0,
+                  "zcopy case %d: rank 0's packet is malloc memory, yet the plan is %s", c,
+                  s.algorithm);
+        }
+        CHECK(run3(plan), "zcopy case %d B=%zu", c, B);
+        CHECK(check_out(f, col, out, B, salt), "zcopy case %d (%s) B=%zu: wrong result", c,
+              s.algorithm, B);
+        lincoll_plan_free(plan);
+    }
+    if (K > 1 && !crc) { /* other packet sizes: every rank learns it at init */
+        lincoll_encode_opts_t o = {.ports = 1, .algo = LINCOLL_ENCODE_ALGO_ZCOPY};
+        lincoll_plan_t *plan = NULL;
+        lincoll_status_t st =
+            lincoll_encode_init(w, f, A, K, K, me == 0 ? B / 2 : B, in, hout, &o, &plan);
+        CHECK(st == LINCOLL_ERR_MISMATCH, "zcopy with mismatched packet sizes: %s",
+              lincoll_strerror(st));
+        if (st == LINCOLL_OK) lincoll_plan_free(plan);
+    }
+    lincoll_mem_free(ctx, in);
+    lincoll_mem_free(ctx, lout);
+    free(hin);
+    free(hout);
+    free(A);
+    free(col);
+}
+
 int main(int argc, char **argv)
 {
     int small = 0, chunked = 0;
@@ -282,6 +371,10 @@ int main(int argc, char **argv)
             dft_vdm(w, fp, f8, p, sizes[s]);
             rs_repair(w, f8, p, sizes[s]);
         }
+    }
+    if (!chunked) {
+        zcopy(w, ctx, f8, small ? 4096 : (size_t)1 << 20);
+        zcopy(w, ctx, fp, 65536);
     }
     /* multi-MiB packets in chunks: 8 asked-for chunks, then the model's choice */
     const size_t big = (size_t)4 << 20;

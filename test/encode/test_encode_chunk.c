@@ -200,7 +200,8 @@ static void test_no_chunking(void **state)
     assert_int_equal(one_fam(F_BW, f8, 5, 1, 0, 1000, 4096, 2), 1);
     assert_int_equal(one_fam(F_PS, f8, 1, 1, 0, 5000, 1024, 3), 1); /* nothing to overlap */
     assert_int_equal(one_fam(F_BW, f8, 7, 2, 0, 4096, 0, 4), 1);    /* model: tiny packet */
-    assert_int_equal(one_fam(F_BW, f8, 4, 1, 0, 500000, 0, 5), 1);  /* under 2 x 256 KiB */
+    assert_int_equal(one_fam(F_BW, f8, 4, 1, 0, 500000, 0, 5), 1);  /* under 2 x 1 MiB */
+    assert_int_equal(one_fam(F_BW, f8, 4, 1, 0, 2000000, 0, 6), 1); /* under 2 x 1 MiB */
     lincoll_gf_field_destroy(f8);
 }
 
@@ -214,12 +215,12 @@ static void test_model_every_rank(void **state)
     lincoll_field_t *f8, *fp;
     assert_int_equal(lincoll_gf_field_create(256, &f8), LINCOLL_OK);
     assert_int_equal(lincoll_gf_field_create(65537, &fp), LINCOLL_OK);
-    const size_t B = (size_t)1 << 20;
+    const size_t B = (size_t)4 << 20;
     unsigned n1 = one_fam(F_DFT_NAT, fp, 4, 1, 0, B, 0, 21);
     unsigned n2 = one_fam(F_RS, f8, 6, 2, 4, B, 0, 22);
     unsigned n3 = one_fam(F_REPAIR, f8, 6, 1, 4, B, 0, 23);
     unsigned n4 = one_fam(F_DIRECT, f8, 5, 2, 0, B, 0, 24);
-    printf("model's chunks at 1 MiB: dft_natural %u, rs %u, repair %u, direct %u\n", n1, n2, n3,
+    printf("model's chunks at 4 MiB: dft_natural %u, rs %u, repair %u, direct %u\n", n1, n2, n3,
            n4);
     assert_true(n1 >= 2 && n2 >= 2 && n3 >= 2 && n4 >= 2);
     lincoll_gf_field_destroy(f8);
