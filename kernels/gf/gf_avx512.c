@@ -128,7 +128,7 @@ LC_AI void gf16_mac(__m512i *yl, __m512i *yh, gf16_coef_t a, gf16_src_t x)
 #define LC_FN(name) name##_avx512
 #define LC_TMPL_ISA LC_ISA_AVX512
 #define GF8_RMAX    8
-#define GF8_NV      2
+#define GF8_NV(R)   2
 #define GF16_RMAX   8
 #define GF16_NV(R)  1
 #include "kernels/gf/gf_simd512_tmpl.h"

@@ -9,7 +9,8 @@
  * Included once per file, after these are defined:
  *   LC_FN(name)   suffixes a name with the ISA (name##_gfni)
  *   LC_TMPL_ISA   the file's lc_isa_t (prefetch tuning, lc_gf_tune_pf)
- *   GF8_RMAX, GF8_NV     outputs per row block, 64-byte vectors per iteration
+ *   GF8_RMAX             outputs per row block
+ *   GF8_NV(R)            64-byte vectors per iteration for R rows (at most 4)
  *   gf8_src_t  gf8_prep(__m512i x)                 per-source form of x
  *   gf8_coef_t gf8_coef(c, e)                      coefficient e of c->m
  *   __m512i gf8_mac(acc, gf8_coef_t, gf8_src_t)    acc ^ a*x
@@ -38,7 +39,9 @@ LC_TMPL_AI size_t LC_FN(gf_pf)(const lincoll_gf_coeffs_t *c, size_t len)
 
 /* ------------------------------------------------------------ GF(2^8) */
 
-/* Rows j0 .. j0+R-1 over bytes [off, off+n), n a multiple of 64*NV. */
+/* Rows j0 .. j0+R-1 over bytes [off, off+n), n a multiple of 64*NV (NV a
+ * constant per instance; gcc 12 leaves a 4-trip v loop rolled, with the
+ * accumulators in memory, without the unroll pragmas). */
 LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
                                 const lincoll_gf_coeffs_t *c, int j0, const void *const *src,
                                 void *const *dst, size_t off, size_t n, size_t pf)
@@ -46,9 +49,10 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
     const int k = c->k;
     const size_t e0 = (size_t)j0 * (size_t)k;
     for (size_t p = off; p < off + n; p += 64 * (size_t)NV) {
-        __m512i acc[GF8_RMAX][GF8_NV];
+        __m512i acc[GF8_RMAX][4];
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++) {
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
                 acc[j][v] = _mm512_setzero_si512();
         }
@@ -56,7 +60,8 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
         for (; i + 1 < k; i += 2) {
             const uint8_t *s0 = (const uint8_t *)src[i] + p;
             const uint8_t *s1 = (const uint8_t *)src[i + 1] + p;
-            gf8_src_t x[GF8_NV], y[GF8_NV];
+            gf8_src_t x[4], y[4];
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++) {
                 if (PF) {
                     _mm_prefetch((const char *)s0 + pf + 64 * v, _MM_HINT_T0);
@@ -69,13 +74,15 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
             for (int j = 0; j < R; j++) {
                 gf8_coef_t a0 = gf8_coef(c, e0 + (size_t)j * k + i);
                 gf8_coef_t a1 = gf8_coef(c, e0 + (size_t)j * k + i + 1);
+#pragma GCC unroll 4
                 for (int v = 0; v < NV; v++)
                     acc[j][v] = gf8_mac2(acc[j][v], a0, x[v], a1, y[v]);
             }
         }
         if (i < k) {
             const uint8_t *s0 = (const uint8_t *)src[i] + p;
-            gf8_src_t x[GF8_NV];
+            gf8_src_t x[4];
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++) {
                 if (PF) _mm_prefetch((const char *)s0 + pf + 64 * v, _MM_HINT_T0);
                 x[v] = gf8_prep(_mm512_loadu_si512(s0 + 64 * v));
@@ -83,6 +90,7 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
 #pragma GCC unroll 8
             for (int j = 0; j < R; j++) {
                 gf8_coef_t a0 = gf8_coef(c, e0 + (size_t)j * k + i);
+#pragma GCC unroll 4
                 for (int v = 0; v < NV; v++)
                     acc[j][v] = gf8_mac(acc[j][v], a0, x[v]);
             }
@@ -90,6 +98,7 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++) {
             uint8_t *d = (uint8_t *)dst[j0 + j] + p;
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
                 _mm512_storeu_si512(d + 64 * v, acc[j][v]);
         }
@@ -100,11 +109,12 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
     static void LC_FN(gf8_r##R)(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,      \
                                 void *const *dst, size_t off, size_t n, size_t pf)                 \
     {                                                                                              \
-        size_t n2 = n - n % (64 * GF8_NV);                                                         \
+        const int nv = GF8_NV(R);                                                                  \
+        size_t n2 = n - n % (64 * (size_t)nv);                                                     \
         if (pf)                                                                                    \
-            LC_FN(gf8_rows)(R, GF8_NV, 1, c, j0, src, dst, off, n2, pf);                           \
+            LC_FN(gf8_rows)(R, nv, 1, c, j0, src, dst, off, n2, pf);                               \
         else                                                                                       \
-            LC_FN(gf8_rows)(R, GF8_NV, 0, c, j0, src, dst, off, n2, 0);                            \
+            LC_FN(gf8_rows)(R, nv, 0, c, j0, src, dst, off, n2, 0);                                \
         if (n2 < n) LC_FN(gf8_rows)(R, 1, 0, c, j0, src, dst, off + n2, n - n2, 0);                \
     }
 LC_GF8_TMPL_R(1)
@@ -126,8 +136,7 @@ void LC_FN(lc_gf8_lincomb)(const lincoll_gf_coeffs_t *c, size_t len, const void 
                            void *const *dst)
 {
     size_t nv = len & ~(size_t)63;
-    lc_gf_run_blocks(LC_FN(gf8_rows_fn), GF8_RMAX, c, nv, 64 * GF8_NV, LC_FN(gf_pf)(c, len), src,
-                     dst);
+    lc_gf_run_blocks(LC_FN(gf8_rows_fn), GF8_RMAX, c, nv, 256, LC_FN(gf_pf)(c, len), src, dst);
     if (nv < len) lc_gf8_lincomb_range_base(c, nv, len, src, dst);
 }
 
