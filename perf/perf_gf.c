@@ -102,31 +102,47 @@ __attribute__((target("avx512f"))) static void perf_stream_avx512(int k, int m, 
                                                                   unsigned char *const *dst,
                                                                   int mode)
 {
-    size_t n = len & ~(size_t)127;
+    size_t n = len & ~(size_t)255;
     if (mode == PERF_STREAM_NT) {
         for (int j = 0; j < m; j++) {
             if (((uintptr_t)dst[j] & 63) != 0) mode = PERF_STREAM_PLAIN;
         }
     }
-    for (size_t p = 0; p < n; p += 128) {
+    for (size_t p = 0; p < n; p += 256) {
+        const unsigned char *s = src[0] + p;
         if (mode == PERF_STREAM_PREFETCH) {
-            for (int i = 0; i < k; i++) {
-                _mm_prefetch((const char *)src[i] + p + PERF_STREAM_PF, _MM_HINT_T0);
-                _mm_prefetch((const char *)src[i] + p + PERF_STREAM_PF + 64, _MM_HINT_T0);
-            }
+            _mm_prefetch((const char *)s + PERF_STREAM_PF, _MM_HINT_T0);
+            _mm_prefetch((const char *)s + PERF_STREAM_PF + 64, _MM_HINT_T0);
+            _mm_prefetch((const char *)s + PERF_STREAM_PF + 128, _MM_HINT_T0);
+            _mm_prefetch((const char *)s + PERF_STREAM_PF + 192, _MM_HINT_T0);
         }
-        __m512i x0 = _mm512_loadu_si512(src[0] + p), x1 = _mm512_loadu_si512(src[0] + p + 64);
+        __m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 64);
+        __m512i x2 = _mm512_loadu_si512(s + 128), x3 = _mm512_loadu_si512(s + 192);
         for (int i = 1; i < k; i++) {
-            x0 = _mm512_xor_si512(x0, _mm512_loadu_si512(src[i] + p));
-            x1 = _mm512_xor_si512(x1, _mm512_loadu_si512(src[i] + p + 64));
+            s = src[i] + p;
+            if (mode == PERF_STREAM_PREFETCH) {
+                _mm_prefetch((const char *)s + PERF_STREAM_PF, _MM_HINT_T0);
+                _mm_prefetch((const char *)s + PERF_STREAM_PF + 64, _MM_HINT_T0);
+                _mm_prefetch((const char *)s + PERF_STREAM_PF + 128, _MM_HINT_T0);
+                _mm_prefetch((const char *)s + PERF_STREAM_PF + 192, _MM_HINT_T0);
+            }
+            x0 = _mm512_xor_si512(x0, _mm512_loadu_si512(s));
+            x1 = _mm512_xor_si512(x1, _mm512_loadu_si512(s + 64));
+            x2 = _mm512_xor_si512(x2, _mm512_loadu_si512(s + 128));
+            x3 = _mm512_xor_si512(x3, _mm512_loadu_si512(s + 192));
         }
         for (int j = 0; j < m; j++) {
+            unsigned char *d = dst[j] + p;
             if (mode == PERF_STREAM_NT) {
-                _mm512_stream_si512((void *)(dst[j] + p), x0);
-                _mm512_stream_si512((void *)(dst[j] + p + 64), x1);
+                _mm512_stream_si512((void *)d, x0);
+                _mm512_stream_si512((void *)(d + 64), x1);
+                _mm512_stream_si512((void *)(d + 128), x2);
+                _mm512_stream_si512((void *)(d + 192), x3);
             } else {
-                _mm512_storeu_si512(dst[j] + p, x0);
-                _mm512_storeu_si512(dst[j] + p + 64, x1);
+                _mm512_storeu_si512(d, x0);
+                _mm512_storeu_si512(d + 64, x1);
+                _mm512_storeu_si512(d + 128, x2);
+                _mm512_storeu_si512(d + 192, x3);
             }
         }
     }
