@@ -114,6 +114,6 @@ static inline __attribute__((always_inline)) void gf16_mac(__m512i *yl, __m512i 
 #define LC_TMPL_ISA LC_ISA_GFNI
 #define GF8_RMAX    8
 #define GF8_NV(R)   2
-#define GF16_RMAX   4                  /* 4 x 2 x 2 accumulators; 5 rows spill (gcc 12) */
+#define GF16_RMAX   4 /* 4 x 2 x 2 accumulators; 5 rows spill (gcc 12) */
 #define GF16_NV(R)  2
 #include "kernels/gf/gf_simd512_tmpl.h"
