@@ -82,15 +82,26 @@ typedef struct {
     const uint8_t *t;
 } gf16_coef_t;
 
-LC_AI gf16_src_t gf16_prep(__m512i xl, __m512i xh)
+/* 128 bytes of words -> byte planes (vpackuswb keeps the lane order that
+ * vpunpck[lh]bw undoes in gf16_join) -> 4 nibble planes. */
+LC_AI gf16_src_t gf16_load(const uint8_t *s)
 {
-    const __m512i m0f = _mm512_set1_epi8(0x0f);
-    gf16_src_t s;
-    s.nb[0] = _mm512_and_si512(xl, m0f);
-    s.nb[1] = _mm512_and_si512(_mm512_srli_epi16(xl, 4), m0f);
-    s.nb[2] = _mm512_and_si512(xh, m0f);
-    s.nb[3] = _mm512_and_si512(_mm512_srli_epi16(xh, 4), m0f);
-    return s;
+    const __m512i m00ff = _mm512_set1_epi16(0x00ff), m0f = _mm512_set1_epi8(0x0f);
+    __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
+    __m512i xl = _mm512_packus_epi16(_mm512_and_si512(a, m00ff), _mm512_and_si512(b, m00ff));
+    __m512i xh = _mm512_packus_epi16(_mm512_srli_epi16(a, 8), _mm512_srli_epi16(b, 8));
+    gf16_src_t x;
+    x.nb[0] = _mm512_and_si512(xl, m0f);
+    x.nb[1] = _mm512_and_si512(_mm512_srli_epi16(xl, 4), m0f);
+    x.nb[2] = _mm512_and_si512(xh, m0f);
+    x.nb[3] = _mm512_and_si512(_mm512_srli_epi16(xh, 4), m0f);
+    return x;
+}
+
+LC_AI void gf16_join(__m512i yl, __m512i yh, __m512i *o0, __m512i *o1)
+{
+    *o0 = _mm512_unpacklo_epi8(yl, yh);
+    *o1 = _mm512_unpackhi_epi8(yl, yh);
 }
 
 LC_AI gf16_coef_t gf16_coef(const lincoll_gf_coeffs_t *c, size_t e)
@@ -117,9 +128,9 @@ LC_AI void gf16_mac(__m512i *yl, __m512i *yh, gf16_coef_t a, gf16_src_t x)
 #define LC_FN(name) name##_avx512
 #define LC_TMPL_ISA LC_ISA_AVX512
 #define GF8_RMAX    8
-#define GF8_NV      2
+#define GF8_NV(R)   2
 #define GF16_RMAX   8
-#define GF16_NV     1
+#define GF16_NV(R)  1
 #include "kernels/gf/gf_simd512_tmpl.h"
 
 /* ------------------------------------------------------------ p < 2^31 */

@@ -2,21 +2,26 @@
  * kernels/gf/gf_simd512_tmpl.h: the AVX-512 GF(2^8) and GF(2^16) loop nests
  * shared by gf_avx512.c (split-nibble vpshufb) and gf_gfni.c
  * (vgf2p8affineqb).  The two files differ only in how one coefficient
- * multiplies one vector; everything else (row blocks, register blocking,
- * length chunks, prefetch, byte planes, tails) lives here.
+ * multiplies one vector (and, for GF(2^16), how 64 words are laid out in
+ * registers); everything else (row blocks, register blocking, length
+ * chunks, prefetch, tails) lives here.
  *
  * Included once per file, after these are defined:
  *   LC_FN(name)   suffixes a name with the ISA (name##_gfni)
  *   LC_TMPL_ISA   the file's lc_isa_t (prefetch tuning, lc_gf_tune_pf)
- *   GF8_RMAX, GF8_NV     outputs per row block, 64-byte vectors per iteration
+ *   GF8_RMAX             outputs per row block
+ *   GF8_NV(R)            64-byte vectors per iteration for R rows (at most 4)
  *   gf8_src_t  gf8_prep(__m512i x)                 per-source form of x
  *   gf8_coef_t gf8_coef(c, e)                      coefficient e of c->m
  *   __m512i gf8_mac(acc, gf8_coef_t, gf8_src_t)    acc ^ a*x
  *   __m512i gf8_mac2(acc, a0, x0, a1, x1)          acc ^ a0*x0 ^ a1*x1
- *   GF16_RMAX, GF16_NV   same for GF(2^16) (vectors of 128 bytes = 64 words)
- *   gf16_src_t gf16_prep(__m512i xl, __m512i xh)   from the byte planes
+ *   GF16_RMAX            outputs per row block for GF(2^16)
+ *   GF16_NV(R)           128-byte vectors (64 words) per iteration for R rows
+ *   gf16_src_t gf16_load(const uint8_t *s)         per-source form of 128 bytes
  *   gf16_coef_t gf16_coef(c, e)
- *   void gf16_mac(__m512i *yl, __m512i *yh, gf16_coef_t, gf16_src_t)
+ *   void gf16_mac(__m512i *y0, __m512i *y1, gf16_coef_t, gf16_src_t)
+ *   void gf16_join(y0, y1, __m512i *o0, __m512i *o1)  accumulators -> the
+ *                        128 output bytes (o0 = bytes 0..63, o1 = 64..127)
  *
  * Prefetch: when a call's working set ((k + r) * len) exceeds L2, every
  * source is prefetched lc_gf_tune_pf[LC_TMPL_ISA] bytes ahead (measured on
@@ -26,16 +31,6 @@
 
 #define LC_TMPL_AI static inline __attribute__((always_inline))
 
-/* 128 bytes of 16-bit words -> low-byte plane and high-byte plane (lane
- * order kept so that unpack{lo,hi}_epi8 restores the words). */
-LC_TMPL_AI void LC_FN(gf16_planes)(const uint8_t *s, __m512i *xl, __m512i *xh)
-{
-    const __m512i m00ff = _mm512_set1_epi16(0x00ff);
-    __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
-    *xl = _mm512_packus_epi16(_mm512_and_si512(a, m00ff), _mm512_and_si512(b, m00ff));
-    *xh = _mm512_packus_epi16(_mm512_srli_epi16(a, 8), _mm512_srli_epi16(b, 8));
-}
-
 /* Prefetch distance for this call: 0 while the working set fits in L2. */
 LC_TMPL_AI size_t LC_FN(gf_pf)(const lincoll_gf_coeffs_t *c, size_t len)
 {
@@ -44,7 +39,9 @@ LC_TMPL_AI size_t LC_FN(gf_pf)(const lincoll_gf_coeffs_t *c, size_t len)
 
 /* ------------------------------------------------------------ GF(2^8) */
 
-/* Rows j0 .. j0+R-1 over bytes [off, off+n), n a multiple of 64*NV. */
+/* Rows j0 .. j0+R-1 over bytes [off, off+n), n a multiple of 64*NV (NV a
+ * constant per instance; gcc 12 leaves a 4-trip v loop rolled, with the
+ * accumulators in memory, without the unroll pragmas). */
 LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
                                 const lincoll_gf_coeffs_t *c, int j0, const void *const *src,
                                 void *const *dst, size_t off, size_t n, size_t pf)
@@ -52,9 +49,10 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
     const int k = c->k;
     const size_t e0 = (size_t)j0 * (size_t)k;
     for (size_t p = off; p < off + n; p += 64 * (size_t)NV) {
-        __m512i acc[GF8_RMAX][GF8_NV];
+        __m512i acc[GF8_RMAX][4];
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++) {
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
                 acc[j][v] = _mm512_setzero_si512();
         }
@@ -62,7 +60,8 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
         for (; i + 1 < k; i += 2) {
             const uint8_t *s0 = (const uint8_t *)src[i] + p;
             const uint8_t *s1 = (const uint8_t *)src[i + 1] + p;
-            gf8_src_t x[GF8_NV], y[GF8_NV];
+            gf8_src_t x[4], y[4];
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++) {
                 if (PF) {
                     _mm_prefetch((const char *)s0 + pf + 64 * v, _MM_HINT_T0);
@@ -75,13 +74,15 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
             for (int j = 0; j < R; j++) {
                 gf8_coef_t a0 = gf8_coef(c, e0 + (size_t)j * k + i);
                 gf8_coef_t a1 = gf8_coef(c, e0 + (size_t)j * k + i + 1);
+#pragma GCC unroll 4
                 for (int v = 0; v < NV; v++)
                     acc[j][v] = gf8_mac2(acc[j][v], a0, x[v], a1, y[v]);
             }
         }
         if (i < k) {
             const uint8_t *s0 = (const uint8_t *)src[i] + p;
-            gf8_src_t x[GF8_NV];
+            gf8_src_t x[4];
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++) {
                 if (PF) _mm_prefetch((const char *)s0 + pf + 64 * v, _MM_HINT_T0);
                 x[v] = gf8_prep(_mm512_loadu_si512(s0 + 64 * v));
@@ -89,6 +90,7 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
 #pragma GCC unroll 8
             for (int j = 0; j < R; j++) {
                 gf8_coef_t a0 = gf8_coef(c, e0 + (size_t)j * k + i);
+#pragma GCC unroll 4
                 for (int v = 0; v < NV; v++)
                     acc[j][v] = gf8_mac(acc[j][v], a0, x[v]);
             }
@@ -96,6 +98,7 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++) {
             uint8_t *d = (uint8_t *)dst[j0 + j] + p;
+#pragma GCC unroll 4
             for (int v = 0; v < NV; v++)
                 _mm512_storeu_si512(d + 64 * v, acc[j][v]);
         }
@@ -106,11 +109,12 @@ LC_TMPL_AI void LC_FN(gf8_rows)(const int R, const int NV, const int PF,
     static void LC_FN(gf8_r##R)(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,      \
                                 void *const *dst, size_t off, size_t n, size_t pf)                 \
     {                                                                                              \
-        size_t n2 = n - n % (64 * GF8_NV);                                                         \
+        const int nv = GF8_NV(R);                                                                  \
+        size_t n2 = n - n % (64 * (size_t)nv);                                                     \
         if (pf)                                                                                    \
-            LC_FN(gf8_rows)(R, GF8_NV, 1, c, j0, src, dst, off, n2, pf);                           \
+            LC_FN(gf8_rows)(R, nv, 1, c, j0, src, dst, off, n2, pf);                               \
         else                                                                                       \
-            LC_FN(gf8_rows)(R, GF8_NV, 0, c, j0, src, dst, off, n2, 0);                            \
+            LC_FN(gf8_rows)(R, nv, 0, c, j0, src, dst, off, n2, 0);                                \
         if (n2 < n) LC_FN(gf8_rows)(R, 1, 0, c, j0, src, dst, off + n2, n - n2, 0);                \
     }
 LC_GF8_TMPL_R(1)
@@ -132,8 +136,7 @@ void LC_FN(lc_gf8_lincomb)(const lincoll_gf_coeffs_t *c, size_t len, const void 
                            void *const *dst)
 {
     size_t nv = len & ~(size_t)63;
-    lc_gf_run_blocks(LC_FN(gf8_rows_fn), GF8_RMAX, c, nv, 64 * GF8_NV, LC_FN(gf_pf)(c, len), src,
-                     dst);
+    lc_gf_run_blocks(LC_FN(gf8_rows_fn), GF8_RMAX, c, nv, 256, LC_FN(gf_pf)(c, len), src, dst);
     if (nv < len) lc_gf8_lincomb_range_base(c, nv, len, src, dst);
 }
 
@@ -217,69 +220,95 @@ LC_TMPL_AI void LC_FN(gf16_rows)(const int R, const int NV, const int PF,
     const int k = c->k;
     const size_t e0 = (size_t)j0 * (size_t)k;
     for (size_t p = off; p < off + n; p += 128 * (size_t)NV) {
-        __m512i yl[GF16_RMAX][GF16_NV], yh[GF16_RMAX][GF16_NV];
+        __m512i y0[GF16_RMAX][2], y1[GF16_RMAX][2];
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++) {
             for (int v = 0; v < NV; v++)
-                yl[j][v] = yh[j][v] = _mm512_setzero_si512();
+                y0[j][v] = y1[j][v] = _mm512_setzero_si512();
         }
+        /* Source i+1 is loaded and laid out while source i multiplies, so
+         * the layout's latency stays off the critical path. */
+        gf16_src_t x[2], xn[2];
+        for (int v = 0; v < NV; v++)
+            x[v] = gf16_load((const uint8_t *)src[0] + p + 128 * v);
         for (int i = 0; i < k; i++) {
-            const uint8_t *s = (const uint8_t *)src[i] + p;
-            gf16_src_t x[GF16_NV];
-            for (int v = 0; v < NV; v++) {
-                if (PF) {
-                    _mm_prefetch((const char *)s + pf + 128 * v, _MM_HINT_T0);
-                    _mm_prefetch((const char *)s + pf + 128 * v + 64, _MM_HINT_T0);
+            const uint8_t *sn = (const uint8_t *)src[i + 1 < k ? i + 1 : i] + p;
+            for (int v = 0; v < NV; v++)
+                xn[v] = gf16_load(sn + 128 * v);
+            if (PF) {
+                const char *s = (const char *)src[i] + p + pf;
+                for (int v = 0; v < NV; v++) {
+                    _mm_prefetch(s + 128 * v, _MM_HINT_T0);
+                    _mm_prefetch(s + 128 * v + 64, _MM_HINT_T0);
                 }
-                __m512i xl, xh;
-                LC_FN(gf16_planes)(s + 128 * v, &xl, &xh);
-                x[v] = gf16_prep(xl, xh);
             }
 #pragma GCC unroll 8
             for (int j = 0; j < R; j++) {
                 gf16_coef_t a = gf16_coef(c, e0 + (size_t)j * k + i);
                 for (int v = 0; v < NV; v++)
-                    gf16_mac(&yl[j][v], &yh[j][v], a, x[v]);
+                    gf16_mac(&y0[j][v], &y1[j][v], a, x[v]);
             }
+            for (int v = 0; v < NV; v++)
+                x[v] = xn[v];
         }
 #pragma GCC unroll 8
         for (int j = 0; j < R; j++) {
             uint8_t *d = (uint8_t *)dst[j0 + j] + p;
             for (int v = 0; v < NV; v++) {
-                _mm512_storeu_si512(d + 128 * v, _mm512_unpacklo_epi8(yl[j][v], yh[j][v]));
-                _mm512_storeu_si512(d + 128 * v + 64, _mm512_unpackhi_epi8(yl[j][v], yh[j][v]));
+                __m512i o0, o1;
+                gf16_join(y0[j][v], y1[j][v], &o0, &o1);
+                _mm512_storeu_si512(d + 128 * v, o0);
+                _mm512_storeu_si512(d + 128 * v + 64, o1);
             }
         }
     }
 }
 
+/* Lengths are cut in units of 256 bytes (two vectors); a row block with
+ * GF16_NV(R) == 2 runs its odd last vector with NV = 1. */
 #define LC_GF16_TMPL_R(R)                                                                          \
     static void LC_FN(gf16_r##R)(const lincoll_gf_coeffs_t *c, int j0, const void *const *src,     \
                                  void *const *dst, size_t off, size_t n, size_t pf)                \
     {                                                                                              \
-        size_t n2 = n - n % (128 * GF16_NV);                                                       \
+        const int nv = GF16_NV(R);                                                                 \
+        size_t n2 = n - n % (128 * (size_t)nv);                                                    \
         if (pf)                                                                                    \
-            LC_FN(gf16_rows)(R, GF16_NV, 1, c, j0, src, dst, off, n2, pf);                         \
+            LC_FN(gf16_rows)(R, nv, 1, c, j0, src, dst, off, n2, pf);                              \
         else                                                                                       \
-            LC_FN(gf16_rows)(R, GF16_NV, 0, c, j0, src, dst, off, n2, 0);                          \
+            LC_FN(gf16_rows)(R, nv, 0, c, j0, src, dst, off, n2, 0);                               \
         if (n2 < n) LC_FN(gf16_rows)(R, 1, 0, c, j0, src, dst, off + n2, n - n2, 0);               \
     }
 LC_GF16_TMPL_R(1)
 LC_GF16_TMPL_R(2)
 LC_GF16_TMPL_R(3)
 LC_GF16_TMPL_R(4)
-#if GF16_RMAX > 4
+#if GF16_RMAX >= 5
 LC_GF16_TMPL_R(5)
+#endif
+#if GF16_RMAX >= 6
 LC_GF16_TMPL_R(6)
+#endif
+#if GF16_RMAX >= 7
 LC_GF16_TMPL_R(7)
+#endif
+#if GF16_RMAX >= 8
 LC_GF16_TMPL_R(8)
 #endif
 #undef LC_GF16_TMPL_R
 
 static const lc_gf_rows_fn_t LC_FN(gf16_rows_fn)[GF16_RMAX + 1] = {
     NULL,           LC_FN(gf16_r1), LC_FN(gf16_r2), LC_FN(gf16_r3), LC_FN(gf16_r4),
-#if GF16_RMAX > 4
-    LC_FN(gf16_r5), LC_FN(gf16_r6), LC_FN(gf16_r7), LC_FN(gf16_r8),
+#if GF16_RMAX >= 5
+    LC_FN(gf16_r5),
+#endif
+#if GF16_RMAX >= 6
+    LC_FN(gf16_r6),
+#endif
+#if GF16_RMAX >= 7
+    LC_FN(gf16_r7),
+#endif
+#if GF16_RMAX >= 8
+    LC_FN(gf16_r8),
 #endif
 };
 
@@ -287,8 +316,7 @@ void LC_FN(lc_gf16_lincomb)(const lincoll_gf_coeffs_t *c, size_t len, const void
                             void *const *dst)
 {
     size_t nv = len & ~(size_t)127;
-    lc_gf_run_blocks(LC_FN(gf16_rows_fn), GF16_RMAX, c, nv, 128 * GF16_NV, LC_FN(gf_pf)(c, len),
-                     src, dst);
+    lc_gf_run_blocks(LC_FN(gf16_rows_fn), GF16_RMAX, c, nv, 256, LC_FN(gf_pf)(c, len), src, dst);
     if (nv < len) lc_gf16_lincomb_range_base(c, nv, len, src, dst);
 }
 
@@ -298,17 +326,14 @@ void LC_FN(lc_gf16_mad)(const lincoll_gf_coeffs_t *c, size_t len, int col, const
     size_t nv = len & ~(size_t)127;
     const int k = c->k;
     for (size_t p = 0; p < nv; p += 128) {
-        __m512i xl, xh;
-        LC_FN(gf16_planes)((const uint8_t *)src + p, &xl, &xh);
-        gf16_src_t x = gf16_prep(xl, xh);
+        gf16_src_t x = gf16_load((const uint8_t *)src + p);
         for (int j = 0; j < c->r; j++) {
-            __m512i yl = _mm512_setzero_si512(), yh = _mm512_setzero_si512();
-            gf16_mac(&yl, &yh, gf16_coef(c, (size_t)j * k + col), x);
+            __m512i y0 = _mm512_setzero_si512(), y1 = _mm512_setzero_si512(), o0, o1;
+            gf16_mac(&y0, &y1, gf16_coef(c, (size_t)j * k + col), x);
+            gf16_join(y0, y1, &o0, &o1);
             uint8_t *d = (uint8_t *)dst[j] + p;
-            _mm512_storeu_si512(
-                d, _mm512_xor_si512(_mm512_loadu_si512(d), _mm512_unpacklo_epi8(yl, yh)));
-            _mm512_storeu_si512(
-                d + 64, _mm512_xor_si512(_mm512_loadu_si512(d + 64), _mm512_unpackhi_epi8(yl, yh)));
+            _mm512_storeu_si512(d, _mm512_xor_si512(_mm512_loadu_si512(d), o0));
+            _mm512_storeu_si512(d + 64, _mm512_xor_si512(_mm512_loadu_si512(d + 64), o1));
         }
     }
     if (nv < len) lc_gf16_mad_range_base(c, nv, len, col, src, dst);

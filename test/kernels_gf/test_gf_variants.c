@@ -1,7 +1,8 @@
 /*
  * test/kernels_gf/test_gf_variants.c: every compiled GF kernel variant the
  * CPU supports, not only the dispatched one, against the _base reference,
- * byte for byte: lincomb and mad, lengths 0 .. 3*128+1 bytes, unaligned
+ * byte for byte: lincomb and mad, lengths 0 .. 3*256+1 bytes (three of the
+ * widest blocks, 4 x 64 bytes for GF(2^8) with r <= 2), unaligned
  * (element-aligned for wide fields) pointers with guard bytes, random
  * coefficients including 0, 1 and q-1, row counts below and above the
  * register blocks, and long buffers that take the L2-chunked path; the
@@ -20,11 +21,11 @@
 
 typedef struct {
     int r, k;
-    int full_sweep; /* every length 0 .. 3*128+1 bytes, else a list */
+    int full_sweep; /* every length 0 .. 3*256+1 bytes, else a list */
 } lc_shape_t;
 
 static const lc_shape_t shapes[] = {
-    {4, 10, 1}, {3, 2, 1},   {1, 1, 0},  {8, 8, 0},  {9, 5, 0},
+    {4, 10, 1}, {3, 2, 1},   {2, 3, 1},  {1, 1, 0},  {8, 8, 0},  {9, 5, 0},
     {14, 3, 0}, {16, 16, 0}, {2, 21, 0}, {6, 19, 0}, {17, 7, 0},
 };
 static const size_t spot_lens[] = {0,   1,   2,   4,    8,    60,        63,        64,
@@ -127,7 +128,7 @@ static void lc_test_field_variants(uint64_t q)
             assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
             size_t es = f->elem_size;
             if (shapes[s].full_sweep) {
-                for (size_t len = 0; len <= 3 * 128 + es; len += es) {
+                for (size_t len = 0; len <= 3 * 256 + es; len += es) {
                     fails += lc_check_one(f, v, c, len, es * (1 + len % 5), &seed);
                 }
             } else {
