@@ -48,9 +48,7 @@
  * credit wait blocks it (credits are pre-issued for the first DEPTH starts).
  * The per-start hook moves the scratch slots and put offsets to this start's
  * ring slot; every rank starts a plan equally often, so all agree on it. */
-#define LC_ZC_DEPTH 8
-
-typedef struct lc_zc_ring {
+struct lc_zc_ring {
     size_t stride;
     unsigned long starts;
     unsigned nslot, nput;
@@ -58,7 +56,7 @@ typedef struct lc_zc_ring {
     char *slot_base[64];
     int put_round[64], put_idx[64];
     size_t put_base[64];
-} lc_zc_ring_t;
+};
 
 static lincoll_status_t lc_zc_ring_on_start(lincoll_plan_t *p)
 {
@@ -71,7 +69,7 @@ static lincoll_status_t lc_zc_ring_on_start(lincoll_plan_t *p)
     return LINCOLL_OK;
 }
 
-static lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
+lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
 {
     lc_zc_ring_t *g = calloc(1, sizeof(*g));
     if (g != NULL) {
@@ -84,7 +82,7 @@ static lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
 }
 
 /* A user slot over scratch that moves with the ring (-1 when out of room). */
-static int lc_zc_ring_slot(lincoll_plan_t *p, lc_zc_ring_t *g, char *base, size_t len)
+int lc_zc_ring_slot(lincoll_plan_t *p, lc_zc_ring_t *g, char *base, size_t len)
 {
     if (g->nslot >= 64) return -1;
     int s = lc_plan_slot_user(p, base, len);
@@ -96,8 +94,8 @@ static int lc_zc_ring_slot(lincoll_plan_t *p, lc_zc_ring_t *g, char *base, size_
 }
 
 /* A put whose remote offset moves with the ring. */
-static lincoll_status_t lc_zc_ring_put(lincoll_plan_t *p, lc_zc_ring_t *g, int round, int peer,
-                                       lc_bufref_t src, size_t len, lc_win_t *win, size_t roff)
+lincoll_status_t lc_zc_ring_put(lincoll_plan_t *p, lc_zc_ring_t *g, int round, int peer,
+                                lc_bufref_t src, size_t len, lc_win_t *win, size_t roff)
 {
     if (g->nput >= 64) return LINCOLL_ERR_INTERNAL;
     g->put_round[g->nput] = round;
