@@ -17,12 +17,14 @@
  * given P, but for floats at P > 2 not bitwise equal to rhd_reduce_scatter,
  * whose distance-halving tree differs.
  *
- * Small vectors (below the threshold) on P = 2^k ranks, one latency per
+ * Small vectors (below 2x the threshold for reduce-scatter, 8x for
+ * allgather: measured, see lc_zc_rsag_try) on P = 2^k ranks, one latency per
  * round instead of two flag rounds, by puts into the peer's mapped scratch
- * ring (LC_ZC_DEPTH slots; start s uses slot s % DEPTH: a partner puts into
- * slot s only after finishing start s - 1, which needed this rank's put of
- * start s - 1, made after this rank finished start s - DEPTH + ... so no
- * slot is overwritten while it is read, and no credits are needed):
+ * ring (LC_ZC_DEPTH slots, start s uses slot s % DEPTH).  No credits are
+ * needed: a partner puts start s's round j only after finishing start s - 1,
+ * whose round j needed this rank's put of start s - 1, made after this rank
+ * had finished start s - 2; the slot start s uses was last read by start
+ * s - DEPTH <= s - 2:
  *   zcopy_rh_reduce_scatter  rhd_reduce_scatter's recursive halving with
  *            distance halving, k rounds: round j puts the half of the
  *            current group window the partner keeps into its scratch region
@@ -218,8 +220,14 @@ lincoll_status_t lc_zc_rsag_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
     const size_t tb = a->total * a->es;
     const int ag = a->op == LC_COLL_ALLGATHER;
     /* identical on every rank: op, P, counts, dtype, configuration */
-    /* small: puts into scratch rings on a power of two, else direct loads */
-    const int k = lc_zc_log2(comm->size), small = tb < ctx->cfg.zcopy_threshold;
+    /* small: puts into scratch rings on a power of two, else direct loads.
+     * Measured on 2 ranks (lincoll_perf, 3 interleaved runs, us): the rings
+     * win up to 2 KiB for reduce-scatter (0.13-0.17 vs 0.18-0.22; 4 KiB:
+     * 0.26-0.77 vs 0.20-0.24) and up to 8 KiB for allgather (4 KiB 0.29 vs
+     * 0.31-0.35, 8 KiB 0.38-0.42 vs 0.42-0.45; 32 KiB 0.88-0.98 vs
+     * 0.83-0.87): below 2x and 8x LINCOLL_COLL_ZCOPY_THRESHOLD. */
+    const size_t lim = ctx->cfg.zcopy_threshold * (ag ? 8 : 2);
+    const int k = lc_zc_log2(comm->size), small = tb < lim;
     if ((a->op != LC_COLL_ALLGATHER && a->op != LC_COLL_REDUCE_SCATTER) || comm->size < 2 ||
         a->total == 0 || (small && k < 0) || ctx->tl_ops->rkey_ptr == NULL) {
         return LINCOLL_ERR_UNSUPPORTED;

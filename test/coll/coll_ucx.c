@@ -356,12 +356,12 @@ static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
     if (me == 0)
         printf("coll_ucx: %d of 8 allreduce plans over lincoll memory ran zero copy\n", zc);
     /* reduce-scatter / allgather over lincoll memory: zcopy_* direct loads
-     * (blk 1000 doubles), on a power of two zcopy_rh_reduce_scatter /
+     * (blk 3000 doubles), on a power of two zcopy_rh_reduce_scatter /
      * zcopy_rd_allgather by puts into scratch rings (blk 3, in place too).
      * The direct reduce-scatter matches rhd_allreduce bit for bit, the small
      * one rhd_reduce_scatter (forced, host memory) */
     for (int bi = 0; bi < 3; bi++) {
-        const size_t blk = bi == 0 ? 1000 : 3, tot = blk * (size_t)P, tb = tot * sizeof(double);
+        const size_t blk = bi == 0 ? 3000 : 3, tot = blk * (size_t)P, tb = tot * sizeof(double);
         const int ip = bi == 2;
         double *in, *out, *rin = malloc(tb), *rout = malloc(tb), *rrs = malloc(tb);
         lincoll_plan_t *prs = NULL, *pag = NULL, *pr = NULL, *prr = NULL;
