@@ -95,6 +95,12 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a
 lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
 lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
                                           lc_win_t *win);
+/* A copy step of a zero-copy plan (zcopy_small.c): its bytes move between
+ * ranks' memory (a load from a peer's mapped buffer, a store into one, or the
+ * local staging of a block that then travels), so the model counts them as
+ * bytes moved at 1/beta (LINCOLL_MODEL_BW), not as compute at 1/gamma. */
+lincoll_status_t lc_zc_copy(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
+                            lc_bufref_t src, size_t len);
 /* Scratch rings (zcopy_small.c): a plan whose start s reads and puts into
  * slot s % LC_ZC_DEPTH of a window of LC_ZC_DEPTH * stride bytes; the
  * per-start hook (installed by lc_zc_ring, at most 64 slots and 64 puts)

@@ -75,8 +75,8 @@ lincoll_status_t lc_zc_allgather_build(lincoll_plan_t *p, const lc_coll_args_t *
     if (!a->inplace && a->counts[me] > 0) {
         int in = lc_plan_slot_user(p, (void *)a->sbuf, a->counts[me] * es);
         if (in < 0) return LINCOLL_ERR_NOMEM;
-        st = lc_plan_copy(p, 0, LC_STEP_PRE, lc_ref(out, a->displs[me] * es), lc_ref(in, 0),
-                          a->counts[me] * es);
+        st = lc_zc_copy(p, 0, LC_STEP_PRE, lc_ref(out, a->displs[me] * es), lc_ref(in, 0),
+                        a->counts[me] * es);
     }
     LC_COLL_TRY(st, lc_zc_flags(p, 0, out, win));
     for (int j = 0; j < np && st == LINCOLL_OK; j++) {
@@ -84,8 +84,8 @@ lincoll_status_t lc_zc_allgather_build(lincoll_plan_t *p, const lc_coll_args_t *
         void *pj = lc_win_peer_ptr(win, j);
         int s = pj != NULL ? lc_plan_slot_user(p, pj, tb) : -1;
         if (s < 0) return pj == NULL ? LINCOLL_ERR_UNSUPPORTED : LINCOLL_ERR_NOMEM;
-        st = lc_plan_copy(p, 0, LC_STEP_POST, lc_ref(out, a->displs[j] * es),
-                          lc_ref(s, a->displs[j] * es), a->counts[j] * es);
+        st = lc_zc_copy(p, 0, LC_STEP_POST, lc_ref(out, a->displs[j] * es),
+                        lc_ref(s, a->displs[j] * es), a->counts[j] * es);
     }
     LC_COLL_TRY(st, lc_zc_flags(p, 1, out, win));
     return st;
@@ -174,8 +174,7 @@ lincoll_status_t lc_zc_rh_reduce_scatter_build(lincoll_plan_t *p, const lc_coll_
     }
     free(goff);
     if (st == LINCOLL_OK && a->inplace && dme > 0 && mine > 0)
-        st =
-            lc_plan_copy(p, k - 1, LC_STEP_POST, lc_ref(out, 0), lc_ref(work, dme * es), mine * es);
+        st = lc_zc_copy(p, k - 1, LC_STEP_POST, lc_ref(out, 0), lc_ref(work, dme * es), mine * es);
     return st;
 }
 
@@ -194,8 +193,8 @@ lincoll_status_t lc_zc_rd_allgather_build(lincoll_plan_t *p, const lc_coll_args_
     if (!a->inplace && a->counts[me] > 0) {
         int in = lc_plan_slot_user(p, (void *)a->sbuf, a->counts[me] * es);
         if (in < 0) return LINCOLL_ERR_NOMEM;
-        st = lc_plan_copy(p, 0, LC_STEP_PRE, lc_ref(out, a->displs[me] * es), lc_ref(in, 0),
-                          a->counts[me] * es);
+        st = lc_zc_copy(p, 0, LC_STEP_PRE, lc_ref(out, a->displs[me] * es), lc_ref(in, 0),
+                        a->counts[me] * es);
     }
     for (int j = 0; j < k && st == LINCOLL_OK; j++) {
         const int n = 1 << j, peer = me ^ n, g0 = me & ~(n - 1), p0 = peer & ~(n - 1);
@@ -208,7 +207,7 @@ lincoll_status_t lc_zc_rd_allgather_build(lincoll_plan_t *p, const lc_coll_args_
         LC_COLL_TRY(st, lc_plan_wait_put(p, j, peer, pl, win));
         if (pl > 0)
             LC_COLL_TRY(st,
-                        lc_plan_copy(p, j, LC_STEP_POST, lc_ref(out, poff), lc_ref(scr, poff), pl));
+                        lc_zc_copy(p, j, LC_STEP_POST, lc_ref(out, poff), lc_ref(scr, poff), pl));
     }
     return st;
 }

@@ -104,6 +104,17 @@ lincoll_status_t lc_zc_ring_put(lincoll_plan_t *p, lc_zc_ring_t *g, int round, i
     return lc_plan_put(p, round, peer, src, len, win, roff);
 }
 
+lincoll_status_t lc_zc_copy(lincoll_plan_t *p, int round, int post, lc_bufref_t dst,
+                            lc_bufref_t src, size_t len)
+{
+    lincoll_status_t st = lc_plan_copy(p, round, post, dst, src, len);
+    if (st == LINCOLL_OK) {
+        p->compute_bytes -= (double)len;
+        p->moved_bytes += (double)len;
+    }
+    return st;
+}
+
 size_t lc_zc_small_winlen(const lc_coll_args_t *a, int P, int rank)
 {
     size_t bytes = a->count * a->es;
@@ -133,7 +144,7 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, l
     int scr = lc_zc_ring_slot(p, g, win->base, bytes);
     if (scr < 0) return LINCOLL_ERR_NOMEM;
     st = lc_plan_wait_put(p, 1, R, bytes, win);
-    LC_COLL_TRY(st, lc_plan_copy(p, 1, LC_STEP_POST, lc_ref(buf, 0), lc_ref(scr, 0), bytes));
+    LC_COLL_TRY(st, lc_zc_copy(p, 1, LC_STEP_POST, lc_ref(buf, 0), lc_ref(scr, 0), bytes));
     LC_COLL_TRY(st, lc_plan_put(p, 2, R, lc_ref(buf, 0), 0, win, 0));
     return st;
 }
@@ -192,13 +203,16 @@ lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *p, const lc_coll_args_
             st = lc_plan_put(p, 0, j, lc_ref(buf, 0), 0, win, 0);
             LC_COLL_TRY(st, lc_plan_wait_put(p, 1, j, 0, win));
         }
+        /* the root's call lasts until its peers have copied the vector:
+         * their copy (in parallel, n bytes each) is on its critical path */
+        p->moved_bytes += (double)bytes;
         return st;
     }
     void *rp = lc_win_peer_ptr(win, R);
     int rs = rp != NULL ? lc_plan_slot_user(p, rp, bytes) : -1;
     if (rs < 0) return rp == NULL ? LINCOLL_ERR_UNSUPPORTED : LINCOLL_ERR_NOMEM;
     st = lc_plan_wait_put(p, 0, R, 0, win);
-    LC_COLL_TRY(st, lc_plan_copy(p, 0, LC_STEP_POST, lc_ref(buf, 0), lc_ref(rs, 0), bytes));
+    LC_COLL_TRY(st, lc_zc_copy(p, 0, LC_STEP_POST, lc_ref(buf, 0), lc_ref(rs, 0), bytes));
     LC_COLL_TRY(st, lc_plan_put(p, 1, R, lc_ref(buf, 0), 0, win, 0));
     return st;
 }

@@ -390,8 +390,9 @@ static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
             if (me == 0)
                 printf("coll_ucx: reduce_scatter over lincoll memory, blk %zu%s: %s\n", blk,
                        ip ? " in place" : "", ps.algorithm);
-            /* a power of two on one node runs zero copy at every size */
-            CHECK(!(P >= 2 && (P & (P - 1)) == 0) || rs_zc || rs_rh || ip,
+            /* where allreduce ran zero copy (peers mapped), a power of two
+             * runs reduce-scatter zero copy at every size */
+            CHECK(zc == 0 || !(P >= 2 && (P & (P - 1)) == 0) || rs_zc || rs_rh,
                   "reduce_scatter blk %zu on %d ranks over lincoll memory: %s", blk, P,
                   ps.algorithm);
         }
