@@ -106,6 +106,12 @@ lincoll_status_t lc_zc_copy(lincoll_plan_t *plan, int round, int post, lc_bufref
  * per-start hook (installed by lc_zc_ring, at most 64 slots and 64 puts)
  * moves the registered slots and put offsets to this start's ring slot. */
 #define LC_ZC_DEPTH 8
+/* Bytes of one ring slot holding `bytes`: whole cache lines, so the slot a
+ * peer still reads and the one the next start writes never share a line. */
+static inline size_t lc_zc_ring_stride(size_t bytes)
+{
+    return (bytes + 63) & ~(size_t)63;
+}
 typedef struct lc_zc_ring lc_zc_ring_t;
 lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *plan, size_t stride);
 /* a user slot over ring scratch at base (-1 when out of room) */

@@ -126,13 +126,14 @@ static int lc_zc_log2(int np)
 }
 
 /* Small reduce-scatter, P = 2^k: see the file comment.  win: scratch ring of
- * LC_ZC_DEPTH * k * total elements (region j of a ring slot: round j). */
+ * LC_ZC_DEPTH slots of k * total elements, in whole cache lines (region j
+ * of a ring slot: round j). */
 lincoll_status_t lc_zc_rh_reduce_scatter_build(lincoll_plan_t *p, const lc_coll_args_t *a,
                                                lc_win_t *win)
 {
     const int me = p->comm->rank, np = p->comm->size, k = lc_zc_log2(np);
     const size_t es = a->es, total = a->total, mine = a->counts[me], dme = a->displs[me];
-    const size_t region = total * es, stride = (size_t)k * region;
+    const size_t region = total * es, stride = lc_zc_ring_stride((size_t)k * region);
     if (k < 1 || total == 0 || win == NULL || win->len < LC_ZC_DEPTH * stride)
         return LINCOLL_ERR_INTERNAL;
     lc_zc_ring_t *g = lc_zc_ring(p, stride);
@@ -179,13 +180,15 @@ lincoll_status_t lc_zc_rh_reduce_scatter_build(lincoll_plan_t *p, const lc_coll_
 }
 
 /* Small allgather, P = 2^k: see the file comment.  win: scratch ring of
- * LC_ZC_DEPTH * total elements (blocks land at their own offsets). */
+ * LC_ZC_DEPTH slots of total elements, in whole cache lines (blocks land at
+ * their own offsets). */
 lincoll_status_t lc_zc_rd_allgather_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
 {
     const int me = p->comm->rank, np = p->comm->size, k = lc_zc_log2(np);
     const size_t es = a->es, tb = a->total * es;
-    if (k < 1 || tb == 0 || win == NULL || win->len < LC_ZC_DEPTH * tb) return LINCOLL_ERR_INTERNAL;
-    lc_zc_ring_t *g = lc_zc_ring(p, tb);
+    if (k < 1 || tb == 0 || win == NULL || win->len < LC_ZC_DEPTH * lc_zc_ring_stride(tb))
+        return LINCOLL_ERR_INTERNAL;
+    lc_zc_ring_t *g = lc_zc_ring(p, lc_zc_ring_stride(tb));
     int out = lc_plan_slot_user(p, a->rbuf, tb);
     int scr = g != NULL ? lc_zc_ring_slot(p, g, win->base, tb) : -1;
     if (g == NULL || out < 0 || scr < 0 || lc_coll_round(p, k - 1) < 0) return LINCOLL_ERR_NOMEM;
@@ -239,7 +242,8 @@ lincoll_status_t lc_zc_rsag_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
         return st != LINCOLL_OK ? st : LINCOLL_ERR_UNSUPPORTED;
     lc_win_t *w = NULL;
     if (small)
-        st = lc_win_create(comm, NULL, LC_ZC_DEPTH * (ag ? 1 : (size_t)k) * tb, &w);
+        st = lc_win_create(comm, NULL, LC_ZC_DEPTH * lc_zc_ring_stride((ag ? 1 : (size_t)k) * tb),
+                           &w);
     else
         st = lc_win_create(comm, win_buf, tb, &w);
     int mapped = st == LINCOLL_OK;

@@ -33,8 +33,8 @@
  * Cost: alpha + n.beta (+ (P-1).n.gamma at the root of a reduce); C2 = n.
  * Restrictions: bcast and reduce, 0 < n < LINCOLL_COLL_ZCOPY_THRESHOLD, P <= 65, every
  * rank's buffer lincoll memory and every peer mapped (checked collectively
- * by lc_zc_small_try; otherwise the tag plans run).  Scratch: 8.n bytes per
- * rank (bcast), 8.P.n at a reduce root.
+ * by lc_zc_small_try; otherwise the tag plans run).  Scratch: 8 slots of n
+ * bytes per rank (bcast), of P.n at a reduce root, each in whole cache lines.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -118,8 +118,9 @@ lincoll_status_t lc_zc_copy(lincoll_plan_t *p, int round, int post, lc_bufref_t 
 size_t lc_zc_small_winlen(const lc_coll_args_t *a, int P, int rank)
 {
     size_t bytes = a->count * a->es;
-    if (a->op == LC_COLL_REDUCE) return rank == a->root ? LC_ZC_DEPTH * (size_t)P * bytes : 64;
-    return LC_ZC_DEPTH * bytes;
+    if (a->op == LC_COLL_REDUCE)
+        return rank == a->root ? LC_ZC_DEPTH * lc_zc_ring_stride((size_t)P * bytes) : 64;
+    return LC_ZC_DEPTH * lc_zc_ring_stride(bytes);
 }
 
 lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
@@ -128,7 +129,7 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, l
     const size_t bytes = a->count * a->es;
     if (np < 2 || np > 65 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
         return LINCOLL_ERR_INTERNAL;
-    lc_zc_ring_t *g = lc_zc_ring(p, bytes);
+    lc_zc_ring_t *g = lc_zc_ring(p, lc_zc_ring_stride(bytes));
     int buf = lc_plan_slot_user(p, a->rbuf, bytes);
     if (g == NULL || buf < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = LINCOLL_OK;
@@ -155,7 +156,7 @@ lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, 
     const size_t bytes = a->count * a->es;
     if (np < 2 || np > 65 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
         return LINCOLL_ERR_INTERNAL;
-    lc_zc_ring_t *g = lc_zc_ring(p, (size_t)np * bytes);
+    lc_zc_ring_t *g = lc_zc_ring(p, lc_zc_ring_stride((size_t)np * bytes));
     const void *in = a->inplace ? a->rbuf : a->sbuf;
     int src = lc_plan_slot_user(p, (void *)in, bytes);
     if (g == NULL || src < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;

@@ -585,7 +585,7 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed, int r
     if (ring) {
         size_t *wl = calloc((size_t)P, sizeof(size_t));
         for (int r = 0; r < P; r++)
-            wl[r] = LC_ZC_DEPTH * (op == LC_COLL_ALLGATHER ? 1 : (size_t)k) * tb;
+            wl[r] = LC_ZC_DEPTH * lc_zc_ring_stride((op == LC_COLL_ALLGATHER ? 1 : (size_t)k) * tb);
         make_scratch_wins(&h, wl, w);
         free(wl);
     } else {
