@@ -13,6 +13,17 @@
 # for allreduce; see LINCOLL_COLL_ZCOPY_THRESHOLD), 100 iterations up to 1 MiB
 # x10 per default, 20 above.  --quick: REPS=1, sizes up to 2 MiB (about a
 # minute).  A full sweep takes about 5-7 minutes on the 2-core VM.
+# Calibration, once per run before the sweep (unless LINCOLL_MODEL_ALPHA,
+# _BW and _COMPUTE_BW are all set already), from lincoll_perf point
+# measurements, never from the collectives themselves (medians of 3 launches):
+#   alpha   = tag_lat p50 of 8 bytes, 2 ranks (one message round);
+#   1/beta  = put_bw of 4 MiB into a peer's lincoll_mem_alloc window, 2 ranks
+#             (over shared memory a put is a CPU copy into the peer's mapped
+#             memory: what the zero-copy plans' copies do);
+#   1/gamma = 2/3 x the reduce3 rate of -t reduce at 1 MiB, float sum (it
+#             counts 3 x bytes per reduction, the model 2 x bytes);
+# exported as LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW to every lincoll run, so
+# "predicted" = the plan's C1 alpha + (C2 + moved) beta + compute gamma.
 # Writes OUT_DIR/{raw/*, OP.tsv, summary.md, OP_time.png, OP_busbw.png}.
 # Bus bandwidth: size/time times 2(P-1)/P for allreduce, (P-1)/P for
 # reduce-scatter and allgather, 1 for bcast and reduce.
@@ -23,7 +34,7 @@ if [ "${1:-}" = "--quick" ]; then shift; REPS=1; MAX=2097152; fi
 while getopts b:a:o:n:r:m:t: f; do
   case $f in
     b) BUILD=$OPTARG;; a) ANCH=$OPTARG;; o) OUT=$OPTARG;; n) N=$OPTARG;; r) REPS=$OPTARG;;
-    m) MAX=$OPTARG;; t) OPS=$OPTARG;; *) sed -n 2,20p "$0"; exit 2;;
+    m) MAX=$OPTARG;; t) OPS=$OPTARG;; *) sed -n 2,31p "$0"; exit 2;;
   esac
 done
 T0=$(date +%s)
@@ -33,6 +44,30 @@ mkdir -p "$OUT/raw"
 SIZES=""; s=8; while [ "$s" -le "$MAX" ]; do SIZES="$SIZES${SIZES:+,}$s"; s=$((s * 4)); done
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+
+csv() { sed 's/^\[[0-9]*\] //' | awk -F, -v t="$1" -v c="$2" '$1 == t { print $c; exit }'; }
+CAL=""
+if [ -z "${LINCOLL_MODEL_ALPHA:-}" ] || [ -z "${LINCOLL_MODEL_BW:-}" ] || [ -z "${LINCOLL_MODEL_COMPUTE_BW:-}" ]; then
+  lats=""; bws=""
+  for i in 1 2 3; do # the VM's speed changes from one launch to the next
+    lats="$lats $("$RUN" -n 2 --timeout 120 "$PERF" -t tag_lat -s 8 -n 5000 -f csv 2>/dev/null | csv tag_lat 6)"
+    bws="$bws $("$RUN" -n 2 --timeout 120 "$PERF" -t put_bw -s 4m -n 50 -f csv 2>/dev/null | csv put_bw 8)"
+  done
+  lat=$(echo "$lats" | tr ' ' '\n' | grep . | median)
+  bw=$(echo "$bws" | tr ' ' '\n' | grep . | median)
+  r3=$("$PERF" -t reduce -s 1m -d float -o sum -f csv 2>/dev/null | awk -F, '$1 == "float" { print $6; exit }')
+  if [ "$lat" = nan ] || [ "$bw" = nan ] || [ -z "$r3" ]; then
+    echo "rhd_sweep: calibration failed (tag_lat '$lat', put_bw '$bw', reduce '$r3'); LINCOLL_MODEL_* defaults" >&2
+  else
+    LINCOLL_MODEL_ALPHA=$(awk -v l="$lat" 'BEGIN { printf "%.4g", l * 1e-6 }')
+    LINCOLL_MODEL_BW=$(awk -v b="$bw" 'BEGIN { printf "%.4g", b * 1048576 }')
+    LINCOLL_MODEL_COMPUTE_BW=$(awk -v r="$r3" 'BEGIN { printf "%.4g", r * 1e9 * 2 / 3 }')
+    export LINCOLL_MODEL_ALPHA LINCOLL_MODEL_BW LINCOLL_MODEL_COMPUTE_BW
+    CAL="calibrated: tag_lat(8 B) p50 $lat us -> alpha; put_bw(4 MiB) $bw MB/s -> 1/beta; reduce3(1 MiB float sum) $r3 GB/s x 2/3 -> 1/gamma"
+  fi
+fi
+CAL="LINCOLL_MODEL_ALPHA=${LINCOLL_MODEL_ALPHA:-default} s, _BW=${LINCOLL_MODEL_BW:-default} B/s, _COMPUTE_BW=${LINCOLL_MODEL_COMPUTE_BW:-default} B/s${CAL:+; $CAL}"
+echo "rhd_sweep: $CAL" >&2
 
 SMALL=""; LARGE=""
 for s in $(echo "$SIZES" | tr , ' '); do
@@ -65,7 +100,7 @@ factor() { case $1 in allreduce) echo "2*($N-1)/$N";; reduce_scatter|allgather) 
 {
   echo "# lincoll vs Open MPI vs Gloo, $N ranks, median of $REPS runs ($(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg))"
   echo
-  echo "Ratios are lincoll avg / other avg (below 1: lincoll faster).  predicted = the plan's alpha-beta-gamma figure (LINCOLL_MODEL_*)."
+  echo "Ratios are lincoll avg / other avg (below 1: lincoll faster).  predicted = the plan's alpha-beta-gamma figure at rank 0 (the root of bcast and reduce): $CAL."
   echo
 } >"$OUT/summary.md"
 for op in $OPS; do

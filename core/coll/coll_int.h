@@ -95,11 +95,40 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a
 lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
 lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
                                           lc_win_t *win);
-/* Large reduce-scatter and allgather by direct loads (zcopy_rsag.c). */
+/* A copy step of a zero-copy plan (zcopy_small.c): its bytes move between
+ * ranks' memory (a load from a peer's mapped buffer, a store into one, or the
+ * local staging of a block that then travels), so the model counts them as
+ * bytes moved at 1/beta (LINCOLL_MODEL_BW), not as compute at 1/gamma. */
+lincoll_status_t lc_zc_copy(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
+                            lc_bufref_t src, size_t len);
+/* Scratch rings (zcopy_small.c): a plan whose start s reads and puts into
+ * slot s % LC_ZC_DEPTH of a window of LC_ZC_DEPTH * stride bytes; the
+ * per-start hook (installed by lc_zc_ring, at most 64 slots and 64 puts)
+ * moves the registered slots and put offsets to this start's ring slot. */
+#define LC_ZC_DEPTH 8
+/* Bytes of one ring slot holding `bytes`: whole cache lines, so the slot a
+ * peer still reads and the one the next start writes never share a line. */
+static inline size_t lc_zc_ring_stride(size_t bytes)
+{
+    return (bytes + 63) & ~(size_t)63;
+}
+typedef struct lc_zc_ring lc_zc_ring_t;
+lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *plan, size_t stride);
+/* a user slot over ring scratch at base (-1 when out of room) */
+int lc_zc_ring_slot(lincoll_plan_t *plan, lc_zc_ring_t *g, char *base, size_t len);
+/* a put into the peer's ring scratch at roff within the ring slot */
+lincoll_status_t lc_zc_ring_put(lincoll_plan_t *plan, lc_zc_ring_t *g, int round, int peer,
+                                lc_bufref_t src, size_t len, lc_win_t *win, size_t roff);
+/* Large reduce-scatter and allgather by direct loads, small ones on a power
+ * of two by puts into mapped scratch rings (zcopy_rsag.c). */
 lincoll_status_t lc_zc_allgather_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
                                        lc_win_t *win);
 lincoll_status_t lc_zc_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
                                             lc_win_t *win);
+lincoll_status_t lc_zc_rh_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                               lc_win_t *win);
+lincoll_status_t lc_zc_rd_allgather_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
+                                          lc_win_t *win);
 lincoll_status_t lc_zc_rsag_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
                                 lincoll_plan_t **plan_p);
 lincoll_status_t lc_zc_reduce_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,

@@ -27,8 +27,9 @@
  * P2P/read kernels), with RHD's bracketing for determinism.
  * Cost (n bytes, every transfer a load/store at memory speed):
  *   2.alpha_flag + (P+1)/P.n.gamma_read + ... : modelled by the plan as
- *   2 rounds of 0-byte messages (2 alpha) plus compute steps of
- *   (2 + P-1)/P.n bytes (gamma); C2 = 0.
+ *   2 rounds of 0-byte messages (2 alpha) plus the reduction of n/P
+ *   elements (gamma) and (P-1)/P.n bytes stored into the peers' outputs,
+ *   counted as bytes moved (beta); C2 = 0.
  * Restrictions: allreduce only; p >= 2; every rank's input and output are
  * lincoll memory that every peer maps (selection checks it collectively and
  * falls back to the tag plans otherwise); the plan owns two windows and
@@ -149,7 +150,7 @@ lincoll_status_t lc_zc_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t *
         st = lc_zc_tree(&z, 0, z.f.P, mine, 0, &res);
         for (int j = 0; j < np && st == LINCOLL_OK; j++) {
             if (j == me) continue;
-            st = lc_plan_copy(p, 0, LC_STEP_POST, lc_ref(out[j], z.off * es), mine, z.cnt * es);
+            st = lc_zc_copy(p, 0, LC_STEP_POST, lc_ref(out[j], z.off * es), mine, z.cnt * es);
         }
     }
     free(z.src);

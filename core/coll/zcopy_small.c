@@ -33,8 +33,8 @@
  * Cost: alpha + n.beta (+ (P-1).n.gamma at the root of a reduce); C2 = n.
  * Restrictions: bcast and reduce, 0 < n < LINCOLL_COLL_ZCOPY_THRESHOLD, P <= 65, every
  * rank's buffer lincoll memory and every peer mapped (checked collectively
- * by lc_zc_small_try; otherwise the tag plans run).  Scratch: 8.n bytes per
- * rank (bcast), 8.P.n at a reduce root.
+ * by lc_zc_small_try; otherwise the tag plans run).  Scratch: 8 slots of n
+ * bytes per rank (bcast), of P.n at a reduce root, each in whole cache lines.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,9 +48,7 @@
  * credit wait blocks it (credits are pre-issued for the first DEPTH starts).
  * The per-start hook moves the scratch slots and put offsets to this start's
  * ring slot; every rank starts a plan equally often, so all agree on it. */
-#define LC_ZC_DEPTH 8
-
-typedef struct lc_zc_ring {
+struct lc_zc_ring {
     size_t stride;
     unsigned long starts;
     unsigned nslot, nput;
@@ -58,7 +56,7 @@ typedef struct lc_zc_ring {
     char *slot_base[64];
     int put_round[64], put_idx[64];
     size_t put_base[64];
-} lc_zc_ring_t;
+};
 
 static lincoll_status_t lc_zc_ring_on_start(lincoll_plan_t *p)
 {
@@ -71,7 +69,7 @@ static lincoll_status_t lc_zc_ring_on_start(lincoll_plan_t *p)
     return LINCOLL_OK;
 }
 
-static lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
+lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
 {
     lc_zc_ring_t *g = calloc(1, sizeof(*g));
     if (g != NULL) {
@@ -84,7 +82,7 @@ static lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
 }
 
 /* A user slot over scratch that moves with the ring (-1 when out of room). */
-static int lc_zc_ring_slot(lincoll_plan_t *p, lc_zc_ring_t *g, char *base, size_t len)
+int lc_zc_ring_slot(lincoll_plan_t *p, lc_zc_ring_t *g, char *base, size_t len)
 {
     if (g->nslot >= 64) return -1;
     int s = lc_plan_slot_user(p, base, len);
@@ -96,8 +94,8 @@ static int lc_zc_ring_slot(lincoll_plan_t *p, lc_zc_ring_t *g, char *base, size_
 }
 
 /* A put whose remote offset moves with the ring. */
-static lincoll_status_t lc_zc_ring_put(lincoll_plan_t *p, lc_zc_ring_t *g, int round, int peer,
-                                       lc_bufref_t src, size_t len, lc_win_t *win, size_t roff)
+lincoll_status_t lc_zc_ring_put(lincoll_plan_t *p, lc_zc_ring_t *g, int round, int peer,
+                                lc_bufref_t src, size_t len, lc_win_t *win, size_t roff)
 {
     if (g->nput >= 64) return LINCOLL_ERR_INTERNAL;
     g->put_round[g->nput] = round;
@@ -106,11 +104,23 @@ static lincoll_status_t lc_zc_ring_put(lincoll_plan_t *p, lc_zc_ring_t *g, int r
     return lc_plan_put(p, round, peer, src, len, win, roff);
 }
 
+lincoll_status_t lc_zc_copy(lincoll_plan_t *p, int round, int post, lc_bufref_t dst,
+                            lc_bufref_t src, size_t len)
+{
+    lincoll_status_t st = lc_plan_copy(p, round, post, dst, src, len);
+    if (st == LINCOLL_OK) {
+        p->compute_bytes -= (double)len;
+        p->moved_bytes += (double)len;
+    }
+    return st;
+}
+
 size_t lc_zc_small_winlen(const lc_coll_args_t *a, int P, int rank)
 {
     size_t bytes = a->count * a->es;
-    if (a->op == LC_COLL_REDUCE) return rank == a->root ? LC_ZC_DEPTH * (size_t)P * bytes : 64;
-    return LC_ZC_DEPTH * bytes;
+    if (a->op == LC_COLL_REDUCE)
+        return rank == a->root ? LC_ZC_DEPTH * lc_zc_ring_stride((size_t)P * bytes) : 64;
+    return LC_ZC_DEPTH * lc_zc_ring_stride(bytes);
 }
 
 lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
@@ -119,7 +129,7 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, l
     const size_t bytes = a->count * a->es;
     if (np < 2 || np > 65 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
         return LINCOLL_ERR_INTERNAL;
-    lc_zc_ring_t *g = lc_zc_ring(p, bytes);
+    lc_zc_ring_t *g = lc_zc_ring(p, lc_zc_ring_stride(bytes));
     int buf = lc_plan_slot_user(p, a->rbuf, bytes);
     if (g == NULL || buf < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = LINCOLL_OK;
@@ -135,7 +145,7 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, l
     int scr = lc_zc_ring_slot(p, g, win->base, bytes);
     if (scr < 0) return LINCOLL_ERR_NOMEM;
     st = lc_plan_wait_put(p, 1, R, bytes, win);
-    LC_COLL_TRY(st, lc_plan_copy(p, 1, LC_STEP_POST, lc_ref(buf, 0), lc_ref(scr, 0), bytes));
+    LC_COLL_TRY(st, lc_zc_copy(p, 1, LC_STEP_POST, lc_ref(buf, 0), lc_ref(scr, 0), bytes));
     LC_COLL_TRY(st, lc_plan_put(p, 2, R, lc_ref(buf, 0), 0, win, 0));
     return st;
 }
@@ -146,7 +156,7 @@ lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, 
     const size_t bytes = a->count * a->es;
     if (np < 2 || np > 65 || win == NULL || win->len < lc_zc_small_winlen(a, np, me))
         return LINCOLL_ERR_INTERNAL;
-    lc_zc_ring_t *g = lc_zc_ring(p, (size_t)np * bytes);
+    lc_zc_ring_t *g = lc_zc_ring(p, lc_zc_ring_stride((size_t)np * bytes));
     const void *in = a->inplace ? a->rbuf : a->sbuf;
     int src = lc_plan_slot_user(p, (void *)in, bytes);
     if (g == NULL || src < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
@@ -194,13 +204,16 @@ lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *p, const lc_coll_args_
             st = lc_plan_put(p, 0, j, lc_ref(buf, 0), 0, win, 0);
             LC_COLL_TRY(st, lc_plan_wait_put(p, 1, j, 0, win));
         }
+        /* the root's call lasts until its peers have copied the vector:
+         * their copy (in parallel, n bytes each) is on its critical path */
+        p->moved_bytes += (double)bytes;
         return st;
     }
     void *rp = lc_win_peer_ptr(win, R);
     int rs = rp != NULL ? lc_plan_slot_user(p, rp, bytes) : -1;
     if (rs < 0) return rp == NULL ? LINCOLL_ERR_UNSUPPORTED : LINCOLL_ERR_NOMEM;
     st = lc_plan_wait_put(p, 0, R, 0, win);
-    LC_COLL_TRY(st, lc_plan_copy(p, 0, LC_STEP_POST, lc_ref(buf, 0), lc_ref(rs, 0), bytes));
+    LC_COLL_TRY(st, lc_zc_copy(p, 0, LC_STEP_POST, lc_ref(buf, 0), lc_ref(rs, 0), bytes));
     LC_COLL_TRY(st, lc_plan_put(p, 1, R, lc_ref(buf, 0), 0, win, 0));
     return st;
 }

@@ -42,13 +42,18 @@ void lc_win_destroy(lc_win_t *w)
     free(w->rbase);
     free(w->rsig);
     free(w->consumed);
+    free(w->rlen);
+    free(w->mdata);
+    free(w->msig);
     free(w->pending);
     free(w);
 }
 
-/* Blob: [u64 data_key_len][u64 sig_key_len][u64 window base][data key][sig key].
- * The window base travels explicitly: a registration may cover more than the
- * window (the transport shares registrations of overlapping user memory). */
+/* Blob: [u64 data_key_len][u64 sig_key_len][u64 window base][u64 window
+ * length][data key][sig key].  The window base and length travel explicitly:
+ * a registration may cover more than the window (the transport shares
+ * registrations of overlapping user memory). */
+#define LC_WIN_HDR 32
 static lincoll_status_t lc_win_pack(lc_win_t *w, lc_tl_mem_t *data_mem, void **blob_p,
                                     size_t *len_p)
 {
@@ -58,14 +63,14 @@ static lincoll_status_t lc_win_pack(lc_win_t *w, lc_tl_mem_t *data_mem, void **b
     unsigned char *mine = NULL;
     lincoll_status_t st = ctx->tl_ops->rkey_pack(ctx->tl, data_mem, &dk, &dl);
     if (st == LINCOLL_OK) st = ctx->tl_ops->rkey_pack(ctx->tl, w->sig_mem, &sk, &sl);
-    if (st == LINCOLL_OK && (mine = malloc(24 + dl + sl)) == NULL) st = LINCOLL_ERR_NOMEM;
+    if (st == LINCOLL_OK && (mine = malloc(LC_WIN_HDR + dl + sl)) == NULL) st = LINCOLL_ERR_NOMEM;
     if (st == LINCOLL_OK) {
-        uint64_t h[3] = {dl, sl, (uint64_t)(uintptr_t)w->base};
-        memcpy(mine, h, 24);
-        memcpy(mine + 24, dk, dl);
-        memcpy(mine + 24 + dl, sk, sl);
+        uint64_t h[4] = {dl, sl, (uint64_t)(uintptr_t)w->base, w->len};
+        memcpy(mine, h, LC_WIN_HDR);
+        memcpy(mine + LC_WIN_HDR, dk, dl);
+        memcpy(mine + LC_WIN_HDR + dl, sk, sl);
         *blob_p = mine;
-        *len_p = 24 + dl + sl;
+        *len_p = LC_WIN_HDR + dl + sl;
     }
     free(dk);
     free(sk);
@@ -79,22 +84,37 @@ lincoll_status_t lc_win_attach(lc_win_t *w, const void *const *blobs, const size
     lincoll_status_t st = LINCOLL_OK;
     for (int i = 0; st == LINCOLL_OK && i < comm->size; i++) {
         const unsigned char *b = blobs[i];
-        uint64_t h[3];
-        if (lens[i] < 24 || lens[i] > (1u << 20)) {
+        uint64_t h[4];
+        if (lens[i] < LC_WIN_HDR || lens[i] > (1u << 20)) {
             lc_error("window: rank %d published a %zu-byte key blob", i, lens[i]);
             return LINCOLL_ERR_MISMATCH;
         }
-        memcpy(h, b, 24);
-        if (h[0] > lens[i] || h[1] > lens[i] || h[0] + h[1] + 24 != lens[i]) {
+        memcpy(h, b, LC_WIN_HDR);
+        if (h[0] > lens[i] || h[1] > lens[i] || h[0] + h[1] + LC_WIN_HDR != lens[i]) {
+            lc_error("window: rank %d published a malformed key blob", i);
             return LINCOLL_ERR_MISMATCH;
         }
         int wpeer = comm->to_world[i];
-        st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 24, h[0], &w->rkeys[i]);
+        st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + LC_WIN_HDR, h[0], &w->rkeys[i]);
         if (st == LINCOLL_OK)
-            st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + 24 + h[0], h[1], &w->sig_rkeys[i]);
+            st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + LC_WIN_HDR + h[0], h[1],
+                                          &w->sig_rkeys[i]);
         if (st == LINCOLL_OK) {
             w->rbase[i] = h[2];
-            memcpy(&w->rsig[i], b + 24 + h[0], 8); /* packed keys start with their base */
+            w->rlen[i] = h[3];
+            memcpy(&w->rsig[i], b + LC_WIN_HDR + h[0], 8); /* packed keys start with their base */
+        }
+        /* only where the transport's own put into a mapped region is this
+         * same store (ucx): the sim transport measures every put */
+        if (st == LINCOLL_OK && i != comm->rank && ctx->tl_ops->rkey_ptr != NULL &&
+            strcmp(ctx->tl_ops->name, "ucx") == 0) {
+            void *d = ctx->tl_ops->rkey_ptr(ctx->tl, w->rkeys[i], w->rbase[i]);
+            void *g = ctx->tl_ops->rkey_ptr(ctx->tl, w->sig_rkeys[i],
+                                            w->rsig[i] + 8 * (uint64_t)comm->rank);
+            if (d != NULL && g != NULL) {
+                w->mdata[i] = d;
+                w->msig[i] = g;
+            }
         }
     }
     return st;
@@ -117,8 +137,12 @@ lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc
     w->rbase = calloc((size_t)P, sizeof(uint64_t));
     w->rsig = calloc((size_t)P, sizeof(uint64_t));
     w->consumed = calloc((size_t)P, sizeof(uint64_t));
+    w->rlen = calloc((size_t)P, sizeof(uint64_t));
+    w->mdata = calloc((size_t)P, sizeof(char *));
+    w->msig = calloc((size_t)P, sizeof(uint64_t *));
     lincoll_status_t st = LINCOLL_OK;
-    if (!w->rkeys || !w->sig_rkeys || !w->rbase || !w->rsig || !w->consumed) {
+    if (!w->rkeys || !w->sig_rkeys || !w->rbase || !w->rsig || !w->consumed || !w->rlen ||
+        !w->mdata || !w->msig) {
         st = LINCOLL_ERR_NOMEM;
     }
     void *sig = NULL;
@@ -169,7 +193,7 @@ lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_
     if (st == LINCOLL_OK) st = lc_comm_allgather_bytes(comm, &mylen, lens, sizeof(uint64_t));
     size_t maxlen = 0;
     for (int i = 0; st == LINCOLL_OK && i < P; i++) {
-        if (lens[i] < 24 || lens[i] > (1u << 20)) {
+        if (lens[i] < LC_WIN_HDR || lens[i] > (1u << 20)) {
             lc_error("window: rank %d published a %llu-byte key blob", i,
                      (unsigned long long)lens[i]);
             st = LINCOLL_ERR_MISMATCH;
@@ -220,6 +244,18 @@ void *lc_win_peer_ptr(lc_win_t *w, int peer)
 lincoll_status_t lc_win_put(lc_win_t *w, int peer, const void *src, size_t len, size_t roff,
                             int signal, unsigned round, lc_tl_req_t **req_p)
 {
+    char *d = w->mdata[peer];
+    if (d != NULL && (signal || len > 0)) {
+        if (roff > w->rlen[peer] || len > w->rlen[peer] - roff) {
+            lc_error("window: put of %zu bytes at offset %zu is outside peer %d's %llu bytes", len,
+                     roff, peer, (unsigned long long)w->rlen[peer]);
+            return LINCOLL_ERR_INVALID;
+        }
+        if (len > 0) memcpy(d + roff, src, len);
+        if (signal) __atomic_fetch_add(w->msig[peer], 1, __ATOMIC_RELEASE);
+        *req_p = NULL;
+        return LINCOLL_OK;
+    }
     lincoll_context_t *ctx = w->comm->ctx;
     uint64_t tag = lc_tag_make(w->comm->id, 0, (unsigned)w->comm->rank, round);
     return ctx->tl_ops->put_nb(ctx->tl, w->comm->to_world[peer], src, len, w->rkeys[peer],

@@ -21,7 +21,12 @@ typedef struct lc_win {
     uint64_t *rbase;          /* per peer: remote base address of the data region */
     uint64_t *rsig;           /* per peer: remote address of its counter array */
     uint64_t *consumed;       /* per peer: signals already waited for */
-    lc_tl_req_t **pending;    /* puts not yet locally complete */
+    uint64_t *rlen;           /* per peer: length of its data region */
+    /* per peer, when the transport maps it here (rkey_ptr): its data region
+     * and this rank's signal counter in it, so a put is a store (else NULL) */
+    char **mdata;
+    uint64_t **msig;
+    lc_tl_req_t **pending; /* puts not yet locally complete */
     unsigned npending, cap_pending;
 } lc_win_t;
 
@@ -40,7 +45,10 @@ lincoll_status_t lc_win_attach(lc_win_t *win, const void *const *blobs, const si
 /* Local load/store pointer to peer's window base (own base for this rank), or
  * NULL when the transport does not map that peer's memory here. */
 void *lc_win_peer_ptr(lc_win_t *win, int peer);
-/* Post a put (+ signal); the request is tracked by the window. */
+/* Post a put (+ signal); the request is tracked by the window.  Into a peer
+ * mapped here (data and counter) the put is a CPU copy, a release fence and
+ * an atomic add on the counter, done at once (*req_p = NULL), without a
+ * call into the transport; elsewhere the transport's put_nb. */
 lincoll_status_t lc_win_put(lc_win_t *win, int peer, const void *src, size_t len, size_t roff,
                             int signal, unsigned round, lc_tl_req_t **req_p);
 /* Non-zero once `count` more signals from peer have arrived; consumes them. */

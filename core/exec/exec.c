@@ -176,12 +176,15 @@ static lincoll_status_t lc_exec_post_round(lincoll_plan_t *p)
     int preposted = p->ex.next_posted; /* posted while the previous round ran */
     p->ex.next_posted = 0;
     p->ex.nreqs = R->nxfers;
-    /* receives first, then sends and puts */
-    for (int pass = 0; pass < 2; pass++) {
+    /* receives first, then sends and puts (a second pass only when the
+     * first one met any) */
+    unsigned nsend = 0;
+    for (int pass = 0; pass < 2 && (pass == 0 || nsend > 0); pass++) {
         for (unsigned i = 0; i < R->nxfers; i++) {
             lc_xfer_t *x = &R->xfers[i];
             int is_recv = (x->kind == LC_XFER_RECV || x->kind == LC_XFER_WAIT_PUT);
             if (is_recv != (pass == 0)) {
+                nsend += !is_recv;
                 continue;
             }
             int wpeer = comm->to_world[x->peer];
@@ -559,6 +562,14 @@ lincoll_status_t lc_exec_test(lincoll_plan_t *p)
         while (p->ex.round < p->nrounds) {
             lc_round_t *R = &p->rounds[p->ex.round];
             lincoll_status_t st;
+            if (R->nxfers == 0 && R->npre == 0 && R->nduring == 0 && R->npost == 0) {
+                /* nothing for this rank in this round (e.g. a root's
+                 * receive round): no post, poll or deadline; an empty
+                 * round has nothing posted early either */
+                p->ex.next_posted = 0;
+                p->ex.round++;
+                continue;
+            }
             if (!p->ex.posted) {
                 st = lc_exec_steps(p, R->pre, R->npre);
                 if (st != LINCOLL_OK) {

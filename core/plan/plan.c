@@ -4,7 +4,9 @@
  * Static cost of the calling rank's plan:
  *   C1 = rounds that carry at least one transfer,
  *   C2 = sum over those rounds of the largest transfer of the round,
- *   predicted time = C1*alpha + C2*beta + compute_bytes*gamma
+ *   predicted time = C1*alpha + (C2 + moved_bytes)*beta + compute_bytes*gamma
+ * (moved_bytes: what zero-copy plans copy through mapped memory, a transfer
+ * in all but name; core/coll's lc_zc_copy sets it)
  * with alpha/beta/gamma from LINCOLL_MODEL_ALPHA, _BW and _COMPUTE_BW.  For the
  * symmetric algorithms lincoll ships, this rank's C2 equals the global C2 of
  * the papers (largest message on any rank per round); the sim transport
@@ -239,7 +241,8 @@ static void lc_plan_compute_stats(lincoll_plan_t *p)
     s->c2_elems = s->c2_bytes / (p->elem_size ? p->elem_size : 1);
     s->scratch_bytes = p->scratch_bytes;
     s->predicted_us =
-        1e6 * ((double)s->rounds * cfg->model_alpha + (double)s->c2_bytes / cfg->model_bw +
+        1e6 * ((double)s->rounds * cfg->model_alpha +
+               ((double)s->c2_bytes + p->moved_bytes) / cfg->model_bw +
                p->compute_bytes / cfg->model_compute_bw + p->compute_flops / cfg->model_flops);
 }
 

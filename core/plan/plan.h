@@ -112,6 +112,8 @@ struct lincoll_plan {
     lincoll_plan_stats_t stats;
     size_t elem_size;     /* for C2 in elements (1 = bytes) */
     double compute_bytes; /* model input: bytes processed by steps */
+    double moved_bytes;   /* model input: bytes zero-copy steps move between ranks' memory
+                           * (copies through mapped windows, counted at 1/beta) */
     double compute_flops; /* model input: floating-point operations of GEMM steps */
     lc_exec_state_t ex;
     int finalized;

@@ -355,29 +355,50 @@ static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
     }
     if (me == 0)
         printf("coll_ucx: %d of 8 allreduce plans over lincoll memory ran zero copy\n", zc);
-    /* large reduce-scatter / allgather over lincoll memory: zcopy_* direct loads */
-    {
-        const size_t blk = 1000, tot = blk * (size_t)P, tb = tot * sizeof(double);
-        double *in, *out, *rin = malloc(tb), *rout = malloc(tb);
-        lincoll_plan_t *prs = NULL, *pag = NULL, *pr = NULL;
+    /* reduce-scatter / allgather over lincoll memory: zcopy_* direct loads
+     * (blk 3000 doubles), on a power of two zcopy_rh_reduce_scatter /
+     * zcopy_rd_allgather by puts into scratch rings (blk 3, in place too).
+     * The direct reduce-scatter matches rhd_allreduce bit for bit, the small
+     * one rhd_reduce_scatter (forced, host memory) */
+    for (int bi = 0; bi < 3; bi++) {
+        const size_t blk = bi == 0 ? 3000 : 3, tot = blk * (size_t)P, tb = tot * sizeof(double);
+        const int ip = bi == 2;
+        double *in, *out, *rin = malloc(tb), *rout = malloc(tb), *rrs = malloc(tb);
+        lincoll_plan_t *prs = NULL, *pag = NULL, *pr = NULL, *prr = NULL;
         lincoll_status_t st = lincoll_mem_alloc(ctx, tb, (void **)&in);
         if (st == LINCOLL_OK) st = lincoll_mem_alloc(ctx, tb, (void **)&out);
         if (st == LINCOLL_OK)
-            st = lincoll_reduce_scatter_init(w, in, out, blk, LINCOLL_DOUBLE, LINCOLL_SUM, &prs);
-        if (st == LINCOLL_OK) st = lincoll_allgather_init(w, in, out, blk, LINCOLL_DOUBLE, &pag);
+            st = lincoll_reduce_scatter_init(w, ip ? LINCOLL_IN_PLACE : in, ip ? in : out, blk,
+                                             LINCOLL_DOUBLE, LINCOLL_SUM, &prs);
+        if (st == LINCOLL_OK)
+            st = lincoll_allgather_init(w, ip ? LINCOLL_IN_PLACE : in, out, blk, LINCOLL_DOUBLE,
+                                        &pag);
         setenv("LINCOLL_ALLREDUCE_ALGO", "rhd", 1);
+        setenv("LINCOLL_REDUCE_SCATTER_ALGO", "rhd", 1);
         if (st == LINCOLL_OK)
             st = lincoll_allreduce_init(w, rin, rout, tot, LINCOLL_DOUBLE, LINCOLL_SUM, &pr);
+        if (st == LINCOLL_OK)
+            st = lincoll_reduce_scatter_init(w, rin, rrs, blk, LINCOLL_DOUBLE, LINCOLL_SUM, &prr);
         unsetenv("LINCOLL_ALLREDUCE_ALGO");
-        CHECK(st == LINCOLL_OK, "zcopy rs/ag init: %s", lincoll_strerror(st));
+        unsetenv("LINCOLL_REDUCE_SCATTER_ALGO");
+        CHECK(st == LINCOLL_OK, "zcopy rs/ag blk %zu init: %s", blk, lincoll_strerror(st));
         lincoll_plan_stats_t ps;
-        int rs_zc = 0;
+        int rs_zc = 0, rs_rh = 0;
         if (st == LINCOLL_OK && lincoll_plan_stats(prs, &ps) == LINCOLL_OK) {
-            rs_zc = strncmp(ps.algorithm, "zcopy", 5) == 0;
-            if (me == 0) printf("coll_ucx: reduce_scatter over lincoll memory: %s\n", ps.algorithm);
+            rs_zc = strcmp(ps.algorithm, "zcopy_reduce_scatter") == 0;
+            rs_rh = strcmp(ps.algorithm, "zcopy_rh_reduce_scatter") == 0;
+            if (me == 0)
+                printf("coll_ucx: reduce_scatter over lincoll memory, blk %zu%s: %s\n", blk,
+                       ip ? " in place" : "", ps.algorithm);
+            /* where allreduce ran zero copy (peers mapped), a power of two
+             * runs reduce-scatter zero copy at every size */
+            CHECK(zc == 0 || !(P >= 2 && (P & (P - 1)) == 0) || rs_zc || rs_rh,
+                  "reduce_scatter blk %zu on %d ranks over lincoll memory: %s", blk, P,
+                  ps.algorithm);
         }
-        if (st == LINCOLL_OK && me == 0 && lincoll_plan_stats(pag, &ps) == LINCOLL_OK)
-            printf("coll_ucx: allgather over lincoll memory: %s\n", ps.algorithm);
+        if (st == LINCOLL_OK && lincoll_plan_stats(pag, &ps) == LINCOLL_OK && me == 0)
+            printf("coll_ucx: allgather over lincoll memory, blk %zu%s: %s\n", blk,
+                   ip ? " in place" : "", ps.algorithm);
         for (int it = 0; st == LINCOLL_OK && it < 3; it++) {
             for (size_t i = 0; i < tot; i++)
                 in[i] = rin[i] = (me + 1) * 0.731 + (double)i * 1.7e-3 + it;
@@ -385,23 +406,31 @@ static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
             if (st == LINCOLL_OK) st = lincoll_wait(prs);
             if (st == LINCOLL_OK) st = lincoll_start(pr);
             if (st == LINCOLL_OK) st = lincoll_wait(pr);
-            CHECK(st == LINCOLL_OK && same_sums(out, rout + (size_t)me * blk, blk, rs_zc),
-                  "zcopy reduce_scatter start %d: %s", it, lincoll_strerror(st));
+            if (st == LINCOLL_OK) st = lincoll_start(prr);
+            if (st == LINCOLL_OK) st = lincoll_wait(prr);
+            const double *got = ip ? in : out;
+            CHECK(st == LINCOLL_OK && (rs_rh ? memcmp(got, rrs, blk * sizeof(double)) == 0
+                                             : same_sums(got, rout + (size_t)me * blk, blk, rs_zc)),
+                  "zcopy reduce_scatter blk %zu start %d: %s", blk, it, lincoll_strerror(st));
+            double *agin = ip ? out + (size_t)me * blk : in;
             for (size_t i = 0; i < blk; i++)
-                in[i] = me * 1e4 + (double)i + it;
+                agin[i] = me * 1e4 + (double)i + it;
             if (st == LINCOLL_OK) st = lincoll_start(pag);
             if (st == LINCOLL_OK) st = lincoll_wait(pag);
-            CHECK(st == LINCOLL_OK && out[tot - 1] == (P - 1) * 1e4 + (double)(blk - 1) + it &&
-                      (P == 1 || out[blk] == 1e4 + it),
-                  "zcopy allgather start %d: %s", it, lincoll_strerror(st));
+            int ok = st == LINCOLL_OK;
+            for (size_t i = 0; ok && i < tot; i++)
+                ok = out[i] == (double)(i / blk) * 1e4 + (double)(i % blk) + it;
+            CHECK(ok, "zcopy allgather blk %zu start %d: %s", blk, it, lincoll_strerror(st));
         }
         lincoll_plan_free(prs);
         lincoll_plan_free(pag);
         lincoll_plan_free(pr);
+        lincoll_plan_free(prr);
         lincoll_mem_free(ctx, in);
         lincoll_mem_free(ctx, out);
         free(rin);
         free(rout);
+        free(rrs);
     }
     /* small bcast and reduce over lincoll memory: zcopy_bcast / zcopy_reduce */
     for (int root = 0; P > 1 && root < P; root += P - 1) {

@@ -539,8 +539,15 @@ static void test_zcopy_small_bcast_reduce(void **state)
  * (allgather: every block; reduce-scatter: bitwise the rhd_allreduce value
  * of this rank's block), three starts, closed form 2 rounds of 2(P-1)
  * 0-byte flags per rank. */
-static void run_rsag(int P, int op, int inplace, int vform, unsigned seed)
+/* ring: the small plans (zcopy_rd_allgather / zcopy_rh_reduce_scatter, P a
+ * power of two) over scratch windows, 10 starts so the 8-slot ring wraps:
+ * k rounds of one put per rank, reduce-scatter bitwise equal to a forced
+ * rhd_reduce_scatter. */
+static void run_rsag(int P, int op, int inplace, int vform, unsigned seed, int ring)
 {
+    int k = 0;
+    while ((1 << k) < P)
+        k++;
     lc_simh_t h;
     assert_int_equal(lc_simh_create(&h, P, 1), 0);
     const size_t es = sizeof(double);
@@ -575,24 +582,37 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed)
                                 .inplace = inplace,
                                 .es = es};
     }
-    make_wins(&h, op == LC_COLL_ALLGATHER ? out : in, tb, w);
+    if (ring) {
+        size_t *wl = calloc((size_t)P, sizeof(size_t));
+        for (int r = 0; r < P; r++)
+            wl[r] = LC_ZC_DEPTH * lc_zc_ring_stride((op == LC_COLL_ALLGATHER ? 1 : (size_t)k) * tb);
+        make_scratch_wins(&h, wl, w);
+        free(wl);
+    } else {
+        make_wins(&h, op == LC_COLL_ALLGATHER ? out : in, tb, w);
+    }
     for (int r = 0; r < P; r++) {
         lincoll_plan_t *p = NULL;
-        assert_int_equal(
-            lc_plan_create(h.comm[r],
-                           op == LC_COLL_ALLGATHER ? "zcopy_allgather" : "zcopy_reduce_scatter",
-                           P - 1, &p),
-            LINCOLL_OK);
+        const char *name = op == LC_COLL_ALLGATHER
+                               ? (ring ? "zcopy_rd_allgather" : "zcopy_allgather")
+                           : ring ? "zcopy_rh_reduce_scatter"
+                                  : "zcopy_reduce_scatter";
+        assert_int_equal(lc_plan_create(h.comm[r], name, ring ? 1 : P - 1, &p), LINCOLL_OK);
         p->elem_size = es;
         p->wins = calloc(1, sizeof(*p->wins));
         p->wins[p->nwins++] = w[r];
-        assert_int_equal(op == LC_COLL_ALLGATHER ? lc_zc_allgather_build(p, &a[r], w[r])
-                                                 : lc_zc_reduce_scatter_build(p, &a[r], w[r]),
-                         LINCOLL_OK);
+        lincoll_status_t bst;
+        if (op == LC_COLL_ALLGATHER)
+            bst = ring ? lc_zc_rd_allgather_build(p, &a[r], w[r])
+                       : lc_zc_allgather_build(p, &a[r], w[r]);
+        else
+            bst = ring ? lc_zc_rh_reduce_scatter_build(p, &a[r], w[r])
+                       : lc_zc_reduce_scatter_build(p, &a[r], w[r]);
+        assert_int_equal(bst, LINCOLL_OK);
         assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
         plans[r] = p;
     }
-    for (int start = 0; start < 3; start++) {
+    for (int start = 0; start < (ring ? 10 : 3); start++) {
         for (int r = 0; r < P; r++) {
             for (size_t i = 0; i < total; i++)
                 ref_in[r][i] = rnd(&s);
@@ -602,11 +622,29 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed)
                 else
                     memcpy(in[r], ref_in[r] + displs[r], counts[r] * es);
             } else {
-                memcpy(in[r], ref_in[r], tb);
+                memcpy(inplace ? out[r] : in[r], ref_in[r], tb);
             }
         }
-        if (op == LC_COLL_REDUCE_SCATTER) {
+        if (op == LC_COLL_REDUCE_SCATTER && !ring) {
             rhd_reference(&h, P, (void **)ref_in, (void **)ref_out, total, LINCOLL_DOUBLE);
+        } else if (op == LC_COLL_REDUCE_SCATTER) {
+            /* rhd_reduce_scatter, forced, into ref_out[r] + displs[r] */
+            lincoll_plan_t **rp = calloc((size_t)P, sizeof(*rp));
+            assert_int_equal(setenv("LINCOLL_REDUCE_SCATTER_ALGO", "rhd", 1), 0);
+            for (int r = 0; r < P; r++)
+                assert_int_equal(lincoll_reduce_scatterv_init(h.comm[r], ref_in[r],
+                                                              ref_out[r] + displs[r], counts,
+                                                              LINCOLL_DOUBLE, LINCOLL_SUM, &rp[r]),
+                                 LINCOLL_OK);
+            unsetenv("LINCOLL_REDUCE_SCATTER_ALGO");
+            assert_int_equal(lc_simh_run(&h, rp), LINCOLL_OK);
+            for (int r = 0; r < P; r++) {
+                lincoll_plan_stats_t st;
+                assert_int_equal(lincoll_plan_stats(rp[r], &st), LINCOLL_OK);
+                assert_string_equal(st.algorithm, "rhd_reduce_scatter");
+                lincoll_plan_free(rp[r]);
+            }
+            free(rp);
         }
         lc_sim_world_reset_stats(h.world);
         assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
@@ -619,7 +657,18 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed)
                 assert_memory_equal(out[r], ref_out[r] + displs[r], counts[r] * es);
             }
         }
-        assert_two_flag_rounds(&h, P);
+        if (ring) {
+            /* k rounds, one put (data + signal) each way per round and rank */
+            assert_int_equal(lc_sim_world_rounds(h.world), k);
+            for (int r = 0; r < P; r++) {
+                uint64_t ms, bs, mr, br;
+                lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
+                assert_int_equal(ms, (uint64_t)k);
+                assert_int_equal(mr, (uint64_t)k);
+            }
+        } else {
+            assert_two_flag_rounds(&h, P);
+        }
     }
     for (int r = 0; r < P; r++) {
         lincoll_plan_free(plans[r]);
@@ -645,12 +694,15 @@ static void test_zcopy_rsag(void **state)
     unsigned cases = 0;
     const int Ps[] = {2, 3, 4, 5, 6, 7, 8, 11, 16};
     for (unsigned pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++)
-        for (int op = LC_COLL_REDUCE_SCATTER; op <= LC_COLL_ALLGATHER; op++)
-            for (int ip = 0; ip < (op == LC_COLL_ALLGATHER ? 2 : 1); ip++)
-                for (int v = 0; v < 2; v++) {
-                    run_rsag(Ps[pi], op, ip, v, (unsigned)(Ps[pi] * 31 + op * 7 + ip * 3 + v));
-                    cases++;
-                }
+        for (int ring = 0; ring < 2; ring++)
+            for (int op = LC_COLL_REDUCE_SCATTER; op <= LC_COLL_ALLGATHER; op++)
+                for (int ip = 0; ip < (op == LC_COLL_ALLGATHER || ring ? 2 : 1); ip++)
+                    for (int v = 0; v < 2; v++) {
+                        if (ring && (Ps[pi] & (Ps[pi] - 1)) != 0) continue;
+                        run_rsag(Ps[pi], op, ip, v,
+                                 (unsigned)(Ps[pi] * 31 + op * 7 + ip * 3 + v + ring * 5), ring);
+                        cases++;
+                    }
     printf("zcopy reduce-scatter/allgather: %u cases\n", cases);
 }
 
