@@ -354,12 +354,11 @@ static inline lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exe
             continue; /* done earlier, or a send that completed when posted */
         }
         size_t got = 0;
-        lincoll_status_t st = ops->test(tl, r, &got);
+        lincoll_status_t st = ops->test_release(tl, r, &got);
         if (st == LINCOLL_INPROGRESS) {
             pending = 1;
             continue;
         }
-        ops->release(tl, r);
         reqs[i] = NULL;
         const lc_exec_xf_t *x = &c->fr[p->ex.round].xf[i];
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
