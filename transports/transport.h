@@ -154,6 +154,11 @@ typedef struct lc_tl_ops {
     lincoll_status_t (*test)(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
     /* Hand a request back (cancels or orphans it if still in flight). */
     void (*release)(lc_tl_t *tl, lc_tl_req_t *req);
+    /* test() and, when that returns anything but LINCOLL_INPROGRESS, release()
+     * in one call: the request is handed back and must not be used again.
+     * While it returns LINCOLL_INPROGRESS the caller still owns the request.
+     * Same results as test() (*len_p set on completion). */
+    lincoll_status_t (*test_release)(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
     /* LINCOLL_OK, or LINCOLL_ERR_PEER_FAILED once the peer is known dead. */
     lincoll_status_t (*peer_status)(lc_tl_t *tl, int peer);
     /* File descriptor that becomes readable when progress may be needed

@@ -357,12 +357,11 @@ static inline lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exe
             continue; /* done earlier, or a send that completed when posted */
         }
         size_t got = 0;
-        lincoll_status_t st = ops->test(tl, r, &got);
+        lincoll_status_t st = ops->test_release(tl, r, &got);
         if (st == LINCOLL_INPROGRESS) {
             pending = 1;
             continue;
         }
-        ops->release(tl, r);
         reqs[i] = NULL;
         const lc_exec_xf_t *x = &c->fr[p->ex.round].xf[i];
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
@@ -548,14 +547,12 @@ lincoll_status_t lc_exec_start(lincoll_plan_t *p)
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_exec_test(lincoll_plan_t *p)
+/* The general path (any plan that is not send/receive-only), out of line so
+ * that the fast path's test does not pay its register saves. */
+static __attribute__((noinline)) lincoll_status_t lc_exec_test_general(lincoll_plan_t *p)
 {
     if (!p->ex.running) {
         return p->ex.status == LINCOLL_INPROGRESS ? LINCOLL_OK : p->ex.status;
-    }
-    const lc_exec_cache_t *c = lc_exec_cache(p);
-    if (c->fast) {
-        return lc_exec_fast_test(p, c);
     }
     lincoll_context_t *ctx = p->ctx;
     for (int poll = 0; poll < LC_EXEC_POLLS; poll++) {
@@ -607,6 +604,17 @@ lincoll_status_t lc_exec_test(lincoll_plan_t *p)
         ctx->tl_ops->progress(ctx->tl);
     }
     return lc_exec_check_stuck(p);
+}
+
+lincoll_status_t lc_exec_test(lincoll_plan_t *p)
+{
+    if (__builtin_expect(p->ex.running, 1)) {
+        const lc_exec_cache_t *c = lc_exec_cache(p);
+        if (c->fast) {
+            return lc_exec_fast_test(p, c);
+        }
+    }
+    return lc_exec_test_general(p);
 }
 
 void lc_exec_cancel(lincoll_plan_t *p)

@@ -7,7 +7,8 @@
  * eager/rendezvous sizes), tags differing in round/seq/comm and sources not
  * crossing, zero-length messages, 8 MiB messages both ways, truncation,
  * cancel by release of a posted receive, put + signal into mem_alloc and
- * mem_reg memory, rkey_ptr, flush, traffic counters.  Needs 3 ranks.
+ * mem_reg memory, rkey_ptr, flush, traffic counters; ct_wait completes
+ * requests alternately through test_release and test + release.  Needs 3 ranks.
  */
 #include "ct.h"
 

@@ -1261,6 +1261,15 @@ static void sim_release(lc_tl_t *tl, lc_tl_req_t *req)
     sim_req_free(req);
 }
 
+static lincoll_status_t sim_test_release(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p)
+{
+    lincoll_status_t st = sim_test(tl, req, len_p);
+    if (st != LINCOLL_INPROGRESS) {
+        sim_release(tl, req);
+    }
+    return st;
+}
+
 static lincoll_status_t sim_peer_status(lc_tl_t *tl, int peer)
 {
     if (peer < 0 || peer >= tl->w->nranks) {
@@ -1312,6 +1321,7 @@ const lc_tl_ops_t lc_tl_sim_ops = {
     .progress = sim_progress,
     .test = sim_test,
     .release = sim_release,
+    .test_release = sim_test_release,
     .peer_status = sim_peer_status,
     .event_fd = sim_event_fd,
     .arm = sim_arm,

@@ -987,6 +987,27 @@ static void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
     lc_ucx_req_put_back(r);
 }
 
+static lincoll_status_t lc_ucx_test_release(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
+{
+    if (__builtin_expect(r->kind == LC_UCX_REQ_RECV, 1)) {
+        /* lc_ucx_recv_cb wrote the outcome and freed the UCX request */
+        lincoll_status_t st = r->status;
+        if (st == LINCOLL_INPROGRESS) {
+            return st;
+        }
+        if (len_p != NULL) {
+            *len_p = r->length;
+        }
+        lc_ucx_req_put_back(r);
+        return st;
+    }
+    lincoll_status_t st = lc_ucx_test(tl, r, len_p);
+    if (st != LINCOLL_INPROGRESS) {
+        lc_ucx_release(tl, r);
+    }
+    return st;
+}
+
 static lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
 {
     if (peer < 0 || peer >= tl->size) {
@@ -1053,6 +1074,7 @@ const lc_tl_ops_t lc_tl_ucx_ops = {
     .progress = lc_ucx_progress,
     .test = lc_ucx_test,
     .release = lc_ucx_release,
+    .test_release = lc_ucx_test_release,
     .peer_status = lc_ucx_peer_status,
     .event_fd = lc_ucx_event_fd,
     .arm = lc_ucx_arm,
