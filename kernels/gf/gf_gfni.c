@@ -10,6 +10,10 @@
  * re-interleaves (vpunpck[lh]bw), so the caller keeps plain little-endian
  * words; 4 outputs x 2 x 128 bytes stay in registers (32 affines per source
  * and 256 bytes) and the next source is split while this one multiplies.
+ * With 3 or more row blocks (r > 8, 8 <= k <= 32, len <= 256 KiB) the
+ * first block keeps each source's planes of a 256-byte column in an L1
+ * scratch and the other blocks multiply from there, so the layout's
+ * affine-pipe slots are paid once per column, not once per row block.
  * The loop nests are gf_simd512_tmpl.h (shared with gf_avx512.c); this file
  * only says how one coefficient multiplies one vector.
  * Zen 5 (measured): vgf2p8affineqb issues on 2 of the 4 vector pipes, and
@@ -110,10 +114,12 @@ static inline __attribute__((always_inline)) void gf16_mac(__m512i *yl, __m512i 
     *yh = LC_XOR3(*yh, LC_AFF(x.l, a.lh), LC_AFF(x.h, a.hh));
 }
 
-#define LC_FN(name) name##_gfni
-#define LC_TMPL_ISA LC_ISA_GFNI
-#define GF8_RMAX    8
-#define GF8_NV(R)   2
-#define GF16_RMAX   4 /* 4 x 2 x 2 accumulators; 5 rows spill (gcc 12) */
-#define GF16_NV(R)  2
+#define LC_FN(name)       name##_gfni
+#define LC_TMPL_ISA       LC_ISA_GFNI
+#define GF8_RMAX          8
+#define GF8_NV(R)         2
+#define GF16_RMAX         4 /* 4 x 2 x 2 accumulators; 5 rows spill (gcc 12) */
+#define GF16_NV(R)        2
+#define GF16_SPLIT_KMAX   32 /* layout scratch 32 x 256 bytes on the stack */
+#define GF16_SPLIT_MAXLEN ((size_t)256 * 1024)
 #include "kernels/gf/gf_simd512_tmpl.h"

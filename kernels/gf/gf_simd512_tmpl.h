@@ -22,6 +22,8 @@
  *   void gf16_mac(__m512i *y0, __m512i *y1, gf16_coef_t, gf16_src_t)
  *   void gf16_join(y0, y1, __m512i *o0, __m512i *o1)  accumulators -> the
  *                        128 output bytes (o0 = bytes 0..63, o1 = 64..127)
+ * Optional (gf_gfni.c; 256-byte columns, 2 vectors per row): GF16_SPLIT_KMAX
+ * and GF16_SPLIT_MAXLEN enable gf16_lincomb_split for r > 2 * GF16_RMAX.
  *
  * Prefetch: when a call's working set ((k + r) * len) exceeds L2, every
  * source is prefetched lc_gf_tune_pf[LC_TMPL_ISA] bytes ahead (measured on
@@ -312,10 +314,137 @@ static const lc_gf_rows_fn_t LC_FN(gf16_rows_fn)[GF16_RMAX + 1] = {
 #endif
 };
 
+#ifdef GF16_SPLIT_KMAX
+/* More rows than one block holds (r > GF16_RMAX): each row block would
+ * lay out every source again, and the layout takes affine-pipe slots.  So
+ * for each 256-byte column the k sources are laid out once into an
+ * L1-resident scratch (k x 256 bytes) and every row block multiplies from
+ * there with plain loads. */
+LC_TMPL_AI void LC_FN(gf16_split_rows)(const int R, const int SAVE, const lincoll_gf_coeffs_t *c,
+                                       int j0, const void *const *src, gf16_src_t (*xs)[2],
+                                       void *const *dst, size_t p, size_t pf)
+{
+    const int k = c->k;
+    const size_t e0 = (size_t)j0 * (size_t)k;
+    __m512i y0[GF16_RMAX][2], y1[GF16_RMAX][2];
+#pragma GCC unroll 8
+    for (int j = 0; j < R; j++) {
+        for (int v = 0; v < 2; v++)
+            y0[j][v] = y1[j][v] = _mm512_setzero_si512();
+    }
+    if (SAVE) { /* first block: lay out as gf16_rows does, and keep it */
+        gf16_src_t x0 = gf16_load((const uint8_t *)src[0] + p);
+        gf16_src_t x1 = gf16_load((const uint8_t *)src[0] + p + 128);
+        for (int i = 0; i < k; i++) {
+            const uint8_t *sn = (const uint8_t *)src[i + 1 < k ? i + 1 : i] + p;
+            gf16_src_t n0 = gf16_load(sn), n1 = gf16_load(sn + 128);
+            if (pf) {
+                const char *s = (const char *)src[i] + p + pf;
+                for (int v = 0; v < 4; v++)
+                    _mm_prefetch(s + 64 * v, _MM_HINT_T0);
+            }
+            xs[i][0] = x0;
+            xs[i][1] = x1;
+#pragma GCC unroll 8
+            for (int j = 0; j < R; j++) {
+                gf16_coef_t a = gf16_coef(c, e0 + (size_t)j * k + i);
+                gf16_mac(&y0[j][0], &y1[j][0], a, x0);
+                gf16_mac(&y0[j][1], &y1[j][1], a, x1);
+            }
+            x0 = n0;
+            x1 = n1;
+        }
+    } else {
+        for (int i = 0; i < k; i++) {
+            gf16_src_t x0 = xs[i][0], x1 = xs[i][1];
+#pragma GCC unroll 8
+            for (int j = 0; j < R; j++) {
+                gf16_coef_t a = gf16_coef(c, e0 + (size_t)j * k + i);
+                gf16_mac(&y0[j][0], &y1[j][0], a, x0);
+                gf16_mac(&y0[j][1], &y1[j][1], a, x1);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < R; j++) {
+        uint8_t *d = (uint8_t *)dst[j0 + j] + p;
+        for (int v = 0; v < 2; v++) {
+            __m512i o0, o1;
+            gf16_join(y0[j][v], y1[j][v], &o0, &o1);
+            _mm512_storeu_si512(d + 128 * v, o0);
+            _mm512_storeu_si512(d + 128 * v + 64, o1);
+        }
+    }
+}
+
+/* Bytes [0, nv), nv a multiple of 128; r > GF16_RMAX, k <= GF16_SPLIT_KMAX. */
+static void LC_FN(gf16_lincomb_split)(const lincoll_gf_coeffs_t *c, size_t nv,
+                                      const void *const *src, void *const *dst, size_t pf)
+{
+    gf16_src_t xs[GF16_SPLIT_KMAX][2];
+    const int nblk = (c->r + GF16_RMAX - 1) / GF16_RMAX;
+    const size_t n2 = nv & ~(size_t)255;
+    for (size_t p = 0; p < n2; p += 256) {
+        int j0 = 0;
+        for (int b = 0; b < nblk; b++) {
+            int R = (c->r - j0) / (nblk - b);
+            switch (R) {
+#define LC_GF16_SPLIT_CASE(RR)                                                                     \
+    case RR:                                                                                       \
+        if (b == 0)                                                                                \
+            LC_FN(gf16_split_rows)(RR, 1, c, j0, src, xs, dst, p, pf);                             \
+        else                                                                                       \
+            LC_FN(gf16_split_rows)(RR, 0, c, j0, src, xs, dst, p, 0);                              \
+        break;
+                LC_GF16_SPLIT_CASE(1)
+                LC_GF16_SPLIT_CASE(2)
+                LC_GF16_SPLIT_CASE(3)
+                LC_GF16_SPLIT_CASE(4)
+#if GF16_RMAX >= 5
+                LC_GF16_SPLIT_CASE(5)
+#endif
+#if GF16_RMAX >= 6
+                LC_GF16_SPLIT_CASE(6)
+#endif
+#if GF16_RMAX >= 7
+                LC_GF16_SPLIT_CASE(7)
+#endif
+#if GF16_RMAX >= 8
+                LC_GF16_SPLIT_CASE(8)
+#endif
+#undef LC_GF16_SPLIT_CASE
+            default:
+                break;
+            }
+            j0 += R;
+        }
+    }
+    if (n2 < nv) { /* one last 128-byte vector */
+        int j0 = 0;
+        for (int b = 0; b < nblk; b++) {
+            int R = (c->r - j0) / (nblk - b);
+            LC_FN(gf16_rows_fn)[R](c, j0, src, dst, n2, nv - n2, 0);
+            j0 += R;
+        }
+    }
+}
+#endif
+
 void LC_FN(lc_gf16_lincomb)(const lincoll_gf_coeffs_t *c, size_t len, const void *const *src,
                             void *const *dst)
 {
     size_t nv = len & ~(size_t)127;
+#ifdef GF16_SPLIT_KMAX
+    /* Measured (Zen 5, perf/perf_gf.c-style alternation): +5-8 % at 3 or
+     * more row blocks, k >= 8, 64-256 KiB; 2 blocks (8+8) -1-4 %, k = 4
+     * -1-4 %, and -7-30 % at 512 KiB-1 MiB (all r outputs written at
+     * once per column instead of a chunk of rows). */
+    if (c->r > 2 * GF16_RMAX && c->k >= 8 && c->k <= GF16_SPLIT_KMAX && len <= GF16_SPLIT_MAXLEN) {
+        LC_FN(gf16_lincomb_split)(c, nv, src, dst, LC_FN(gf_pf)(c, len));
+        if (nv < len) lc_gf16_lincomb_range_base(c, nv, len, src, dst);
+        return;
+    }
+#endif
     lc_gf_run_blocks(LC_FN(gf16_rows_fn), GF16_RMAX, c, nv, 256, LC_FN(gf_pf)(c, len), src, dst);
     if (nv < len) lc_gf16_lincomb_range_base(c, nv, len, src, dst);
 }
