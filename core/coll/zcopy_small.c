@@ -4,14 +4,16 @@
  * zcopy_reduce.
  *
  * What (root R, n bytes below LINCOLL_COLL_ZCOPY_THRESHOLD):
- *   bcast   round 0  R waits for every peer's credit for this start's ring
- *                    slot (the peer has consumed the broadcast of
- *                    LC_ZC_DEPTH = 8 starts ago; the first 8 are
- *                    pre-credited), so R may run 8 broadcasts ahead;
+ *   bcast   round 0  (first start of a batch of LC_ZC_CREDIT_BATCH = 4)
+ *                    R waits for every peer's credit for the batch's ring
+ *                    slots (the peer has consumed the broadcasts of
+ *                    LC_ZC_DEPTH = 8 starts ago; the first 2 batches are
+ *                    pre-credited), so R may run 5-8 broadcasts ahead;
  *           round 1  R puts the vector into every peer's scratch (a CPU
  *                    store + signal when mapped); each peer waits for it and
  *                    copies it into its buffer;
- *           round 2  each peer gives R its credit back (0-byte put).
+ *           round 2  (last start of a batch) each peer gives R its credit
+ *                    back (0-byte put).
  *   reduce  the mirror image: round 0 every non-root waits for R's credit,
  *           round 1 puts its vector into slot [rank] of R's scratch; R waits
  *           for all of them and reduces (rhd_allreduce's bracketing: the
@@ -45,7 +47,8 @@
 
 /* Scratch ring: start s uses slot s % LC_ZC_DEPTH, so a root (bcast) or a
  * non-root (reduce) runs up to LC_ZC_DEPTH calls ahead of its peers before a
- * credit wait blocks it (credits are pre-issued for the first DEPTH starts).
+ * credit wait blocks it (credits are pre-issued for the first DEPTH starts,
+ * and travel once per LC_ZC_CREDIT_BATCH starts).
  * The per-start hook moves the scratch slots and put offsets to this start's
  * ring slot; every rank starts a plan equally often, so all agree on it. */
 struct lc_zc_ring {
