@@ -4,14 +4,16 @@
  * zcopy_reduce.
  *
  * What (root R, n bytes below LINCOLL_COLL_ZCOPY_THRESHOLD):
- *   bcast   round 0  R waits for every peer's credit for this start's ring
- *                    slot (the peer has consumed the broadcast of
- *                    LC_ZC_DEPTH = 8 starts ago; the first 8 are
- *                    pre-credited), so R may run 8 broadcasts ahead;
+ *   bcast   round 0  (first start of a batch of LC_ZC_CREDIT_BATCH = 4)
+ *                    R waits for every peer's credit for the batch's ring
+ *                    slots (the peer has consumed the broadcasts of
+ *                    LC_ZC_DEPTH = 8 starts ago; the first 2 batches are
+ *                    pre-credited), so R may run 5-8 broadcasts ahead;
  *           round 1  R puts the vector into every peer's scratch (a CPU
  *                    store + signal when mapped); each peer waits for it and
  *                    copies it into its buffer;
- *           round 2  each peer gives R its credit back (0-byte put).
+ *           round 2  (last start of a batch) each peer gives R its credit
+ *                    back (0-byte put).
  *   reduce  the mirror image: round 0 every non-root waits for R's credit,
  *           round 1 puts its vector into slot [rank] of R's scratch; R waits
  *           for all of them and reduces (rhd_allreduce's bracketing: the
@@ -45,7 +47,8 @@
 
 /* Scratch ring: start s uses slot s % LC_ZC_DEPTH, so a root (bcast) or a
  * non-root (reduce) runs up to LC_ZC_DEPTH calls ahead of its peers before a
- * credit wait blocks it (credits are pre-issued for the first DEPTH starts).
+ * credit wait blocks it (credits are pre-issued for the first DEPTH starts,
+ * and travel once per LC_ZC_CREDIT_BATCH starts).
  * The per-start hook moves the scratch slots and put offsets to this start's
  * ring slot; every rank starts a plan equally often, so all agree on it. */
 struct lc_zc_ring {
@@ -56,17 +59,47 @@ struct lc_zc_ring {
     char *slot_base[64];
     int put_round[64], put_idx[64];
     size_t put_base[64];
+    /* batched credits (zcopy_bcast, zcopy_reduce; -1 elsewhere): the round
+     * that waits for a credit runs on the first start of every batch, the
+     * round that returns one on the last; in between they are empty (the
+     * executor skips them) */
+    int cwait, cret;
+    unsigned cwait_n, cret_n;
 };
+
+/* Credits travel once per LC_ZC_CREDIT_BATCH starts: the consumer returns
+ * one after the last start of a batch (it has read all of the batch's
+ * slots), the producer waits for one before the first start of a batch.
+ * With LC_ZC_DEPTH / LC_ZC_CREDIT_BATCH batches pre-credited, the producer
+ * of start s (first of its batch) waits for the credit sent after start
+ * s - DEPTH + BATCH - 1, i.e. until start s - DEPTH, the last user of the
+ * slots it is about to fill, has been consumed. */
+#define LC_ZC_CREDIT_BATCH 4
+_Static_assert(LC_ZC_DEPTH % LC_ZC_CREDIT_BATCH == 0, "whole batches per ring");
 
 static lincoll_status_t lc_zc_ring_on_start(lincoll_plan_t *p)
 {
     lc_zc_ring_t *g = p->priv;
-    size_t k = (size_t)(g->starts++ % LC_ZC_DEPTH) * g->stride;
+    unsigned long s = g->starts++;
+    size_t k = (size_t)(s % LC_ZC_DEPTH) * g->stride;
     for (unsigned i = 0; i < g->nslot; i++)
         p->slots[g->slot[i]].ptr = g->slot_base[i] + k;
     for (unsigned i = 0; i < g->nput; i++)
         p->rounds[g->put_round[i]].xfers[g->put_idx[i]].roff = g->put_base[i] + k;
+    unsigned ph = (unsigned)(s % LC_ZC_CREDIT_BATCH);
+    if (g->cwait >= 0) p->rounds[g->cwait].nxfers = ph == 0 ? g->cwait_n : 0;
+    if (g->cret >= 0) p->rounds[g->cret].nxfers = ph == LC_ZC_CREDIT_BATCH - 1 ? g->cret_n : 0;
     return LINCOLL_OK;
+}
+
+/* Round cw (only credit waits) and round cr (only credit puts) of plan p
+ * run once per batch; call after the plan is built. */
+static void lc_zc_ring_credits(lincoll_plan_t *p, lc_zc_ring_t *g, int cw, int cr)
+{
+    g->cwait = cw;
+    g->cret = cr;
+    g->cwait_n = p->rounds[cw].nxfers;
+    g->cret_n = p->rounds[cr].nxfers;
 }
 
 lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
@@ -74,6 +107,7 @@ lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *p, size_t stride)
     lc_zc_ring_t *g = calloc(1, sizeof(*g));
     if (g != NULL) {
         g->stride = stride;
+        g->cwait = g->cret = -1;
         p->priv = g;
         p->priv_free = free;
         p->on_start = lc_zc_ring_on_start;
@@ -136,10 +170,12 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, l
     if (me == R) {
         for (int j = 0; j < np && st == LINCOLL_OK; j++) {
             if (j == R) continue;
-            win->consumed[j] = (uint64_t)0 - LC_ZC_DEPTH; /* DEPTH credits to start with */
+            /* the first DEPTH / BATCH batches are pre-credited */
+            win->consumed[j] = (uint64_t)0 - LC_ZC_DEPTH / LC_ZC_CREDIT_BATCH;
             st = lc_plan_wait_put(p, 0, j, 0, win);
             LC_COLL_TRY(st, lc_zc_ring_put(p, g, 1, j, lc_ref(buf, 0), bytes, win, 0));
         }
+        if (st == LINCOLL_OK) lc_zc_ring_credits(p, g, 0, 2);
         return st;
     }
     int scr = lc_zc_ring_slot(p, g, win->base, bytes);
@@ -147,6 +183,7 @@ lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a, l
     st = lc_plan_wait_put(p, 1, R, bytes, win);
     LC_COLL_TRY(st, lc_zc_copy(p, 1, LC_STEP_POST, lc_ref(buf, 0), lc_ref(scr, 0), bytes));
     LC_COLL_TRY(st, lc_plan_put(p, 2, R, lc_ref(buf, 0), 0, win, 0));
+    if (st == LINCOLL_OK) lc_zc_ring_credits(p, g, 0, 2);
     return st;
 }
 
@@ -162,9 +199,11 @@ lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, 
     if (g == NULL || src < 0 || lc_coll_round(p, 2) < 0) return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = LINCOLL_OK;
     if (me != R) {
-        win->consumed[R] = (uint64_t)0 - LC_ZC_DEPTH; /* DEPTH credits to start with */
+        /* the first DEPTH / BATCH batches are pre-credited */
+        win->consumed[R] = (uint64_t)0 - LC_ZC_DEPTH / LC_ZC_CREDIT_BATCH;
         st = lc_plan_wait_put(p, 0, R, 0, win);
         LC_COLL_TRY(st, lc_zc_ring_put(p, g, 1, R, lc_ref(src, 0), bytes, win, (size_t)me * bytes));
+        if (st == LINCOLL_OK) lc_zc_ring_credits(p, g, 0, 2);
         return st;
     }
     int out = lc_plan_slot_user(p, a->rbuf, bytes);
@@ -182,6 +221,7 @@ lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a, 
         }
     }
     LC_COLL_TRY(st, lc_zc_reduce_tree(p, a, 1, x, 0, a->count, lc_ref(out, 0)));
+    if (st == LINCOLL_OK) lc_zc_ring_credits(p, g, 0, 2);
     free(x);
     return st;
 }
