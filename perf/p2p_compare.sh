@@ -58,7 +58,7 @@ printf "p2p_compare: %s repetitions, CPUs %s/%s, %s, load %s\n" "$reps" "$cpu0" 
 printf "%-4s %-8s %8s %12s %14s %8s %8s  %s\n" tl test size lincoll ucx_perftest ratio goal "each repetition (lincoll/ucx)"
 for tr in shm tcp; do
   envs="LC_P2P=1"; [ $tr = tcp ] && envs="UCX_TLS=tcp,self"
-  for spec in "tag_lat 8 20000 10000 lat" "tag_bw 4194304 300 30 bw" "put_bw 4194304 300 30 bw"; do
+  for spec in "tag_lat 8 20000 10000 lat" "tag_bw 4194304 1000 100 bw" "put_bw 4194304 3000 300 bw"; do
     set -- $spec
     test=$1 size=$2 iters=$3 warmup=$4 kind=$5
     ucx_test=$test; [ $test = put_bw ] && ucx_test=ucp_put_bw
