@@ -65,19 +65,26 @@ static lincoll_status_t lc_zc_flags(lincoll_plan_t *p, int round, int ref_slot, 
     return st;
 }
 
+/* Allgather, not in place: this rank's block into its own output before
+ * round 0 (a copy step in PRE). */
+static lincoll_status_t lc_zc_own_block(lincoll_plan_t *p, const lc_coll_args_t *a, int out)
+{
+    const int me = p->comm->rank;
+    const size_t es = a->es;
+    if (a->inplace || a->counts[me] == 0) return LINCOLL_OK;
+    int in = lc_plan_slot_user(p, (void *)a->sbuf, a->counts[me] * es);
+    if (in < 0) return LINCOLL_ERR_NOMEM;
+    return lc_zc_copy(p, 0, LC_STEP_PRE, lc_ref(out, a->displs[me] * es), lc_ref(in, 0),
+                      a->counts[me] * es);
+}
+
 lincoll_status_t lc_zc_allgather_build(lincoll_plan_t *p, const lc_coll_args_t *a, lc_win_t *win)
 {
     const int me = p->comm->rank, np = p->comm->size;
     const size_t es = a->es, tb = a->total * es;
     int out = lc_plan_slot_user(p, a->rbuf, tb);
     if (out < 0 || lc_coll_round(p, 1) < 0) return LINCOLL_ERR_NOMEM;
-    lincoll_status_t st = LINCOLL_OK;
-    if (!a->inplace && a->counts[me] > 0) {
-        int in = lc_plan_slot_user(p, (void *)a->sbuf, a->counts[me] * es);
-        if (in < 0) return LINCOLL_ERR_NOMEM;
-        st = lc_zc_copy(p, 0, LC_STEP_PRE, lc_ref(out, a->displs[me] * es), lc_ref(in, 0),
-                        a->counts[me] * es);
-    }
+    lincoll_status_t st = lc_zc_own_block(p, a, out);
     LC_COLL_TRY(st, lc_zc_flags(p, 0, out, win));
     for (int j = 0; j < np && st == LINCOLL_OK; j++) {
         if (j == me || a->counts[j] == 0) continue;
@@ -192,13 +199,7 @@ lincoll_status_t lc_zc_rd_allgather_build(lincoll_plan_t *p, const lc_coll_args_
     int out = lc_plan_slot_user(p, a->rbuf, tb);
     int scr = g != NULL ? lc_zc_ring_slot(p, g, win->base, tb) : -1;
     if (g == NULL || out < 0 || scr < 0 || lc_coll_round(p, k - 1) < 0) return LINCOLL_ERR_NOMEM;
-    lincoll_status_t st = LINCOLL_OK;
-    if (!a->inplace && a->counts[me] > 0) {
-        int in = lc_plan_slot_user(p, (void *)a->sbuf, a->counts[me] * es);
-        if (in < 0) return LINCOLL_ERR_NOMEM;
-        st = lc_zc_copy(p, 0, LC_STEP_PRE, lc_ref(out, a->displs[me] * es), lc_ref(in, 0),
-                        a->counts[me] * es);
-    }
+    lincoll_status_t st = lc_zc_own_block(p, a, out);
     for (int j = 0; j < k && st == LINCOLL_OK; j++) {
         const int n = 1 << j, peer = me ^ n, g0 = me & ~(n - 1), p0 = peer & ~(n - 1);
         const size_t off = a->displs[g0] * es, len = a->total * es - off;
