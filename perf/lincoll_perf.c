@@ -187,23 +187,24 @@ static void p2p_summarize(double *samples, long iters, double divisor, size_t by
     free(last);
 }
 
-typedef struct bufs {
-    lincoll_context_t *ctx;
-    void *a, *b;
-    int lincoll_mem;
-} bufs_t;
-
-static int bufs_alloc(bufs_t *bf, lincoll_context_t *ctx, size_t bytes, int host)
+int lc_perf_bufs_alloc(lc_perf_bufs_t *bf, lincoll_context_t *ctx, size_t bytes, int host)
 {
     bf->ctx = ctx;
     bf->lincoll_mem = !host;
+    bf->a = bf->b = NULL;
     size_t n = bytes ? bytes : 1;
+    int ok;
     if (host) {
         bf->a = malloc(n);
         bf->b = malloc(n);
-        if (!bf->a || !bf->b) return -1;
-    } else if (lincoll_mem_alloc(ctx, n, &bf->a) != LINCOLL_OK ||
-               lincoll_mem_alloc(ctx, n, &bf->b) != LINCOLL_OK) {
+        ok = bf->a != NULL && bf->b != NULL;
+    } else {
+        ok = lincoll_mem_alloc(ctx, n, &bf->a) == LINCOLL_OK &&
+             lincoll_mem_alloc(ctx, n, &bf->b) == LINCOLL_OK;
+    }
+    if (!ok) {
+        fprintf(stderr, "lincoll_perf: cannot allocate 2 x %zu bytes\n", n);
+        lc_perf_bufs_free(bf);
         return -1;
     }
     memset(bf->a, 1, n);
@@ -211,15 +212,16 @@ static int bufs_alloc(bufs_t *bf, lincoll_context_t *ctx, size_t bytes, int host
     return 0;
 }
 
-static void bufs_free(bufs_t *bf)
+void lc_perf_bufs_free(lc_perf_bufs_t *bf)
 {
     if (bf->lincoll_mem) {
-        lincoll_mem_free(bf->ctx, bf->a);
-        lincoll_mem_free(bf->ctx, bf->b);
+        if (bf->a != NULL) lincoll_mem_free(bf->ctx, bf->a);
+        if (bf->b != NULL) lincoll_mem_free(bf->ctx, bf->b);
     } else {
         free(bf->a);
         free(bf->b);
     }
+    bf->a = bf->b = NULL;
 }
 
 /* ---- tests --------------------------------------------------------------------------- */
@@ -229,8 +231,8 @@ static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_op
 {
     int me = lincoll_comm_rank(world);
     int lat = strcmp(o->test, "tag_lat") == 0;
-    bufs_t b;
-    if (bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
+    lc_perf_bufs_t b;
+    if (lc_perf_bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_plan_t *plan = NULL;
     lincoll_status_t st = LINCOLL_OK;
     if (me > 1) {
@@ -254,7 +256,7 @@ static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_op
     free(samples);
     lincoll_plan_free(plan);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
-    bufs_free(&b);
+    lc_perf_bufs_free(&b);
     return rc;
 }
 
@@ -299,8 +301,8 @@ static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
 {
     int me = lincoll_comm_rank(world);
     int W = bw_window(o);
-    bufs_t b;
-    if (bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
+    lc_perf_bufs_t b;
+    if (lc_perf_bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_plan_t **plans = calloc((size_t)W, sizeof(*plans));
     double *stamps = malloc(sizeof(double) * (size_t)(iters + 1));
     int rc = plans != NULL && stamps != NULL ? 0 : -1;
@@ -323,7 +325,7 @@ static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     free(plans);
     free(stamps);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
-    bufs_free(&b);
+    lc_perf_bufs_free(&b);
     return rc;
 }
 
@@ -335,13 +337,13 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
                        size_t size, long warmup, long iters, perf_result_t *r)
 {
     int me = lincoll_comm_rank(world);
-    bufs_t b;
-    if (bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
+    lc_perf_bufs_t b;
+    if (lc_perf_bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_win_t *win;
     int W = bw_window(o);
     lincoll_status_t st = lincoll_win_create(world, b.b, size ? size : 1, &win);
     if (st != LINCOLL_OK) {
-        bufs_free(&b);
+        lc_perf_bufs_free(&b);
         return -1;
     }
     int rc = 0;
@@ -378,7 +380,7 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     free(stamps);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
     lincoll_win_free(win);
-    bufs_free(&b);
+    lc_perf_bufs_free(&b);
     return rc;
 }
 
@@ -386,8 +388,8 @@ static int test_alltoall(lincoll_context_t *ctx, lincoll_comm_t *world, const pe
                          size_t size, long warmup, long iters, perf_result_t *r)
 {
     int P = lincoll_comm_size(world);
-    bufs_t b;
-    if (bufs_alloc(&b, ctx, size * (size_t)P, o->host_mem) != 0) return -1;
+    lc_perf_bufs_t b;
+    if (lc_perf_bufs_alloc(&b, ctx, size * (size_t)P, o->host_mem) != 0) return -1;
     lincoll_plan_t *plan = NULL;
     int rc = lincoll_alltoall_init(world, b.a, b.b, size, o->ports, &plan) == LINCOLL_OK ? 0 : -1;
     double *samples = malloc(sizeof(double) * (size_t)iters);
@@ -399,7 +401,7 @@ static int test_alltoall(lincoll_context_t *ctx, lincoll_comm_t *world, const pe
     free(samples);
     lincoll_plan_free(plan);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
-    bufs_free(&b);
+    lc_perf_bufs_free(&b);
     return rc;
 }
 

@@ -58,20 +58,12 @@ int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t
     size_t es = lincoll_dtype_size(dt), n = size / es;
     size_t blk = n / (size_t)P ? n / (size_t)P : 1;
     size_t abytes = (which == 1 || which == 2) ? blk * (size_t)P * es : n * es;
-    void *a = NULL, *b = NULL;
     int rc = 0;
-    if (o->host_mem) {
-        a = calloc(1, abytes + es);
-        b = calloc(1, abytes + es);
-    } else if (lincoll_mem_alloc(ctx, abytes + es, &a) != LINCOLL_OK ||
-               lincoll_mem_alloc(ctx, abytes + es, &b) != LINCOLL_OK) {
-        a = b = NULL;
-    }
-    if (a == NULL || b == NULL) {
-        fprintf(stderr, "lincoll_perf: cannot allocate %zu bytes\n", abytes);
-        return -1;
-    }
-    memset(a, 0, abytes);
+    lc_perf_bufs_t bf;
+    if (lc_perf_bufs_alloc(&bf, ctx, abytes + es, o->host_mem) != 0) return -1;
+    void *a = bf.a, *b = bf.b;
+    memset(a, 0, abytes + es);
+    memset(b, 0, abytes + es);
     lincoll_plan_t *plan = NULL;
     lincoll_status_t st = LINCOLL_ERR_INVALID;
     switch (which) {
@@ -108,12 +100,6 @@ int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t
     free(samples);
     lincoll_plan_free(plan);
     if (lincoll_barrier(comm) != LINCOLL_OK) rc = -1;
-    if (o->host_mem) {
-        free(a);
-        free(b);
-    } else {
-        lincoll_mem_free(ctx, a);
-        lincoll_mem_free(ctx, b);
-    }
+    lc_perf_bufs_free(&bf);
     return rc;
 }

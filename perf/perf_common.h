@@ -40,6 +40,17 @@ typedef struct perf_result {
 typedef int (*lc_perf_test_fn_t)(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o,
                                  size_t size, long warmup, long iters, perf_result_t *r);
 
+/* Two buffers of one size for a benchmark: lincoll_mem_alloc memory (the
+ * zero-copy paths) or, with host set, malloc memory; a filled with 1s, b with
+ * 2s.  Returns 0 or -1 (then lc_perf_bufs_free releases what was allocated). */
+typedef struct lc_perf_bufs {
+    lincoll_context_t *ctx;
+    void *a, *b;
+    int lincoll_mem;
+} lc_perf_bufs_t;
+int lc_perf_bufs_alloc(lc_perf_bufs_t *bf, lincoll_context_t *ctx, size_t bytes, int host);
+void lc_perf_bufs_free(lc_perf_bufs_t *bf);
+
 /* Seconds on a monotonic clock. */
 double lc_perf_now(void);
 /* Start/wait the plan warmup+iters times; samples[i] = seconds of iteration i. */

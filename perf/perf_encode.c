@@ -116,17 +116,10 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
         uint64_t *A = malloc(8 * (size_t)K * (size_t)K);
         for (int i = 0; i < K * K; i++)
             A[i] = (uint64_t)(i * 2654435761u >> 7) % 256;
-        void *in = NULL, *out = NULL;
-        if (o->host_mem) { /* -m host: malloc buffers (no zcopy) */
-            in = malloc(B);
-            out = malloc(B);
-            if (in == NULL || out == NULL) rc = -1;
-        } else if (lincoll_mem_alloc(ctx, B, &in) != LINCOLL_OK ||
-                   lincoll_mem_alloc(ctx, B, &out) != LINCOLL_OK) {
-            rc = -1;
-        }
-        if (rc != 0) fprintf(stderr, "lincoll_perf: cannot allocate %zu bytes\n", B);
-        if (rc == 0) memset(in, 1, B);
+        /* -m host: malloc buffers (no zcopy); in filled with 1s */
+        lc_perf_bufs_t bf;
+        if (lc_perf_bufs_alloc(&bf, ctx, B, o->host_mem) != 0) rc = -1;
+        void *in = bf.a, *out = bf.b;
         lincoll_encode_opts_t eo = {.ports = p, .algo = algo};
         lincoll_plan_t *plan = NULL, *base = NULL;
         lincoll_status_t st = LINCOLL_ERR_INVALID;
@@ -181,13 +174,7 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
         }
         lincoll_plan_free(plan);
         lincoll_plan_free(base);
-        if (o->host_mem) {
-            free(in);
-            free(out);
-        } else {
-            lincoll_mem_free(ctx, in);
-            lincoll_mem_free(ctx, out);
-        }
+        lc_perf_bufs_free(&bf);
         free(A);
         lincoll_gf_field_destroy(f8);
         lincoll_gf_field_destroy(fp);
