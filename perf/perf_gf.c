@@ -102,16 +102,21 @@ static void perf_stream_c(int k, int m, size_t off, size_t len, unsigned char *c
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define PERF_HAVE_STREAM512 1
+/* Non-temporal stores need 64-byte aligned outputs: plain stores otherwise. */
+static int perf_stream_store_mode(int m, unsigned char *const *dst, int mode)
+{
+    for (int j = 0; mode == PERF_STREAM_NT && j < m; j++) {
+        if (((uintptr_t)dst[j] & 63) != 0) mode = PERF_STREAM_PLAIN;
+    }
+    return mode;
+}
+
 __attribute__((target("avx512f"))) static void perf_stream128(int k, int m, size_t len,
                                                               unsigned char *const *src,
                                                               unsigned char *const *dst, int mode)
 {
     size_t n = len & ~(size_t)127;
-    if (mode == PERF_STREAM_NT) {
-        for (int j = 0; j < m; j++) {
-            if (((uintptr_t)dst[j] & 63) != 0) mode = PERF_STREAM_PLAIN;
-        }
-    }
+    mode = perf_stream_store_mode(m, dst, mode);
     for (size_t p = 0; p < n; p += 128) {
         const unsigned char *s = src[0] + p;
         if (mode == PERF_STREAM_PREFETCH) {
@@ -153,11 +158,7 @@ __attribute__((target("avx512f"))) static void perf_stream_avx512(int k, int m, 
         return;
     }
     size_t n = len & ~(size_t)255;
-    if (mode == PERF_STREAM_NT) {
-        for (int j = 0; j < m; j++) {
-            if (((uintptr_t)dst[j] & 63) != 0) mode = PERF_STREAM_PLAIN;
-        }
-    }
+    mode = perf_stream_store_mode(m, dst, mode);
     for (size_t p = 0; p < n; p += 256) {
         const unsigned char *s = src[0] + p;
         if (mode == PERF_STREAM_PREFETCH) {
