@@ -133,6 +133,11 @@ typedef struct lc_tl_ops {
     /* Direct load/store pointer to a peer's region when it is mapped here
      * (shared memory), else NULL. */
     void *(*rkey_ptr)(lc_tl_t *tl, lc_tl_rkey_t *rkey, uint64_t raddr);
+    /* Nonzero when put_nb into a region rkey_ptr maps is nothing but a store
+     * through that pointer (plus, with a signal, an atomic add on the peer's
+     * counter), so callers may do the stores themselves and skip the call.
+     * Zero for a transport that must see every put (sim counts them). */
+    int mapped_put_is_store;
 
     /* Point to point; *req_p is NULL when the operation completed at once. */
     lincoll_status_t (*send_nb)(lc_tl_t *tl, int peer, const void *buf, size_t len, uint64_t tag,

@@ -105,9 +105,9 @@ lincoll_status_t lc_win_attach(lc_win_t *w, const void *const *blobs, const size
             memcpy(&w->rsig[i], b + LC_WIN_HDR + h[0], 8); /* packed keys start with their base */
         }
         /* only where the transport's own put into a mapped region is this
-         * same store (ucx): the sim transport measures every put */
+         * same store (not sim: it measures every put) */
         if (st == LINCOLL_OK && i != comm->rank && ctx->tl_ops->rkey_ptr != NULL &&
-            strcmp(ctx->tl_ops->name, "ucx") == 0) {
+            ctx->tl_ops->mapped_put_is_store) {
             void *d = ctx->tl_ops->rkey_ptr(ctx->tl, w->rkeys[i], w->rbase[i]);
             void *g = ctx->tl_ops->rkey_ptr(ctx->tl, w->sig_rkeys[i],
                                             w->rsig[i] + 8 * (uint64_t)comm->rank);

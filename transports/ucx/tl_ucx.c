@@ -1067,6 +1067,7 @@ const lc_tl_ops_t lc_tl_ucx_ops = {
     .rkey_unpack = lc_ucx_rkey_unpack,
     .rkey_destroy = lc_ucx_rkey_destroy,
     .rkey_ptr = lc_ucx_rkey_ptr,
+    .mapped_put_is_store = 1,
     .send_nb = lc_ucx_send_nb,
     .recv_nb = lc_ucx_recv_nb,
     .put_nb = lc_ucx_put_nb,
