@@ -136,14 +136,18 @@ int lc_perf_run_plan(lincoll_plan_t *plan, long warmup, long iters, double *samp
             stamps[0] = lc_perf_ticks();
         }
         lincoll_status_t st = lincoll_start(plan);
+        /* the clock is read after the start has posted this iteration's
+         * first message, off the path from the previous reply to this
+         * send: samples are the intervals between consecutive starts */
+        if (i > warmup) stamps[i - warmup] = lc_perf_ticks();
         if (st == LINCOLL_OK) st = lincoll_wait(plan);
         if (st != LINCOLL_OK) {
             fprintf(stderr, "lincoll_perf: iteration %ld failed: %s\n", i, lincoll_strerror(st));
             free(stamps);
             return -1;
         }
-        if (i >= warmup) stamps[i - warmup + 1] = lc_perf_ticks();
     }
+    stamps[iters] = lc_perf_ticks();
     double seconds = lc_perf_now() - t0;
     double per_tick = seconds / (double)(stamps[iters] - stamps[0] ? stamps[iters] - stamps[0] : 1);
     for (long i = 0; i < iters; i++) {

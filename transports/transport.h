@@ -104,6 +104,27 @@ enum {
     LC_TL_MEM_ALLOCATED = 1, /* transport allocated it: true one-sided RMA */
 };
 
+/** A send the transport posts itself the moment a receive completes
+ *  (a triggered send): the reply of a ping-pong, or the forward of a
+ *  pipeline, leaves from the transport's completion path instead of waiting
+ *  for the caller's next test().  The caller fills the first four fields,
+ *  keeps the descriptor alive while the receive is in flight, and reads the
+ *  outcome once the receive has completed.  The send is posted only when the
+ *  receive completes successfully with exactly its posted length; a receive
+ *  that fails, is truncated or short, or is released (canceled) first leaves
+ *  fired at 0 and the caller posts the send itself if it still wants it.
+ *  Once fired, req belongs to the caller like any send_nb request (NULL when
+ *  the send completed at once). */
+typedef struct lc_tl_chain {
+    int peer;
+    const void *buf;
+    size_t len;
+    uint64_t tag;
+    int fired;               /* out: the send was posted */
+    lincoll_status_t status; /* out: what posting it returned */
+    lc_tl_req_t *req;        /* out: its request */
+} lc_tl_chain_t;
+
 typedef struct lc_tl_ops {
     const char *name;
     lincoll_status_t (*init)(const lc_tl_params_t *params, lc_tl_t **tl_p);
@@ -144,6 +165,11 @@ typedef struct lc_tl_ops {
                                 lc_tl_req_t **req_p);
     lincoll_status_t (*recv_nb)(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
                                 lc_tl_req_t **req_p);
+    /* recv_nb whose completion posts then's send (see lc_tl_chain_t).
+     * Optional: NULL when the transport cannot post from its completion
+     * path; callers then post the send after testing the receive. */
+    lincoll_status_t (*recv_chain_nb)(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
+                                      lc_tl_chain_t *then, lc_tl_req_t **req_p);
     /* Put len bytes to raddr in the peer's region; with sig_rkey != NULL then
      * fence and add 1 to the uint64_t at sig_raddr.  tag carries the round
      * (accounting only). */

@@ -27,6 +27,16 @@
  * transport reports activity (or after a batch of idle progress calls); the
  * general path's timeout, peer-failure and size checks stay.
  *
+ * Triggered sends: when a round is a single receive and the next round has
+ * exactly one send, the receive is posted with the transport's recv_chain_nb
+ * (if it has one), which posts that send from its completion path the
+ * moment the message lands — a ping-pong's reply or a pipeline's forward
+ * leaves without waiting for the transport's progress call to return and
+ * for the next test().  The next round takes the send's request from the
+ * chain instead of posting it; a receive that fails, is short, or is
+ * canceled fires nothing, and a fired send whose round never finished is
+ * released with the plan's other requests.
+ *
  * Tags: (comm id, start sequence, sender's comm rank, round) — see
  * transports/transport.h.  Every start takes the communicator's next
  * sequence number, so plans must be started in the same order on every rank
@@ -34,6 +44,7 @@
  */
 #include "core/plan/plan.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +79,13 @@ typedef struct lc_exec_fround {
     unsigned nrecv;   /* xf[0 .. nrecv) are receives */
     unsigned n;       /* then sends up to n */
     int prepost_next; /* the next round's receives may be posted with this round */
+    /* chain: this round is one receive and the next round's one send leaves
+     * from the transport the moment it completes (lc_tl_chain_t; then.tag
+     * gets the start's sequence).  sent_by_chain: this round's send was
+     * posted that way, if then of the round before fired. */
+    int chain;
+    int sent_by_chain;
+    lc_tl_chain_t then;
 } lc_exec_fround_t;
 
 typedef struct lc_exec_cache {
@@ -93,6 +111,17 @@ static uint64_t lc_exec_tag(const lincoll_plan_t *p, int src, unsigned round)
 static void lc_exec_release_all(lincoll_plan_t *p)
 {
     lincoll_context_t *ctx = p->ctx;
+    lc_exec_cache_t *c = lc_exec_cache(p);
+    if (c != NULL && c->fast && c->fr[p->ex.round].chain && c->fr[p->ex.round].then.fired) {
+        /* the receive completed and its triggered send left, but the
+         * round was not finished: nobody else holds the send's request */
+        lc_tl_chain_t *t = &c->fr[p->ex.round].then;
+        t->fired = 0;
+        if (t->req != NULL) {
+            ctx->tl_ops->release(ctx->tl, t->req);
+            t->req = NULL;
+        }
+    }
     for (unsigned i = 0; i < p->ex.nreqs; i++) {
         if (p->ex.reqs[i] != NULL && p->ex.reqs[i] != LC_WAIT_PENDING) {
             ctx->tl_ops->release(ctx->tl, p->ex.reqs[i]);
@@ -293,10 +322,23 @@ static lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
 
 /* ---- fast path: plans of sends and receives only ------------------------ */
 
+/* Post a fast-path receive of round F: chained when F carries a send. */
+static inline __attribute__((always_inline)) lincoll_status_t
+lc_exec_fast_recv(lincoll_context_t *ctx, const lc_exec_cache_t *c, lc_exec_fround_t *F,
+                  const lc_exec_xf_t *x, lc_tl_req_t **slot)
+{
+    if (F->chain) {
+        F->then.tag = F[1].xf[F[1].nrecv].tag | c->seqbits;
+        return ctx->tl_ops->recv_chain_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits,
+                                          &F->then, slot);
+    }
+    return ctx->tl_ops->recv_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, slot);
+}
+
 static inline __attribute__((always_inline)) lincoll_status_t
 lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
 {
-    const lc_exec_fround_t *R = &c->fr[p->ex.round];
+    lc_exec_fround_t *R = &c->fr[p->ex.round];
     lincoll_context_t *ctx = p->ctx;
     lc_tl_req_t **reqs = p->ex.reqs;
     const lc_exec_xf_t *x = R->xf, *recv_end = x + R->nrecv, *end = x + R->n;
@@ -304,6 +346,20 @@ lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
     p->ex.nreqs = R->n;
     p->ex.deadline = 0; /* a new round: the timeout clock restarts */
     p->ex.posted = 1;
+    if (R->sent_by_chain) {
+        /* the one send of this round, if the previous round's receive
+         * posted it (taken first, so that a failure below releases it) */
+        lc_tl_chain_t *t = &R[-1].then;
+        if (t->fired) {
+            t->fired = 0;
+            reqs[R->nrecv] = t->req;
+            t->req = NULL;
+            end = x + R->nrecv; /* nothing left to send */
+            if (__builtin_expect(t->status != LINCOLL_OK, 0)) {
+                return lc_exec_fail(p, t->status, "posting a send", R->xf[R->nrecv].peer);
+            }
+        }
+    }
     if (p->ex.next_posted) {
         p->ex.next_posted = 0;
         for (lc_tl_req_t **next = c->next; x < recv_end; x++, reqs++, next++) {
@@ -313,7 +369,7 @@ lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
     }
     for (; x < recv_end; x++, reqs++) {
         *reqs = NULL;
-        st = ctx->tl_ops->recv_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, reqs);
+        st = lc_exec_fast_recv(ctx, c, R, x, reqs);
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
             return lc_exec_fail(p, st, "posting a receive", x->peer);
         }
@@ -333,8 +389,7 @@ lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
         lc_tl_req_t **next = c->next;
         p->ex.next_posted = 1;
         for (; nx < nend; nx++, next++) {
-            st = ctx->tl_ops->recv_nb(ctx->tl, nx->wpeer, nx->ptr, nx->len, nx->tag | c->seqbits,
-                                      next);
+            st = lc_exec_fast_recv(ctx, c, &R[1], nx, next);
             if (__builtin_expect(st != LINCOLL_OK, 0)) {
                 *next = NULL;
                 return lc_exec_fail(p, st, "posting a receive early", nx->peer);
@@ -486,6 +541,19 @@ static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
         }
         c->first[p->nrounds] = k;
         c->fr[p->nrounds].xf = c->xf + k;
+        /* a round that is one receive, followed by a round with one send:
+         * the transport may post that send when the receive completes */
+        for (unsigned r = 0; p->ctx->tl_ops->recv_chain_nb != NULL && r + 1 < p->nrounds; r++) {
+            lc_exec_fround_t *F = &c->fr[r];
+            if (F->n == 1 && F->nrecv == 1 && F[1].n == F[1].nrecv + 1) {
+                const lc_exec_xf_t *snd = &F[1].xf[F[1].nrecv];
+                F->chain = 1;
+                F->then.peer = snd->wpeer;
+                F->then.buf = snd->ptr;
+                F->then.len = snd->len;
+                F[1].sent_by_chain = 1;
+            }
+        }
     }
     free(p->ex.reqs);
     free(p->ex.next_reqs);
@@ -624,4 +692,38 @@ void lc_exec_cancel(lincoll_plan_t *p)
         p->ex.running = 0;
         p->ex.status = LINCOLL_ERR_CANCELED;
     }
+}
+
+/* ---- the public start/test/wait: here, so that the executor's fast path
+ * is inlined into them ----------------------------------------------------- */
+
+lincoll_status_t lincoll_start(lincoll_plan_t *plan)
+{
+    LC_CHECK_ARG(plan != NULL, "lincoll_start: plan must not be NULL");
+    if (plan->ex.running) {
+        lc_error("lincoll_start: plan %s is still running", plan->algorithm);
+        return LINCOLL_ERR_BUSY;
+    }
+    return lc_exec_start(plan);
+}
+
+lincoll_status_t lincoll_test(lincoll_plan_t *plan)
+{
+    LC_CHECK_ARG(plan != NULL, "lincoll_test: plan must not be NULL");
+    return lc_exec_test(plan);
+}
+
+lincoll_status_t lincoll_wait(lincoll_plan_t *plan)
+{
+    LC_CHECK_ARG(plan != NULL, "lincoll_wait: plan must not be NULL");
+    lincoll_status_t st;
+    unsigned idle = 0;
+    while ((st = lc_exec_test(plan)) == LINCOLL_INPROGRESS) {
+        /* spin, but give the core away now and then: with more ranks than
+         * cores the peer we wait for may need this CPU to make progress */
+        if (++idle % 64 == 0) {
+            sched_yield();
+        }
+    }
+    return st;
 }

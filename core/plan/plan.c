@@ -14,7 +14,6 @@
  */
 #include "core/plan/plan.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -479,37 +478,6 @@ lincoll_status_t lincoll_plan_free(lincoll_plan_t *plan)
 {
     lc_plan_destroy(plan);
     return LINCOLL_OK;
-}
-
-lincoll_status_t lincoll_start(lincoll_plan_t *plan)
-{
-    LC_CHECK_ARG(plan != NULL, "lincoll_start: plan must not be NULL");
-    if (plan->ex.running) {
-        lc_error("lincoll_start: plan %s is still running", plan->algorithm);
-        return LINCOLL_ERR_BUSY;
-    }
-    return lc_exec_start(plan);
-}
-
-lincoll_status_t lincoll_test(lincoll_plan_t *plan)
-{
-    LC_CHECK_ARG(plan != NULL, "lincoll_test: plan must not be NULL");
-    return lc_exec_test(plan);
-}
-
-lincoll_status_t lincoll_wait(lincoll_plan_t *plan)
-{
-    LC_CHECK_ARG(plan != NULL, "lincoll_wait: plan must not be NULL");
-    lincoll_status_t st;
-    unsigned idle = 0;
-    while ((st = lc_exec_test(plan)) == LINCOLL_INPROGRESS) {
-        /* spin, but give the core away now and then: with more ranks than
-         * cores the peer we wait for may need this CPU to make progress */
-        if (++idle % 64 == 0) {
-            sched_yield();
-        }
-    }
-    return st;
 }
 
 lincoll_status_t lc_plan_run(lincoll_plan_t *plan)

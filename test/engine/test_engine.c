@@ -177,6 +177,63 @@ static void test_mismatch(void **state)
     lc_simh_destroy(&h);
 }
 
+/* A round that is one receive followed by a round with one send: the send
+ * leaves from the transport when the receive completes (lc_tl_chain_t), so
+ * rank 2 holds rank 1's forward before rank 1's plan is ever tested.  Five
+ * starts: the chained tag follows each start's sequence.  (Rank 1 sends in
+ * round 1, so rank 2 receives in round 1: SEND_FIRST with nothing to send.) */
+static void test_chained_forward(void **state)
+{
+    (void)state;
+    lc_simh_t h;
+    assert_int_equal(lc_simh_create(&h, 3, 1), 0);
+    unsigned char a[32], fwd[32], out[32];
+    lincoll_plan_t *plans[3];
+    assert_int_equal(lincoll_sendrecv_init(h.comm[0], a, 32, 1, NULL, 0, -1,
+                                           LINCOLL_SENDRECV_CONCURRENT, &plans[0]),
+                     LINCOLL_OK);
+    assert_int_equal(lincoll_sendrecv_init(h.comm[1], fwd, 32, 2, fwd, 32, 0,
+                                           LINCOLL_SENDRECV_RECV_FIRST, &plans[1]),
+                     LINCOLL_OK);
+    assert_int_equal(lincoll_sendrecv_init(h.comm[2], NULL, 0, -1, out, 32, 1,
+                                           LINCOLL_SENDRECV_SEND_FIRST, &plans[2]),
+                     LINCOLL_OK);
+    for (int it = 0; it < 5; it++) {
+        for (size_t i = 0; i < sizeof(a); i++)
+            a[i] = pattern(0, 0, i, it);
+        memset(out, 0, sizeof(out));
+        assert_int_equal(lincoll_start(plans[1]), LINCOLL_OK);
+        assert_int_equal(lincoll_start(plans[2]), LINCOLL_OK);
+        assert_int_equal(lincoll_start(plans[0]), LINCOLL_OK);
+        assert_int_equal(lincoll_wait(plans[0]), LINCOLL_OK);
+        assert_int_equal(lincoll_test(plans[2]), LINCOLL_OK);
+        assert_memory_equal(out, a, sizeof(a));
+        assert_int_equal(lincoll_wait(plans[1]), LINCOLL_OK);
+    }
+    for (int r = 0; r < 3; r++)
+        lincoll_plan_free(plans[r]);
+    /* a short message fails rank 1 (mismatch) and forwards nothing */
+    assert_int_equal(lincoll_sendrecv_init(h.comm[0], a, 16, 1, NULL, 0, -1,
+                                           LINCOLL_SENDRECV_CONCURRENT, &plans[0]),
+                     LINCOLL_OK);
+    assert_int_equal(lincoll_sendrecv_init(h.comm[1], fwd, 32, 2, fwd, 32, 0,
+                                           LINCOLL_SENDRECV_RECV_FIRST, &plans[1]),
+                     LINCOLL_OK);
+    assert_int_equal(lincoll_sendrecv_init(h.comm[2], NULL, 0, -1, out, 32, 1,
+                                           LINCOLL_SENDRECV_SEND_FIRST, &plans[2]),
+                     LINCOLL_OK);
+    assert_int_equal(lincoll_start(plans[1]), LINCOLL_OK);
+    assert_int_equal(lincoll_start(plans[2]), LINCOLL_OK);
+    assert_int_equal(lincoll_start(plans[0]), LINCOLL_OK);
+    assert_int_equal(lincoll_wait(plans[0]), LINCOLL_OK);
+    assert_int_equal(lincoll_wait(plans[1]), LINCOLL_ERR_MISMATCH);
+    for (int k = 0; k < 100; k++)
+        assert_int_equal(lincoll_test(plans[2]), LINCOLL_INPROGRESS);
+    for (int r = 0; r < 3; r++)
+        lincoll_plan_free(plans[r]);
+    lc_simh_destroy(&h);
+}
+
 static void test_dead_peer(void **state)
 {
     (void)state;
@@ -253,10 +310,11 @@ static void test_dump_and_bad_args(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_shift),       cmocka_unit_test(test_alltoall_ports),
-        cmocka_unit_test(test_alltoall_large_k), cmocka_unit_test(test_port_limit),
-        cmocka_unit_test(test_mismatch),         cmocka_unit_test(test_dead_peer),
-        cmocka_unit_test(test_timeout),          cmocka_unit_test(test_dump_and_bad_args),
+        cmocka_unit_test(test_ring_shift),        cmocka_unit_test(test_alltoall_ports),
+        cmocka_unit_test(test_alltoall_large_k),  cmocka_unit_test(test_port_limit),
+        cmocka_unit_test(test_mismatch),          cmocka_unit_test(test_chained_forward),
+        cmocka_unit_test(test_dead_peer),         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_dump_and_bad_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

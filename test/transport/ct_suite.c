@@ -6,7 +6,8 @@
  * send, per-sender ordering of equal tags (expected and unexpected, mixed
  * eager/rendezvous sizes), tags differing in round/seq/comm and sources not
  * crossing, zero-length messages, 8 MiB messages both ways, truncation,
- * cancel by release of a posted receive, put + signal into mem_alloc and
+ * cancel by release of a posted receive, triggered sends (recv_chain_nb:
+ * fired on completion, not on a short message nor after release), put + signal into mem_alloc and
  * mem_reg memory, rkey_ptr, flush, traffic counters; ct_wait completes
  * requests alternately through test_release and test + release.  Needs 3 ranks.
  */
@@ -362,6 +363,121 @@ CT_TEST(t_cancel_by_release)
     }
 }
 
+/* Triggered send: rank 1's receive from 0 carries a send to 2, which leaves
+ * when the receive completes (rank 1 never calls send_nb).  A short message
+ * completes the receive but fires nothing; a released receive fires nothing. */
+static void ct_recv_chain(ct_env_t *e, int dst, int src, void *buf, size_t len, uint64_t tag,
+                          lc_tl_chain_t *then, ct_op_t *op)
+{
+    memset(op, 0, sizeof(*op));
+    if (!CT_LOCAL(e, dst)) {
+        return;
+    }
+    assert_non_null(e->ops->recv_chain_nb);
+    op->tl = e->tl[dst];
+    assert_int_equal(e->ops->recv_chain_nb(op->tl, src, buf, len, tag, then, &op->req), LINCOLL_OK);
+    assert_non_null(op->req);
+}
+
+/* Wait for (and release) the send a chain posted at rank r. */
+static void ct_wait_chain(ct_env_t *e, int r, lc_tl_chain_t *then)
+{
+    ct_op_t op;
+    memset(&op, 0, sizeof(op));
+    if (CT_LOCAL(e, r) && then->req != NULL) {
+        op.tl = e->tl[r];
+        op.req = then->req;
+        then->req = NULL;
+    }
+    ct_wait(e, &op, 1);
+    if (op.tl != NULL) {
+        assert_int_equal(op.st, LINCOLL_OK);
+    }
+}
+
+CT_TEST(t_recv_chain)
+{
+    char out[48], fwd[48], in[48], other[48];
+    ct_op_t op[8];
+    lc_tl_chain_t then;
+    for (int size = 0; size < 2; size++) {
+        size_t len = size ? 48 : 0;
+        ct_fill(out, sizeof(out), 80 + (unsigned)size);
+        memset(fwd, 0, sizeof(fwd));
+        memset(in, 0, sizeof(in));
+        memset(&then, 0, sizeof(then));
+        then.peer = 2;
+        then.buf = fwd;
+        then.len = len;
+        then.tag = ct_tag(e, 1, 11);
+        /* posted before the message, and after it (unexpected) */
+        ct_recv(e, 2, 1, in, sizeof(in), ct_tag(e, 1, 11), &op[0]);
+        if (size == 0) {
+            ct_recv_chain(e, 1, 0, fwd, len, ct_tag(e, 0, 10), &then, &op[1]);
+            ct_barrier(e);
+            ct_send(e, 0, 1, out, len, ct_tag(e, 0, 10), &op[2]);
+        } else {
+            ct_send(e, 0, 1, out, len, ct_tag(e, 0, 10), &op[2]);
+            ct_wait(e, &op[2], 1);
+            ct_barrier(e);
+            ct_progress(e, 20);
+            ct_recv_chain(e, 1, 0, fwd, len, ct_tag(e, 0, 10), &then, &op[1]);
+        }
+        ct_wait(e, op, 3);
+        if (CT_LOCAL(e, 1)) {
+            assert_int_equal(op[1].st, LINCOLL_OK);
+            assert_int_equal(then.fired, 1);
+            assert_int_equal(then.status, LINCOLL_OK);
+        }
+        if (CT_LOCAL(e, 2)) {
+            assert_int_equal(op[0].st, LINCOLL_OK);
+            assert_int_equal(op[0].len, len);
+            assert_true(ct_check(in, len, 80 + (unsigned)size));
+        }
+        ct_wait_chain(e, 1, &then);
+        ct_barrier(e);
+    }
+    /* a shorter message: received, nothing fired */
+    memset(&then, 0, sizeof(then));
+    then.peer = 2;
+    then.buf = fwd;
+    then.len = sizeof(fwd);
+    then.tag = ct_tag(e, 1, 13);
+    ct_recv_chain(e, 1, 0, fwd, sizeof(fwd), ct_tag(e, 0, 12), &then, &op[3]);
+    ct_barrier(e);
+    ct_send(e, 0, 1, out, 20, ct_tag(e, 0, 12), &op[4]);
+    ct_wait(e, &op[3], 2);
+    if (CT_LOCAL(e, 1)) {
+        assert_int_equal(op[3].st, LINCOLL_OK);
+        assert_int_equal(op[3].len, 20);
+        assert_int_equal(then.fired, 0);
+    }
+    /* released before its message: canceled, nothing fires later */
+    memset(&then, 0, sizeof(then));
+    then.peer = 2;
+    then.buf = fwd;
+    then.len = sizeof(fwd);
+    then.tag = ct_tag(e, 1, 15);
+    ct_recv_chain(e, 1, 0, fwd, sizeof(fwd), ct_tag(e, 0, 14), &then, &op[5]);
+    if (CT_LOCAL(e, 1)) {
+        e->ops->release(op[5].tl, op[5].req);
+    }
+    ct_barrier(e);
+    ct_send(e, 0, 1, out, sizeof(out), ct_tag(e, 0, 14), &op[6]);
+    ct_recv(e, 1, 0, other, sizeof(other), ct_tag(e, 0, 14), &op[7]);
+    ct_wait(e, &op[6], 2);
+    ct_recv(e, 2, 1, in, sizeof(in), ct_tag(e, 1, 15), &op[0]);
+    ct_barrier(e);
+    ct_progress(e, 50);
+    if (CT_LOCAL(e, 1)) {
+        assert_int_equal(then.fired, 0);
+    }
+    if (CT_LOCAL(e, 2)) {
+        assert_int_equal(e->ops->test(op[0].tl, op[0].req, NULL), LINCOLL_INPROGRESS);
+        e->ops->release(op[0].tl, op[0].req);
+    }
+}
+
 /* Put + signal: the data is there once the counter moves. */
 static void ct_put_signal(ct_env_t *e, int allocated)
 {
@@ -533,6 +649,7 @@ const struct CMUnitTest ct_tests[] = {
     cmocka_unit_test_setup_teardown(t_large_messages, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_truncation, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_cancel_by_release, ct_setup, ct_teardown),
+    cmocka_unit_test_setup_teardown(t_recv_chain, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_put_signal_alloc, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_put_signal_reg, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_flush, ct_setup, ct_teardown),

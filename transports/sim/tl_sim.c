@@ -11,7 +11,10 @@
  * request (completed at once when a queued message matched) so that test()
  * can report the received length.  Matching is exact on (destination,
  * source, tag) through one hash table in the world, FIFO per key, which keeps
- * the posting order per sender like UCX.
+ * the posting order per sender like UCX.  recv_chain_nb: the triggered send
+ * is posted when the receive completes, before the outermost send, receive or
+ * progress call returns (queued, not recursive, so chains through K ranks
+ * need no deep stack).
  *
  * RMA: regions live in a world table; a packed rkey names a table slot, its
  * generation (a deregistered region is never hit through a stale key) and the
@@ -89,6 +92,8 @@ struct lc_tl_req {
     size_t cap;
     size_t len;
     lincoll_status_t status;
+    lc_tl_chain_t *chain; /* recv_chain_nb: the send to post on completion */
+    lc_tl_req_t *cnext;   /* in the world's list of chains due to fire */
 };
 
 struct lc_tl_mem {
@@ -156,6 +161,10 @@ struct lc_sim_world {
     lc_sim_fault_fn_t fault_fn;
     void *fault_arg;
     unsigned delay;
+    /* receives whose triggered send is due, fired before the outermost
+     * send/receive/progress call returns (no recursion through arrivals) */
+    lc_tl_req_t *chain_head, *chain_tail;
+    int firing;
 };
 
 struct lc_tl {
@@ -333,6 +342,16 @@ static void sim_recv_complete(lc_tl_req_t *r, const void *data, size_t len)
     }
     r->len = n;
     r->status = len <= r->cap ? LINCOLL_OK : LINCOLL_ERR_TRUNCATED;
+    if (r->chain != NULL && len == r->cap) {
+        lc_sim_world_t *w = r->tl->w;
+        r->cnext = NULL;
+        if (w->chain_tail) {
+            w->chain_tail->cnext = r;
+        } else {
+            w->chain_head = r;
+        }
+        w->chain_tail = r;
+    }
 }
 
 /* ---- delivery --------------------------------------------------------- */
@@ -944,8 +963,8 @@ static lincoll_status_t sim_check_peer(lc_tl_t *tl, int peer)
     return LINCOLL_OK;
 }
 
-static lincoll_status_t sim_send_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
-                                    uint64_t tag, lc_tl_req_t **req_p)
+static lincoll_status_t sim_send_post(lc_tl_t *tl, int peer, const void *buf, size_t len,
+                                      uint64_t tag, lc_tl_req_t **req_p)
 {
     lc_sim_world_t *w = tl->w;
     lincoll_status_t st = sim_check_peer(tl, peer);
@@ -993,8 +1012,38 @@ static lincoll_status_t sim_send_nb(lc_tl_t *tl, int peer, const void *buf, size
     return LINCOLL_OK;
 }
 
-static lincoll_status_t sim_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
-                                    lc_tl_req_t **req_p)
+/* Post the triggered sends of receives that completed, in completion order;
+ * a send that completes more receives appends to the list. */
+static void sim_fire_chains(lc_sim_world_t *w)
+{
+    if (w->firing) {
+        return;
+    }
+    w->firing = 1;
+    while (w->chain_head) {
+        lc_tl_req_t *r = w->chain_head;
+        w->chain_head = r->cnext;
+        if (!w->chain_head) {
+            w->chain_tail = NULL;
+        }
+        lc_tl_chain_t *c = r->chain;
+        r->chain = NULL;
+        c->fired = 1;
+        c->status = sim_send_post(r->tl, c->peer, c->buf, c->len, c->tag, &c->req);
+    }
+    w->firing = 0;
+}
+
+static lincoll_status_t sim_send_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
+                                    uint64_t tag, lc_tl_req_t **req_p)
+{
+    lincoll_status_t st = sim_send_post(tl, peer, buf, len, tag, req_p);
+    sim_fire_chains(tl->w);
+    return st;
+}
+
+static lincoll_status_t sim_recv_post(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
+                                      lc_tl_chain_t *then, lc_tl_req_t **req_p)
 {
     lc_sim_world_t *w = tl->w;
     *req_p = NULL;
@@ -1015,6 +1064,7 @@ static lincoll_status_t sim_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len
     }
     r->buf = buf;
     r->cap = len;
+    r->chain = then;
     if (q && q->mhead) {
         sim_msg_t *m = q->mhead;
         q->mhead = m->next;
@@ -1044,6 +1094,23 @@ static lincoll_status_t sim_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len
     }
     *req_p = r;
     return LINCOLL_OK;
+}
+
+static lincoll_status_t sim_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
+                                    lc_tl_req_t **req_p)
+{
+    return sim_recv_post(tl, peer, buf, len, tag, NULL, req_p);
+}
+
+static lincoll_status_t sim_recv_chain_nb(lc_tl_t *tl, int peer, void *buf, size_t len,
+                                          uint64_t tag, lc_tl_chain_t *then, lc_tl_req_t **req_p)
+{
+    then->fired = 0;
+    then->status = LINCOLL_OK;
+    then->req = NULL;
+    lincoll_status_t st = sim_recv_post(tl, peer, buf, len, tag, then, req_p);
+    sim_fire_chains(tl->w); /* a queued message may have completed it */
+    return st;
 }
 
 static lincoll_status_t sim_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
@@ -1170,7 +1237,17 @@ static lincoll_status_t sim_flush_nb(lc_tl_t *tl, int peer, lc_tl_req_t **req_p)
     return LINCOLL_OK;
 }
 
+static int sim_deliver_due(lc_tl_t *tl);
+
 static int sim_progress(lc_tl_t *tl)
+{
+    int events = sim_deliver_due(tl);
+    sim_fire_chains(tl->w);
+    return events;
+}
+
+/* Deliver the delayed messages and puts towards this rank that are due. */
+static int sim_deliver_due(lc_tl_t *tl)
 {
     lc_sim_world_t *w = tl->w;
     sim_rank_t *d = &w->rk[tl->rank];
@@ -1316,6 +1393,7 @@ const lc_tl_ops_t lc_tl_sim_ops = {
     .rkey_ptr = sim_rkey_ptr,
     .send_nb = sim_send_nb,
     .recv_nb = sim_recv_nb,
+    .recv_chain_nb = sim_recv_chain_nb,
     .put_nb = sim_put_nb,
     .flush_nb = sim_flush_nb,
     .progress = sim_progress,

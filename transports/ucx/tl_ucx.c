@@ -49,6 +49,9 @@ struct lc_tl_req {
     ucp_ep_h sig_ep;
     ucp_rkey_h sig_rkey;
     uint64_t sig_raddr;
+    /* a receive with a triggered send (recv_chain_nb): posted length */
+    lc_tl_chain_t *chain;
+    size_t cap;
 };
 
 /* A registered region.  Registrations of user memory are shared: a second
@@ -149,6 +152,7 @@ static lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind)
     r->ucx_req[0] = r->ucx_req[1] = NULL;
     r->length = 0;
     r->sig_stage = 0;
+    r->chain = NULL;
     return r;
 }
 
@@ -755,7 +759,7 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
     lc_tl_req_t *r = user_data;
     ucp_request_free(request);
     if (r->orphaned) {
-        /* released while in flight: nobody will test it */
+        /* released while in flight: nobody will test it, nothing fires */
         lc_ucx_req_put_back(r);
         return;
     }
@@ -763,13 +767,22 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
     if (status == UCS_OK) {
         r->length = info->length;
         r->status = LINCOLL_OK;
+        lc_tl_chain_t *c = r->chain;
+        if (c != NULL && info->length == r->cap) {
+            /* the triggered send leaves now, before UCX finishes this
+             * progress call (UCX allows posting from a callback; the
+             * endpoint exists since recv_chain_nb) */
+            c->fired = 1;
+            c->status = lc_ucx_send_nb(r->tl, c->peer, c->buf, c->len, c->tag, &c->req);
+        }
     } else {
         r->status = lc_ucx_status(status);
     }
 }
 
-static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
-                                       lc_tl_req_t **req_p)
+static inline __attribute__((always_inline)) lincoll_status_t
+lc_ucx_recv_post(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag, lc_tl_chain_t *then,
+                 lc_tl_req_t **req_p)
 {
     ucp_ep_h ep;
     /* an endpoint to the sender lets UCX report its failure to us */
@@ -788,6 +801,8 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
     } else if ((r = lc_ucx_req_get(tl, LC_UCX_REQ_RECV)) == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
+    r->chain = then;
+    r->cap = len;
     /* UCX 1.13 does not report the length of a receive that completes inside
      * the call: NO_IMM_CMPL makes it run the callback instead */
     ucp_request_param_t p;
@@ -806,6 +821,27 @@ static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t 
     r->ucx_req[0] = r->status == LINCOLL_INPROGRESS ? up : NULL;
     *req_p = r;
     return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
+                                       lc_tl_req_t **req_p)
+{
+    return lc_ucx_recv_post(tl, peer, buf, len, tag, NULL, req_p);
+}
+
+static lincoll_status_t lc_ucx_recv_chain_nb(lc_tl_t *tl, int peer, void *buf, size_t len,
+                                             uint64_t tag, lc_tl_chain_t *then, lc_tl_req_t **req_p)
+{
+    ucp_ep_h ep;
+    /* the send's endpoint is made here, not inside the receive's callback */
+    lincoll_status_t st = lc_ucx_ep(tl, then->peer, &ep);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    then->fired = 0;
+    then->status = LINCOLL_OK;
+    then->req = NULL;
+    return lc_ucx_recv_post(tl, peer, buf, len, tag, then, req_p);
 }
 
 /* A put into a region mapped here (and its signal, when that is mapped too):
@@ -1070,6 +1106,7 @@ const lc_tl_ops_t lc_tl_ucx_ops = {
     .mapped_put_is_store = 1,
     .send_nb = lc_ucx_send_nb,
     .recv_nb = lc_ucx_recv_nb,
+    .recv_chain_nb = lc_ucx_recv_chain_nb,
     .put_nb = lc_ucx_put_nb,
     .flush_nb = lc_ucx_flush_nb,
     .progress = lc_ucx_progress,
