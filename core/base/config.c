@@ -36,6 +36,10 @@ static const lc_config_field_t lc_config_fields[] = {
          "print every compiled plan (rounds, ports, peers, sizes, C1/C2) at log level info"),
     LC_F("KERNEL_ISA", LC_CFG_ENUM, "auto", "auto|base|avx2|avx512|gfni", kernel_isa,
          "force the compute-kernel instruction set (auto = best the CPU supports)"),
+    LC_F("GF_STREAM_BYTES", LC_CFG_SIZE, "0", NULL, gf_stream_bytes,
+         "GF(2^8) lincomb (AVX-512/GFNI, up to 8 outputs) writes its outputs with "
+         "non-temporal stores from this working set ((k + r) * len bytes) on; 0 = 3/4 of the "
+         "last-level cache, at most 24 MiB"),
     LC_F("BOOTSTRAP_KIND", LC_CFG_ENUM, "auto", "auto|pmix|tcp|single", bootstrap_kind,
          "how ranks find each other: auto tries PMIx, then the TCP store, then a singleton"),
     LC_F("BOOTSTRAP", LC_CFG_STRING, "", NULL, bootstrap,

@@ -28,6 +28,7 @@ typedef struct lc_config {
     long ports;               /* LINCOLL_PORTS; 0 = automatic */
     int plan_dump;            /* LINCOLL_PLAN_DUMP */
     int kernel_isa;           /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
+    size_t gf_stream_bytes;   /* LINCOLL_GF_STREAM_BYTES (read by kernels/gf itself) */
     int bootstrap_kind;       /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
     char bootstrap[256];      /* LINCOLL_BOOTSTRAP host:port of the TCP store */
     long rank;                /* LINCOLL_RANK, -1 unset */

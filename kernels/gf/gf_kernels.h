@@ -223,6 +223,14 @@ LC_GF_DECLARE_VARIANTS(gfp64, avx512)
  * prefetch distance in bytes per ISA (0: none) for calls above it. */
 #define LC_GF_L2_BYTES ((size_t)1 << 20)
 extern size_t lc_gf_tune_pf[LC_ISA_LAST];
+/* Working set ((k + r) * len) from which the AVX-512/GFNI GF(2^8) lincomb
+ * streams its outputs (non-temporal stores): 3/4 of the last-level cache,
+ * at most 24 MiB (gf_lincomb.c).  A variable so tests and benchmarks can
+ * move it. */
+extern size_t lc_gf_nt_bytes;
+/* Bit 0 of a row kernel's pf argument (distances are multiples of 64):
+ * write the outputs with non-temporal stores. */
+#define LC_GF_PF_NT ((size_t)1)
 
 /* Bytes of each buffer a SIMD lincomb processes per length chunk so that the
  * k source chunks stay in L2 while successive row blocks re-read them. */

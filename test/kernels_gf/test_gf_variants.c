@@ -401,6 +401,43 @@ static void test_prefetch_paths(void **state)
     memcpy(lc_gf_tune_pf, saved, sizeof(saved));
 }
 
+/* Working sets from lc_gf_nt_bytes on stream the GF(2^8) outputs: with the
+ * threshold at 0, every variant against base for one row block (r = 1..8),
+ * outputs 64-byte aligned (the streaming loops) and at offsets 1 and 64 + 3
+ * (plain stores), lengths with and without a tail. */
+static void test_stream_store_paths(void **state)
+{
+    (void)state;
+    size_t saved = lc_gf_nt_bytes;
+    lincoll_field_t *f;
+    assert_int_equal(lincoll_gf_field_create(256, &f), LINCOLL_OK);
+    uint64_t seed = 4242;
+    static const size_t lens[] = {64, 4096, 4096 + 64 * 5 + 7, 65536 + 256 * 3};
+    static const size_t offs[] = {0, 1, 67};
+    for (int r = 1; r <= 8; r++) {
+        int k = 3 + r % 4;
+        uint64_t m[8 * 6];
+        for (int e = 0; e < r * k; e++)
+            m[e] = lc_test_elem(f, &seed);
+        lincoll_gf_coeffs_t *c;
+        assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
+        for (int isa = LC_ISA_AVX2; isa < LC_ISA_LAST; isa++) {
+            const lc_gf_variant_t *v = lc_gf_variant(f->kind, (lc_isa_t)isa);
+            if (v == NULL || !lc_cpu_supports((lc_isa_t)isa)) continue;
+            for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+                for (size_t o = 0; o < sizeof(offs) / sizeof(offs[0]); o++) {
+                    lc_gf_nt_bytes = 0;
+                    int bad = lc_check_one(f, v, c, lens[l], offs[o], &seed);
+                    lc_gf_nt_bytes = saved;
+                    assert_int_equal(bad, 0);
+                }
+            }
+        }
+        lc_gf_coeffs_destroy(c);
+    }
+    lincoll_gf_field_destroy(f);
+}
+
 /* Summing mad over every column from zero equals lincomb (dispatched path). */
 static void test_mad_sums_to_lincomb(void **state)
 {
@@ -448,7 +485,7 @@ int main(void)
         cmocka_unit_test(test_variants_gf8),        cmocka_unit_test(test_variants_gf16),
         cmocka_unit_test(test_variants_primes),     cmocka_unit_test(test_prime_extremes),
         cmocka_unit_test(test_mad_sums_to_lincomb), cmocka_unit_test(test_goldilocks_edges),
-        cmocka_unit_test(test_prefetch_paths),
+        cmocka_unit_test(test_prefetch_paths),      cmocka_unit_test(test_stream_store_paths),
     };
     return cmocka_run_group_tests_name("kernels_gf_variants", tests, NULL, NULL);
 }
