@@ -757,24 +757,25 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
                            void *user_data)
 {
     lc_tl_req_t *r = user_data;
-    ucp_request_free(request);
     if (r->orphaned) {
         /* released while in flight: nobody will test it, nothing fires */
+        ucp_request_free(request);
         lc_ucx_req_put_back(r);
         return;
     }
+    lc_tl_chain_t *c = r->chain;
+    if (c != NULL && status == UCS_OK && info->length == r->cap) {
+        /* the triggered send leaves first, before UCX finishes this
+         * progress call (UCX allows posting from a callback; the endpoint
+         * exists since recv_chain_nb) */
+        c->fired = 1;
+        c->status = lc_ucx_send_nb(r->tl, c->peer, c->buf, c->len, c->tag, &c->req);
+    }
+    ucp_request_free(request);
     r->ucx_req[0] = NULL;
     if (status == UCS_OK) {
         r->length = info->length;
         r->status = LINCOLL_OK;
-        lc_tl_chain_t *c = r->chain;
-        if (c != NULL && info->length == r->cap) {
-            /* the triggered send leaves now, before UCX finishes this
-             * progress call (UCX allows posting from a callback; the
-             * endpoint exists since recv_chain_nb) */
-            c->fired = 1;
-            c->status = lc_ucx_send_nb(r->tl, c->peer, c->buf, c->len, c->tag, &c->req);
-        }
     } else {
         r->status = lc_ucx_status(status);
     }
