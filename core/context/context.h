@@ -29,6 +29,10 @@ struct lincoll_context {
     int rank;
     int size;
     int ports;
+    /* more ranks on this machine than processing units (lc_topo_setup):
+     * lincoll_wait gives the core away after every idle test, so the peer
+     * it waits for runs sooner */
+    int oversubscribed;
     double timeout; /* seconds, 0 = never */
     lincoll_comm_t *world;
     unsigned next_comm_id; /* see lc_comm_id_agree() */

@@ -162,6 +162,7 @@ lincoll_status_t lc_topo_setup(lincoll_context_t *ctx, const lincoll_init_params
                             hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE), rec->machine_rank,
                             rec->machine_size, &bc);
         lc_bind(t, &bc, rec->bind_how, sizeof(rec->bind_how));
+        ctx->oversubscribed = rec->machine_size > hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
         if (cur != NULL && hwloc_get_cpubind(t, cur, HWLOC_CPUBIND_PROCESS) == 0) {
             hwloc_bitmap_list_snprintf(rec->binding, sizeof(rec->binding), cur);
             lc_where(t, cur, &where);
