@@ -717,15 +717,16 @@ lincoll_status_t lincoll_wait(lincoll_plan_t *plan)
 {
     LC_CHECK_ARG(plan != NULL, "lincoll_wait: plan must not be NULL");
     lincoll_status_t st;
-    unsigned idle = 0;
     /* spin, but give the core away now and then: with more ranks than
      * cores the peer we wait for may need this CPU to make progress (then
      * after every idle test, each of which polls the transport a batch of
      * times first) */
     const unsigned every = plan->ctx->oversubscribed ? 1 : 64;
+    unsigned left = every;
     while ((st = lc_exec_test(plan)) == LINCOLL_INPROGRESS) {
-        if (++idle % every == 0) {
+        if (--left == 0) {
             sched_yield();
+            left = every;
         }
     }
     return st;
