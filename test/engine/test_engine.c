@@ -177,6 +177,22 @@ static void test_mismatch(void **state)
     lc_simh_destroy(&h);
 }
 
+/* Rank 0 sends `sent` bytes of a to rank 1, which receives 32 into fwd and
+ * forwards them to rank 2 (out). */
+static void forward_plans(lc_simh_t *h, unsigned char *a, size_t sent, unsigned char *fwd,
+                          unsigned char *out, lincoll_plan_t **plans)
+{
+    assert_int_equal(lincoll_sendrecv_init(h->comm[0], a, sent, 1, NULL, 0, -1,
+                                           LINCOLL_SENDRECV_CONCURRENT, &plans[0]),
+                     LINCOLL_OK);
+    assert_int_equal(lincoll_sendrecv_init(h->comm[1], fwd, 32, 2, fwd, 32, 0,
+                                           LINCOLL_SENDRECV_RECV_FIRST, &plans[1]),
+                     LINCOLL_OK);
+    assert_int_equal(lincoll_sendrecv_init(h->comm[2], NULL, 0, -1, out, 32, 1,
+                                           LINCOLL_SENDRECV_SEND_FIRST, &plans[2]),
+                     LINCOLL_OK);
+}
+
 /* A round that is one receive followed by a round with one send: the send
  * leaves from the transport when the receive completes (lc_tl_chain_t), so
  * rank 2 holds rank 1's forward before rank 1's plan is ever tested.  Five
@@ -189,15 +205,7 @@ static void test_chained_forward(void **state)
     assert_int_equal(lc_simh_create(&h, 3, 1), 0);
     unsigned char a[32], fwd[32], out[32];
     lincoll_plan_t *plans[3];
-    assert_int_equal(lincoll_sendrecv_init(h.comm[0], a, 32, 1, NULL, 0, -1,
-                                           LINCOLL_SENDRECV_CONCURRENT, &plans[0]),
-                     LINCOLL_OK);
-    assert_int_equal(lincoll_sendrecv_init(h.comm[1], fwd, 32, 2, fwd, 32, 0,
-                                           LINCOLL_SENDRECV_RECV_FIRST, &plans[1]),
-                     LINCOLL_OK);
-    assert_int_equal(lincoll_sendrecv_init(h.comm[2], NULL, 0, -1, out, 32, 1,
-                                           LINCOLL_SENDRECV_SEND_FIRST, &plans[2]),
-                     LINCOLL_OK);
+    forward_plans(&h, a, 32, fwd, out, plans);
     for (int it = 0; it < 5; it++) {
         for (size_t i = 0; i < sizeof(a); i++)
             a[i] = pattern(0, 0, i, it);
@@ -213,15 +221,7 @@ static void test_chained_forward(void **state)
     for (int r = 0; r < 3; r++)
         lincoll_plan_free(plans[r]);
     /* a short message fails rank 1 (mismatch) and forwards nothing */
-    assert_int_equal(lincoll_sendrecv_init(h.comm[0], a, 16, 1, NULL, 0, -1,
-                                           LINCOLL_SENDRECV_CONCURRENT, &plans[0]),
-                     LINCOLL_OK);
-    assert_int_equal(lincoll_sendrecv_init(h.comm[1], fwd, 32, 2, fwd, 32, 0,
-                                           LINCOLL_SENDRECV_RECV_FIRST, &plans[1]),
-                     LINCOLL_OK);
-    assert_int_equal(lincoll_sendrecv_init(h.comm[2], NULL, 0, -1, out, 32, 1,
-                                           LINCOLL_SENDRECV_SEND_FIRST, &plans[2]),
-                     LINCOLL_OK);
+    forward_plans(&h, a, 16, fwd, out, plans);
     assert_int_equal(lincoll_start(plans[1]), LINCOLL_OK);
     assert_int_equal(lincoll_start(plans[2]), LINCOLL_OK);
     assert_int_equal(lincoll_start(plans[0]), LINCOLL_OK);

@@ -32,6 +32,18 @@ static const size_t spot_lens[] = {0,   1,   2,   4,    8,    60,        63,    
                                    65,  127, 128, 129,  192,  255,       256,       257,
                                    384, 385, 388, 4096, 4100, 8192 + 24, 65536 + 8, 200000};
 
+/* An r x k coefficient set of random field elements (r * k <= 64). */
+static lincoll_gf_coeffs_t *lc_random_coeffs(const lincoll_field_t *f, int r, int k, uint64_t *seed)
+{
+    uint64_t m[64];
+    assert_true(r * k <= 64);
+    for (int e = 0; e < r * k; e++)
+        m[e] = lc_test_elem(f, seed);
+    lincoll_gf_coeffs_t *c;
+    assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
+    return c;
+}
+
 /* Compare one variant with base for one (field, shape, length, offset). */
 static int lc_check_one(const lincoll_field_t *f, const lc_gf_variant_t *v,
                         const lincoll_gf_coeffs_t *c, size_t len, size_t off, uint64_t *seed)
@@ -381,11 +393,7 @@ static void test_prefetch_paths(void **state)
         lincoll_field_t *f;
         assert_int_equal(lincoll_gf_field_create(lc_test_orders[t], &f), LINCOLL_OK);
         uint64_t seed = 99 + t;
-        uint64_t m[40];
-        for (int e = 0; e < r * k; e++)
-            m[e] = lc_test_elem(f, &seed);
-        lincoll_gf_coeffs_t *c;
-        assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
+        lincoll_gf_coeffs_t *c = lc_random_coeffs(f, r, k, &seed);
         for (int isa = LC_ISA_AVX2; isa < LC_ISA_LAST; isa++) {
             const lc_gf_variant_t *v = lc_gf_variant(f->kind, (lc_isa_t)isa);
             if (v == NULL || !lc_cpu_supports((lc_isa_t)isa)) continue;
@@ -415,12 +423,7 @@ static void test_stream_store_paths(void **state)
     static const size_t lens[] = {64, 4096, 4096 + 64 * 5 + 7, 65536 + 256 * 3};
     static const size_t offs[] = {0, 1, 67};
     for (int r = 1; r <= 8; r++) {
-        int k = 3 + r % 4;
-        uint64_t m[8 * 6];
-        for (int e = 0; e < r * k; e++)
-            m[e] = lc_test_elem(f, &seed);
-        lincoll_gf_coeffs_t *c;
-        assert_int_equal(lc_gf_coeffs_create(f, r, k, m, &c), LINCOLL_OK);
+        lincoll_gf_coeffs_t *c = lc_random_coeffs(f, r, 3 + r % 4, &seed);
         for (int isa = LC_ISA_AVX2; isa < LC_ISA_LAST; isa++) {
             const lc_gf_variant_t *v = lc_gf_variant(f->kind, (lc_isa_t)isa);
             if (v == NULL || !lc_cpu_supports((lc_isa_t)isa)) continue;

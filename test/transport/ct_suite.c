@@ -379,6 +379,18 @@ static void ct_recv_chain(ct_env_t *e, int dst, int src, void *buf, size_t len, 
     assert_non_null(op->req);
 }
 
+/* A chain descriptor: send len bytes of buf to peer with tag. */
+static lc_tl_chain_t ct_chain(int peer, const void *buf, size_t len, uint64_t tag)
+{
+    lc_tl_chain_t t;
+    memset(&t, 0, sizeof(t));
+    t.peer = peer;
+    t.buf = buf;
+    t.len = len;
+    t.tag = tag;
+    return t;
+}
+
 /* Wait for (and release) the send a chain posted at rank r. */
 static void ct_wait_chain(ct_env_t *e, int r, lc_tl_chain_t *then)
 {
@@ -405,11 +417,7 @@ CT_TEST(t_recv_chain)
         ct_fill(out, sizeof(out), 80 + (unsigned)size);
         memset(fwd, 0, sizeof(fwd));
         memset(in, 0, sizeof(in));
-        memset(&then, 0, sizeof(then));
-        then.peer = 2;
-        then.buf = fwd;
-        then.len = len;
-        then.tag = ct_tag(e, 1, 11);
+        then = ct_chain(2, fwd, len, ct_tag(e, 1, 11));
         /* posted before the message, and after it (unexpected) */
         ct_recv(e, 2, 1, in, sizeof(in), ct_tag(e, 1, 11), &op[0]);
         if (size == 0) {
@@ -438,11 +446,7 @@ CT_TEST(t_recv_chain)
         ct_barrier(e);
     }
     /* a shorter message: received, nothing fired */
-    memset(&then, 0, sizeof(then));
-    then.peer = 2;
-    then.buf = fwd;
-    then.len = sizeof(fwd);
-    then.tag = ct_tag(e, 1, 13);
+    then = ct_chain(2, fwd, sizeof(fwd), ct_tag(e, 1, 13));
     ct_recv_chain(e, 1, 0, fwd, sizeof(fwd), ct_tag(e, 0, 12), &then, &op[3]);
     ct_barrier(e);
     ct_send(e, 0, 1, out, 20, ct_tag(e, 0, 12), &op[4]);
@@ -453,11 +457,7 @@ CT_TEST(t_recv_chain)
         assert_int_equal(then.fired, 0);
     }
     /* released before its message: canceled, nothing fires later */
-    memset(&then, 0, sizeof(then));
-    then.peer = 2;
-    then.buf = fwd;
-    then.len = sizeof(fwd);
-    then.tag = ct_tag(e, 1, 15);
+    then = ct_chain(2, fwd, sizeof(fwd), ct_tag(e, 1, 15));
     ct_recv_chain(e, 1, 0, fwd, sizeof(fwd), ct_tag(e, 0, 14), &then, &op[5]);
     if (CT_LOCAL(e, 1)) {
         e->ops->release(op[5].tl, op[5].req);
