@@ -85,7 +85,7 @@ LOCKDIR=
 for try in $(seq 0 253); do
   S=$(( (ID + try) % 254 + 1 ))
   if mkdir "/tmp/lincoll-emucluster.10.213.$S.lock" 2>/dev/null; then
-    if ip -4 addr show 2>/dev/null | grep -q "10\.213\.$S\."; then
+    if grep -q "10\.213\.$S\." <<<"$(ip -4 addr show 2>/dev/null)"; then
       rmdir "/tmp/lincoll-emucluster.10.213.$S.lock"; continue
     fi
     LOCKDIR=/tmp/lincoll-emucluster.10.213.$S.lock
@@ -107,7 +107,7 @@ teardown() {
   sleep 0.2
   for h in $(seq 1 "$H"); do
     ns=${NSP}$h
-    ip netns list 2>/dev/null | grep -q "^$ns\b" || continue
+    grep -q "^$ns\b" <<<"$(ip netns list 2>/dev/null)" || continue
     # processes left inside our own namespace (ranks we started)
     for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
     ip netns del "$ns" 2>/dev/null

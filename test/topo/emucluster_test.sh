@@ -23,8 +23,8 @@ prefix_of() { sed -n 's/.*namespaces \(lcemu[0-9]*h\)1\.\..*/\1/p' "$err" | head
 no_leftovers() {
   local p; p=$(prefix_of)
   [ -n "$p" ] || fail "no namespace prefix in the emucluster banner"
-  if ip netns list | grep -q "^$p"; then fail "namespaces $p* left behind: $(ip netns list | grep "^$p")"; fi
-  if ip link show | grep -q "lcb${p#lcemu}"; then :; fi
+  local left; left=$(ip netns list | grep "^$p")
+  [ -z "$left" ] || fail "namespaces $p* left behind: $left"
   local id=${p#lcemu}; id=${id%h}
   if ip link show "lcb$id" >/dev/null 2>&1; then fail "bridge lcb$id left behind"; fi
 }

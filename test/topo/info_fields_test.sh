@@ -8,13 +8,13 @@ fail() { echo "FAIL: $*"; echo "$out"; exit 1; }
 out=$("$bin/lincoll_info" -t 2>&1) || fail "lincoll_info -t exited $?"
 for f in '^host:     [^/]*/boot:[0-9a-f]*/netns:' '^packages: [0-9]' '^cores:    [1-9]' '^pus:      [1-9]' \
          '^numa:     [1-9]' '^binding:  pus [0-9]' '^device:   ' '^nic:      ' '^ports:    [1-9]'; do
-  echo "$out" | grep -q "$f" || fail "field '$f' missing"
+  grep -q "$f" <<<"$out" || fail "field '$f' missing"
 done
-echo "$out" | grep -q '^rank:' && fail "a 'rank:' line without a launcher"
+grep -q '^rank:' <<<"$out" && fail "a 'rank:' line without a launcher"
 out=$("$bin/lincoll-run" -n 3 --timeout 120 "$bin/lincoll_info" -t 2>&1) || fail "under lincoll-run: exit $?"
-echo "$out" | grep -q '^\[0\] ranks:    3$' || fail "no 'ranks: 3'"
+grep -q '^\[0\] ranks:    3$' <<<"$out" || fail "no 'ranks: 3'"
 for r in 0 1 2; do
-  echo "$out" | grep -Eq "^\[0\] rank:     $r/3 host 0/1 [^ ]+ machine-local $r/3 binding pus [0-9,-]+ \(.*\) nic [^ ]+ ports [1-9]" ||
+  grep -Eq "^\[0\] rank:     $r/3 host 0/1 [^ ]+ machine-local $r/3 binding pus [0-9,-]+ \(.*\) nic [^ ]+ ports [1-9]" <<<"$out" ||
     fail "rank $r line malformed"
 done
 [ "$(echo "$out" | grep -c '^\[[12]\] ')" = 0 ] || fail "ranks other than 0 printed"

@@ -18,8 +18,8 @@ slurm)
   hint="start a local Slurm first: eval \$(bash ../shared/tools/slurm-local.sh start)"
   command -v sbatch >/dev/null 2>&1 || skip "sbatch not found; $hint"
   [ -n "${SLURM_CONF:-}" ] && [ -f "$SLURM_CONF" ] || skip "SLURM_CONF is not set or missing; $hint"
-  timeout 20 sinfo -h -o %t 2>/dev/null | grep -Eq 'idle|mix|alloc' || skip "no Slurm node is up; $hint"
-  srun --mpi=list 2>&1 | grep -q pmix || skip "this Slurm has no PMIx plugin (srun --mpi=list)"
+  grep -Eq 'idle|mix|alloc' <<<"$(timeout 20 sinfo -h -o %t 2>/dev/null)" || skip "no Slurm node is up; $hint"
+  grep -q pmix <<<"$(srun --mpi=list 2>&1)" || skip "this Slurm has no PMIx plugin (srun --mpi=list)"
   out=$tmp/engine.out
   timeout -k 10 400 sbatch --wait -n 3 -t 5 -J lincoll-recipe-engine -o "$out" \
       "$dir/lincoll.sbatch" "$bin/engine_ucx" || fail "sbatch --wait (engine_ucx) failed"
