@@ -39,7 +39,7 @@ for t in "${targets[@]}"; do
   else
     status=1
     echo "   FINDING in $t:"
-    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$corpus.log" | head -20 | sed 's/^/   | /'
+    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$corpus.log" | sed -n '1,20s/^/   | /p'
   fi
   rm -rf "$corpus" "$corpus.log"
 done
