@@ -190,7 +190,10 @@ typedef struct lc_tl_ops {
      * While it returns LINCOLL_INPROGRESS the caller still owns the request.
      * Same results as test() (*len_p set on completion). */
     lincoll_status_t (*test_release)(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
-    /* LINCOLL_OK, or LINCOLL_ERR_PEER_FAILED once the peer is known dead. */
+    /* LINCOLL_OK, or LINCOLL_ERR_PEER_FAILED once the peer is known dead.
+     * Callers ask while a wait is stuck; a transport may then look for
+     * itself now and then (ucx: same-host peers in /proc, every 2048th
+     * call per peer), so this is not for a fast path. */
     lincoll_status_t (*peer_status)(lc_tl_t *tl, int peer);
     /* File descriptor that becomes readable when progress may be needed
      * (-1 if none), and arm it before blocking on it. */

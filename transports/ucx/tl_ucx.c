@@ -11,6 +11,8 @@
  * Error handling: endpoints use UCP_ERR_HANDLING_MODE_PEER so a dead peer
  * fails its requests instead of hanging; UCX 1.13 then drops shared memory
  * unless UCX_MM_ERROR_HANDLING=y, which init sets (unless the user set it).
+ * UCX's keepalive is off (UCX_KEEPALIVE_INTERVAL=inf, unless set): the
+ * executor's no-progress timeout ends a wait on a dead shared-memory peer.
  *
  * Requests: each operation gets an lc_tl_req_t from a free list; UCX
  * callbacks write its status.  release() of an in-flight request cancels a
@@ -18,6 +20,7 @@
  * UCX callback ever writes into memory the caller has given back.
  */
 #include "transports/transport.h"
+#include "transports/ucx/tl_ucx_alive.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +90,11 @@ struct lc_tl {
     ucp_ep_h *eps;         /* lazily created */
     void **peer_addrs;     /* copies of every rank's worker address */
     unsigned char *failed; /* peer known dead */
+    void *blob;            /* what address() publishes: self, then the worker address */
+    size_t blob_len;
+    lc_ucx_ident_t self;    /* this process (pid, start time, host key) */
+    lc_ucx_ident_t *idents; /* every rank's, from connect() */
+    unsigned *probe_calls;  /* per peer: peer_status calls; a probe every LC_UCX_PROBE_EVERY */
     lc_tl_req_t *free_reqs;
     lc_tl_req_t *all_reqs;
     lc_tl_mem_t *reg_cache; /* registrations of user memory, by reference */
@@ -305,6 +313,16 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
          * (UCX_ALLOC_PRIO).  A user's UCX_TLS wins. */
         setenv("UCX_TLS", "^posix", 0);
     }
+    if (params->err_mode_peer) {
+        /* With error handling UCX registers a keepalive callback that reads
+         * the clock on every ucp_worker_progress (5-10 ns per 8 B ping-pong
+         * here, ucx_perftest runs without it), to find a dead shared-memory
+         * peer after 1-2 intervals of 20 s.  The executor's no-progress
+         * timeout (LINCOLL_TIMEOUT) already ends any wait on a dead peer,
+         * and tcp reports one at once through its socket.  A user's
+         * UCX_KEEPALIVE_INTERVAL wins. */
+        setenv("UCX_KEEPALIVE_INTERVAL", "inf", 0);
+    }
     lc_tl_t *tl = calloc(1, sizeof(*tl));
     if (tl == NULL) {
         return LINCOLL_ERR_NOMEM;
@@ -376,6 +394,17 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
         ucp_cleanup(tl->context);
         goto err_status;
     }
+    lc_ucx_ident_self(&tl->self);
+    tl->blob_len = sizeof(tl->self) + tl->address_len;
+    tl->blob = malloc(tl->blob_len);
+    if (tl->blob == NULL) {
+        ucp_worker_release_address(tl->worker, tl->address);
+        ucp_worker_destroy(tl->worker);
+        ucp_cleanup(tl->context);
+        goto err_nomem;
+    }
+    memcpy(tl->blob, &tl->self, sizeof(tl->self));
+    memcpy((char *)tl->blob + sizeof(tl->self), tl->address, tl->address_len);
     *tl_p = tl;
     return LINCOLL_OK;
 
@@ -454,6 +483,9 @@ static void lc_ucx_fini(lc_tl_t *tl)
     ucp_worker_release_address(tl->worker, tl->address);
     ucp_worker_destroy(tl->worker);
     ucp_cleanup(tl->context);
+    free(tl->blob);
+    free(tl->idents);
+    free(tl->probe_calls);
     /* no callback runs any more: free every request, pooled or orphaned */
     while (tl->all_reqs != NULL) {
         lc_tl_req_t *n = tl->all_reqs->all_next;
@@ -473,8 +505,8 @@ static void lc_ucx_fini(lc_tl_t *tl)
 
 static lincoll_status_t lc_ucx_address(lc_tl_t *tl, const void **addr_p, size_t *len_p)
 {
-    *addr_p = tl->address;
-    *len_p = tl->address_len;
+    *addr_p = tl->blob;
+    *len_p = tl->blob_len;
     return LINCOLL_OK;
 }
 
@@ -482,19 +514,25 @@ static lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, co
 {
     /* slots [0, size) hold address copies, [size, 2*size) the error-callback args */
     tl->peer_addrs = calloc(2 * (size_t)tl->size, sizeof(void *));
-    if (tl->peer_addrs == NULL) {
+    tl->idents = calloc((size_t)tl->size, sizeof(*tl->idents));
+    tl->probe_calls = calloc((size_t)tl->size, sizeof(*tl->probe_calls));
+    if (tl->peer_addrs == NULL || tl->idents == NULL || tl->probe_calls == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
     for (int i = 0; i < tl->size; i++) {
-        if (addrs[i] == NULL || lens[i] == 0) {
-            lc_tl_error("ucx: rank %d published an empty worker address", i);
+        const lc_ucx_ident_t *id = addrs[i];
+        if (id == NULL || lens[i] <= sizeof(*id) || id->magic != LC_UCX_IDENT_MAGIC) {
+            lc_tl_error("ucx: rank %d published no lincoll ucx address (%zu bytes)", i,
+                        addrs[i] == NULL ? (size_t)0 : lens[i]);
             return LINCOLL_ERR_INVALID;
         }
-        tl->peer_addrs[i] = malloc(lens[i]);
+        memcpy(&tl->idents[i], id, sizeof(*id));
+        size_t len = lens[i] - sizeof(*id);
+        tl->peer_addrs[i] = malloc(len);
         if (tl->peer_addrs[i] == NULL) {
             return LINCOLL_ERR_NOMEM;
         }
-        memcpy(tl->peer_addrs[i], addrs[i], lens[i]);
+        memcpy(tl->peer_addrs[i], (const char *)addrs[i] + sizeof(*id), len);
     }
     return LINCOLL_OK;
 }
@@ -1045,10 +1083,23 @@ static lincoll_status_t lc_ucx_test_release(lc_tl_t *tl, lc_tl_req_t *r, size_t 
     return st;
 }
 
+/* The executor asks while a wait is stuck (after a batch of idle progress
+ * calls, every microsecond or so): look in /proc every LC_UCX_PROBE_EVERY-th
+ * time, a few milliseconds apart, each a few microseconds. */
+#define LC_UCX_PROBE_EVERY 2048u
+
 static lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
 {
     if (peer < 0 || peer >= tl->size) {
         return LINCOLL_ERR_INVALID;
+    }
+    if (!tl->failed[peer] && peer != tl->rank && tl->idents != NULL &&
+        ++tl->probe_calls[peer] % LC_UCX_PROBE_EVERY == 0 &&
+        lc_ucx_ident_probeable(&tl->self, &tl->idents[peer]) &&
+        !lc_ucx_ident_alive(&tl->idents[peer]) && !tl->closing) {
+        lc_tl_warn("ucx: peer %d (pid %d on this host) has exited", peer,
+                   (int)tl->idents[peer].pid);
+        tl->failed[peer] = 1;
     }
     return tl->failed[peer] ? LINCOLL_ERR_PEER_FAILED : LINCOLL_OK;
 }
