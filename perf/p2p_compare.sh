@@ -4,9 +4,11 @@
 # iteration and warm-up counts, each rank pinned to its own core, the two
 # programs alternating REPS times (odd repetitions lincoll first, even ones
 # ucx_perftest first, so a drift in the machine's load hits both alike).
-#   perf/p2p_compare.sh [BUILD_DIR] [REPS]        (defaults: build, 5)
+#   perf/p2p_compare.sh [BUILD_DIR] [REPS] [TESTS] (defaults: build, 5, tag_lat,tag_bw,put_bw)
 # Prints one row per test: the median over the repetitions of lincoll and of
-# ucx_perftest, lincoll/ucx_perftest, the goal, then every repetition's pair.
+# ucx_perftest, lincoll/ucx_perftest, the goal, then every repetition's pair;
+# for tag_lat also the median of the per-pair ratios over the pairs where
+# both launches ran in the VM's fast mode (both under 0.3 us).
 #   tag_lat 8 B   p50 latency in us (half round trip; ucx_perftest's "typical":
 #                 median of the last 2048 iterations), goal ratio <= 1.05
 #   tag_bw 4 MiB  MB/s over the whole run (window of 32 messages), goal >= 0.95
@@ -20,6 +22,7 @@
 set -uo pipefail
 build=${1:-build}
 reps=${2:-5}
+tests=${3:-tag_lat,tag_bw,put_bw}
 bin="$build/bin"
 for p in "$bin/lincoll-run" "$bin/lincoll_perf"; do
   [ -x "$p" ] || { echo "p2p_compare: $p not found (build first)" >&2; exit 2; }
@@ -61,6 +64,7 @@ for tr in shm tcp; do
   for spec in "tag_lat 8 20000 10000 lat" "tag_bw 4194304 1000 100 bw" "put_bw 4194304 3000 300 bw"; do
     set -- $spec
     test=$1 size=$2 iters=$3 warmup=$4 kind=$5
+    case ",$tests," in *",$test,"*) ;; *) continue ;; esac
     ucx_test=$test; [ $test = put_bw ] && ucx_test=ucp_put_bw
     [ $tr = tcp ] && [ $test = put_bw ] && continue
     [ $tr = tcp ] && [ $test = tag_bw ] && iters=100 warmup=10 # loopback tcp is ~10x slower than shm
@@ -78,6 +82,11 @@ for tr in shm tcp; do
     unit="us"; goal="<=1.05"; [ $kind = bw ] && unit="MB/s" goal=">=0.95"
     ratio=$(awk -v a="$lm" -v b="$um" 'BEGIN {if (a == "nan" || b == "nan" || b == 0) print "nan"; else printf "%.2f", a / b}')
     printf "%-4s %-8s %8s %7s %-4s %9s %-4s %7sx %8s %s\n" $tr $test $size "$lm" $unit "$um" $unit "$ratio" "$goal" "$pairs"
+    if [ $tr = shm ] && [ $test = tag_lat ]; then
+      echo "$pairs" | tr ' ' '\n' | awk -F/ '$1 + 0 > 0 && $1 < 0.3 && $2 + 0 > 0 && $2 < 0.3 {print $1 / $2}' |
+        median | awk -v n="$(echo "$pairs" | tr ' ' '\n' | awk -F/ '$1 + 0 > 0 && $1 < 0.3 && $2 + 0 > 0 && $2 < 0.3' | wc -l)" \
+          '{printf "shm  tag_lat  fast-mode pairs: %d, median per-pair ratio %.2fx\n", n, $1}'
+    fi
   done
 done
 printf "p2p_compare: %d s, load %s\n" $(($(date +%s) - t_start)) "$(cut -d' ' -f1-3 /proc/loadavg)"
