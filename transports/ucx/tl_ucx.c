@@ -520,13 +520,18 @@ static lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, co
         return LINCOLL_ERR_NOMEM;
     }
     for (int i = 0; i < tl->size; i++) {
-        const lc_ucx_ident_t *id = addrs[i];
-        if (id == NULL || lens[i] <= sizeof(*id) || id->magic != LC_UCX_IDENT_MAGIC) {
+        /* the blobs sit wherever the bootstrap put them: copy, then read */
+        lc_ucx_ident_t *id = &tl->idents[i];
+        int ok = addrs[i] != NULL && lens[i] > sizeof(*id);
+        if (ok) {
+            memcpy(id, addrs[i], sizeof(*id));
+            ok = id->magic == LC_UCX_IDENT_MAGIC;
+        }
+        if (!ok) {
             lc_tl_error("ucx: rank %d published no lincoll ucx address (%zu bytes)", i,
                         addrs[i] == NULL ? (size_t)0 : lens[i]);
             return LINCOLL_ERR_INVALID;
         }
-        memcpy(&tl->idents[i], id, sizeof(*id));
         size_t len = lens[i] - sizeof(*id);
         tl->peer_addrs[i] = malloc(len);
         if (tl->peer_addrs[i] == NULL) {
