@@ -13,15 +13,21 @@
  *
  * Tag layout (64 bits, exact match, no wildcards):
  *
- *    63            52 51            40 39                    16 15            0
- *   +----------------+----------------+------------------------+---------------+
- *   |  comm id (12)  |  op seq (12)   |      source rank (24)   |  round (16)   |
- *   +----------------+----------------+------------------------+---------------+
+ *    63          52 51          40  39  38                  16 15            0
+ *   +--------------+--------------+----+----------------------+---------------+
+ *   | comm id (12) | op seq (12)  | pp |   source rank (23)   |  round (16)   |
+ *   +--------------+--------------+----+----------------------+---------------+
  *
- * comm id: agreed by all members when a communicator is created; op seq: the
- * communicator's operation counter (every member increments it identically,
- * wraps at 4096); source: rank of the sender *in the communicator*; round: the
- * plan round (sim uses it for round accounting).  Matching is on the tag
+ * comm id: agreed by all members when a communicator is created; pp: 0 for
+ * collective plans, 1 for point-to-point plans.  Collectives: op seq is the
+ * communicator's collective counter (every member increments it identically
+ * at each collective start, wraps at 4096).  Point-to-point: op seq is the
+ * plan's user tag (0 by default) and the communicator's counter is left
+ * alone, so any subset of ranks may talk point to point without moving the
+ * next collective's tags; point-to-point messages between one pair with
+ * equal tags match in posting order (below).  source: rank of the sender
+ * *in the communicator*; round: the plan round (sim uses it for round
+ * accounting).  Matching is on the tag
  * alone (UCX tag matching knows no sender): the peer argument of recv_nb()
  * does not disambiguate, so two senders must never use the same tag towards
  * one receiver — (comm id, source) in the tag guarantees it.  Two messages from one sender
@@ -43,15 +49,19 @@
 /* ---- tag layout ------------------------------------------------------- */
 #define LC_TAG_COMM_BITS   12
 #define LC_TAG_SEQ_BITS    12
-#define LC_TAG_SRC_BITS    24
+#define LC_TAG_P2P_BITS    1
+#define LC_TAG_SRC_BITS    23
 #define LC_TAG_ROUND_BITS  16
 #define LC_TAG_ROUND_SHIFT 0
 #define LC_TAG_SRC_SHIFT   (LC_TAG_ROUND_SHIFT + LC_TAG_ROUND_BITS)
-#define LC_TAG_SEQ_SHIFT   (LC_TAG_SRC_SHIFT + LC_TAG_SRC_BITS)
+#define LC_TAG_P2P_SHIFT   (LC_TAG_SRC_SHIFT + LC_TAG_SRC_BITS)
+#define LC_TAG_SEQ_SHIFT   (LC_TAG_P2P_SHIFT + LC_TAG_P2P_BITS)
 #define LC_TAG_COMM_SHIFT  (LC_TAG_SEQ_SHIFT + LC_TAG_SEQ_BITS)
 #define LC_TAG_MASK(_bits) ((UINT64_C(1) << (_bits)) - 1)
 #define LC_TAG_MAX_ROUND   LC_TAG_MASK(LC_TAG_ROUND_BITS)
 #define LC_TAG_MAX_SRC     LC_TAG_MASK(LC_TAG_SRC_BITS)
+/* the point-to-point bit (pp) */
+#define LC_TAG_P2P (UINT64_C(1) << LC_TAG_P2P_SHIFT)
 
 static inline uint64_t lc_tag_make(unsigned comm, unsigned seq, unsigned src, unsigned round)
 {

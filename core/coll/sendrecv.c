@@ -5,6 +5,12 @@
  * (a ping-pong pair), CONCURRENT one.
  * Restrictions: dst/src are ranks of the communicator or negative (none); a
  * message to this rank itself needs dst = src = this rank and CONCURRENT.
+ *
+ * Matching: the plan's tags carry the point-to-point bit and the user tag
+ * (0 for lincoll_sendrecv_init), never the communicator's collective
+ * sequence, so point-to-point traffic between any subset of ranks leaves the
+ * next collective's tags unchanged.  Messages from one sender to one
+ * receiver with the same tag and round match in the order they were posted.
  */
 #include "core/base/log.h"
 #include "core/plan/plan.h"
@@ -12,6 +18,15 @@
 lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf, size_t sbytes,
                                        int dst, void *rbuf, size_t rbytes, int src,
                                        lincoll_sendrecv_order_t order, lincoll_plan_t **plan_p)
+{
+    return lincoll_sendrecv_tagged_init(comm, sbuf, sbytes, dst, rbuf, rbytes, src, 0, order,
+                                        plan_p);
+}
+
+lincoll_status_t lincoll_sendrecv_tagged_init(lincoll_comm_t *comm, const void *sbuf, size_t sbytes,
+                                              int dst, void *rbuf, size_t rbytes, int src,
+                                              unsigned tag, lincoll_sendrecv_order_t order,
+                                              lincoll_plan_t **plan_p)
 {
     LC_CHECK_ARG(comm != NULL, "lincoll_sendrecv_init: comm must not be NULL");
     LC_CHECK_ARG(plan_p != NULL, "lincoll_sendrecv_init: plan_p must not be NULL");
@@ -23,6 +38,8 @@ lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf, s
                  "lincoll_sendrecv_init: sbuf must not be NULL");
     LC_CHECK_ARG(src < 0 || rbytes == 0 || rbuf != NULL,
                  "lincoll_sendrecv_init: rbuf must not be NULL");
+    LC_CHECK_ARG(tag <= LINCOLL_SENDRECV_TAG_MAX, "lincoll_sendrecv_init: tag=%u above %u", tag,
+                 (unsigned)LINCOLL_SENDRECV_TAG_MAX);
     LC_CHECK_ARG(order >= LINCOLL_SENDRECV_CONCURRENT && order <= LINCOLL_SENDRECV_RECV_FIRST,
                  "lincoll_sendrecv_init: order=%d is not a lincoll_sendrecv_order_t", (int)order);
     /* A message to this rank itself is received by this plan or by none: a
@@ -40,6 +57,8 @@ lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf, s
     if (st != LINCOLL_OK) {
         return st;
     }
+    p->p2p = 1;
+    p->p2p_tag = tag;
     int in = lc_plan_slot_user(p, (void *)sbuf, dst >= 0 ? sbytes : 0);
     int out = lc_plan_slot_user(p, rbuf, src >= 0 ? rbytes : 0);
     int r0 = lc_plan_round(p);

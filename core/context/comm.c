@@ -67,13 +67,6 @@ lincoll_status_t lincoll_barrier(lincoll_comm_t *comm)
     return st;
 }
 
-typedef struct {
-    int32_t color;
-    int32_t key;
-    int32_t rank;
-    uint32_t next_id;
-} lc_split_entry_t;
-
 static int lc_split_cmp(const void *a, const void *b)
 {
     const lc_split_entry_t *x = a, *y = b;
@@ -81,29 +74,21 @@ static int lc_split_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
-                                    lincoll_comm_t **new_p)
+lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry_t *entries,
+                                      int color, lincoll_comm_t **new_p)
 {
-    LC_CHECK_ARG(comm != NULL, "lincoll_comm_split: comm must not be NULL");
-    LC_CHECK_ARG(new_p != NULL, "lincoll_comm_split: new_p must not be NULL");
     lincoll_context_t *ctx = comm->ctx;
     int P = comm->size;
-    lc_split_entry_t mine = {color < 0 ? -1 : color, key, comm->rank, ctx->next_comm_id};
     lc_split_entry_t *all = malloc((size_t)P * sizeof(*all));
     if (all == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
-    lincoll_status_t st = lc_comm_allgather_bytes(comm, &mine, all, sizeof(mine));
-    if (st != LINCOLL_OK) {
-        free(all);
-        return st;
-    }
     unsigned id = 0;
     int n = 0;
     for (int i = 0; i < P; i++) {
-        id = all[i].next_id > id ? all[i].next_id : id;
-        if (color >= 0 && all[i].color == color) {
-            all[n++] = all[i];
+        id = entries[i].next_id > id ? entries[i].next_id : id;
+        if (color >= 0 && entries[i].color == color) {
+            all[n++] = entries[i];
         }
     }
     ctx->next_comm_id = (id + 1) & LC_TAG_MASK(LC_TAG_COMM_BITS);
@@ -136,9 +121,32 @@ lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
     c->to_world = map;
     c->id = id & LC_TAG_MASK(LC_TAG_COMM_BITS);
     ctx->live_comms++;
-    lc_debug("comm split: color %d key %d -> rank %d of %d, id %u", color, key, c->rank, n, c->id);
+    lc_debug("comm split: color %d -> rank %d of %d, id %u", color, c->rank, n, c->id);
     *new_p = c;
     return LINCOLL_OK;
+}
+
+lc_split_entry_t lc_comm_split_entry(lincoll_comm_t *comm, int color, int key)
+{
+    lc_split_entry_t e = {color < 0 ? -1 : color, key, comm->rank, comm->ctx->next_comm_id};
+    return e;
+}
+
+lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
+                                    lincoll_comm_t **new_p)
+{
+    LC_CHECK_ARG(comm != NULL, "lincoll_comm_split: comm must not be NULL");
+    LC_CHECK_ARG(new_p != NULL, "lincoll_comm_split: new_p must not be NULL");
+    int P = comm->size;
+    lc_split_entry_t mine = lc_comm_split_entry(comm, color, key);
+    lc_split_entry_t *all = malloc((size_t)P * sizeof(*all));
+    if (all == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    lincoll_status_t st = lc_comm_allgather_bytes(comm, &mine, all, sizeof(mine));
+    if (st == LINCOLL_OK) st = lc_comm_split_finish(comm, all, color, new_p);
+    free(all);
+    return st;
 }
 
 void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm); /* core/coll */

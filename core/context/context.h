@@ -50,6 +50,20 @@ struct lincoll_comm {
     unsigned seq;  /* operations started so far */
 };
 
+/* lincoll_comm_split in two halves: every member's entry (what the split
+ * allgathers), then the new communicator from all of them (entries[i] of
+ * rank i of comm).  Tests that drive sim virtual ranks from one thread call
+ * the halves themselves. */
+typedef struct lc_split_entry {
+    int32_t color;
+    int32_t key;
+    int32_t rank;
+    uint32_t next_id;
+} lc_split_entry_t;
+lc_split_entry_t lc_comm_split_entry(lincoll_comm_t *comm, int color, int key);
+lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry_t *entries,
+                                      int color, lincoll_comm_t **new_p);
+
 /* A sim virtual rank: context over the in-process sim transport. */
 lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size, int ports,
                                        lincoll_context_t **ctx_p);

@@ -38,9 +38,13 @@
  * released with the plan's other requests.
  *
  * Tags: (comm id, start sequence, sender's comm rank, round) — see
- * transports/transport.h.  Every start takes the communicator's next
- * sequence number, so plans must be started in the same order on every rank
- * of a communicator (as with MPI persistent collectives).
+ * transports/transport.h.  Every start of a collective plan takes the
+ * communicator's next sequence number, so collective plans must be started
+ * in the same order on every rank of a communicator (as with MPI persistent
+ * collectives).  Point-to-point plans (lincoll_sendrecv_init) carry the
+ * point-to-point bit and their own tag instead and leave the sequence alone:
+ * a subset of ranks talking point to point never shifts the tags of the
+ * communicator's next collective.
  */
 #include "core/plan/plan.h"
 
@@ -105,7 +109,7 @@ static inline lc_exec_cache_t *lc_exec_cache(const lincoll_plan_t *p)
 
 static uint64_t lc_exec_tag(const lincoll_plan_t *p, int src, unsigned round)
 {
-    return lc_tag_make(p->comm->id, p->ex.seq, (unsigned)src, round);
+    return lc_tag_make(p->comm->id, p->ex.seq, (unsigned)src, round) | (p->p2p ? LC_TAG_P2P : 0);
 }
 
 static void lc_exec_release_all(lincoll_plan_t *p)
@@ -596,9 +600,12 @@ lincoll_status_t lc_exec_start(lincoll_plan_t *p)
         }
     }
     lc_exec_cache_t *c = lc_exec_cache(p);
-    unsigned seq = p->comm->seq++;
+    /* collectives take the communicator's next sequence number; a
+     * point-to-point plan keeps its own tag (transports/transport.h) */
+    unsigned seq = p->p2p ? p->p2p_tag : p->comm->seq++;
     p->ex.seq = seq;
-    c->seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT;
+    c->seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT |
+                 (p->p2p ? LC_TAG_P2P : 0);
     p->ex.next_posted = 0;
     p->ex.round = 0;
     p->ex.posted = 0;

@@ -117,6 +117,10 @@ struct lincoll_plan {
     double compute_flops; /* model input: floating-point operations of GEMM steps */
     lc_exec_state_t ex;
     int finalized;
+    /* point-to-point plan: tags carry LC_TAG_P2P and p2p_tag instead of the
+     * communicator's collective sequence, which its starts leave alone */
+    int p2p;
+    unsigned p2p_tag;
     /* algorithm-owned data freed with the plan (coefficients, GF tables, ...) */
     void (*priv_free)(void *);
     void *priv;

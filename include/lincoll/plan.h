@@ -127,9 +127,20 @@ typedef enum lincoll_sendrecv_order {
     LINCOLL_SENDRECV_RECV_FIRST      /**< round 0 receives, round 1 sends (pong) */
 } lincoll_sendrecv_order_t;
 
+/** Largest user tag of lincoll_sendrecv_tagged_init(). */
+#define LINCOLL_SENDRECV_TAG_MAX 4095
+
 /**
  * @brief Point-to-point plan: send @p sbytes to @p dst and/or receive
  *        @p rbytes from @p src.
+ *
+ * Point-to-point plans have their own tag space: any subset of ranks may
+ * make and start them, in any number, without affecting how the
+ * communicator's collectives match (a collective started after rank 0 and 1
+ * exchanged messages matches on every rank as if they had not).  Messages
+ * from one sender to one receiver match in the order their plans were
+ * started (as MPI's non-overtaking rule); lincoll_sendrecv_tagged_init()
+ * separates independent streams between the same pair.
  *
  * Either side may be omitted by passing a negative rank.  Two ranks running
  * SEND_FIRST and RECV_FIRST plans against each other form a ping-pong (a
@@ -152,6 +163,19 @@ LINCOLL_API lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const v
                                                    size_t rbytes, int src,
                                                    lincoll_sendrecv_order_t order,
                                                    lincoll_plan_t **plan_p);
+
+/**
+ * @brief lincoll_sendrecv_init() with a user tag: a receive matches only
+ *        sends made with the same @p tag (same pair, same round).
+ * @param [in] tag 0 .. ::LINCOLL_SENDRECV_TAG_MAX (0 is lincoll_sendrecv_init()'s).
+ * Other parameters and return values as lincoll_sendrecv_init(); a tag above
+ * the maximum is ::LINCOLL_ERR_INVALID.
+ */
+LINCOLL_API lincoll_status_t lincoll_sendrecv_tagged_init(lincoll_comm_t *comm, const void *sbuf,
+                                                          size_t sbytes, int dst, void *rbuf,
+                                                          size_t rbytes, int src, unsigned tag,
+                                                          lincoll_sendrecv_order_t order,
+                                                          lincoll_plan_t **plan_p);
 
 #ifdef __cplusplus
 }

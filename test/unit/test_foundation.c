@@ -218,7 +218,10 @@ static void test_tag_layout(void **state)
     const unsigned comm_max = (1u << LC_TAG_COMM_BITS) - 1, seq_max = (1u << LC_TAG_SEQ_BITS) - 1;
     const unsigned src_max = (1u << LC_TAG_SRC_BITS) - 1, round_max = (1u << LC_TAG_ROUND_BITS) - 1;
     uint64_t t = lc_tag_make(comm_max, seq_max, src_max, round_max);
-    assert_true(t == UINT64_MAX);
+    assert_true((t | LC_TAG_P2P) == UINT64_MAX);
+    assert_true((t & LC_TAG_P2P) == 0); /* the point-to-point bit is set only explicitly */
+    assert_int_equal(LC_TAG_FIELD(t | LC_TAG_P2P, SRC), src_max);
+    assert_int_equal(LC_TAG_FIELD(t | LC_TAG_P2P, SEQ), seq_max);
     assert_int_equal(LC_TAG_FIELD(t, COMM), comm_max);
     assert_int_equal(LC_TAG_FIELD(t, ROUND), round_max);
     t = lc_tag_make(5, 77, 123456, 999);
@@ -229,7 +232,9 @@ static void test_tag_layout(void **state)
     /* values beyond a field wrap inside it and never spill into a neighbour */
     t = lc_tag_make(0, seq_max + 1, 0, round_max + 1);
     assert_true(t == 0);
-    assert_int_equal(LC_TAG_COMM_BITS + LC_TAG_SEQ_BITS + LC_TAG_SRC_BITS + LC_TAG_ROUND_BITS, 64);
+    assert_int_equal(LC_TAG_COMM_BITS + LC_TAG_SEQ_BITS + LC_TAG_P2P_BITS + LC_TAG_SRC_BITS +
+                         LC_TAG_ROUND_BITS,
+                     64);
 }
 
 static void test_public_null_args(void **state)

@@ -184,7 +184,7 @@ lincoll_status_t lc_bootstrap_pmix_open(const lc_config_t *cfg, lc_bootstrap_t *
     PMIX_LOAD_PROCID(&p->wild, p->me.nspace, PMIX_RANK_WILDCARD);
     unsigned long size = 0, lrank = 0, lsize = 0;
     lincoll_status_t st = lc_pmix_get_uint(&p->wild, PMIX_JOB_SIZE, 0, &size);
-    if (st == LINCOLL_OK && (size < 1 || size > 16777216 || p->me.rank >= size)) {
+    if (st == LINCOLL_OK && (size < 1 || size > 8388608 || p->me.rank >= size)) {
         lc_error("PMIx: rank %u with job size %lu is out of range", p->me.rank, size);
         st = LINCOLL_ERR_BOOTSTRAP;
     }

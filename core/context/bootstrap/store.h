@@ -41,7 +41,8 @@
 #define LC_STORE_MAX_SECRET  127u         /* bytes of job secret */
 #define LC_STORE_MAX_REPLY   (256u << 20) /* one GATHER_DONE */
 #define LC_STORE_MAX_ERRTEXT 256u
-#define LC_STORE_MAX_SIZE    16777216u /* ranks (LINCOLL_SIZE's limit) */
+#define LC_STORE_MAX_SIZE    8388608u /* ranks (LINCOLL_SIZE's limit: 2^23, the tag's source field) \
+                                       */
 
 typedef enum lc_store_type {
     LC_STORE_HELLO = 1,
