@@ -66,28 +66,39 @@ static const lc_config_field_t lc_config_fields[] = {
          "what a forced algorithm that cannot serve a call does: warn and fall back, or fail"),
     LC_F("MODEL_ALPHA", LC_CFG_DOUBLE, "2e-6", NULL, model_alpha,
          "cost model: seconds of latency per message round (alpha)"),
+    LC_F("MODEL_ALPHA_MAPPED", LC_CFG_DOUBLE, "2e-7", NULL, model_alpha_mapped,
+         "cost model: seconds per round whose transfers are all stores into peers' mapped "
+         "memory and flags (zero-copy plans on one node)"),
     LC_F("MODEL_BW", LC_CFG_DOUBLE, "10e9", NULL, model_bw,
          "cost model: bytes per second one port moves (1/beta)"),
     LC_F("MODEL_COMPUTE_BW", LC_CFG_DOUBLE, "20e9", NULL, model_compute_bw,
          "cost model: bytes per second a local reduction or copy processes (1/gamma)"),
-    LC_F("ALLREDUCE_ALGO", LC_CFG_ENUM, "auto", "auto|rhd|ring|binomial", algo_allreduce,
-         "force the allreduce algorithm (auto: the cost model chooses)"),
-    LC_F("REDUCE_SCATTER_ALGO", LC_CFG_ENUM, "auto", "auto|rhd|ring|binomial", algo_reduce_scatter,
-         "force the reduce-scatter algorithm"),
-    LC_F("ALLGATHER_ALGO", LC_CFG_ENUM, "auto", "auto|rhd|ring|binomial", algo_allgather,
-         "force the allgather algorithm"),
-    LC_F("BCAST_ALGO", LC_CFG_ENUM, "auto", "auto|rhd|ring|binomial", algo_bcast,
-         "force the broadcast algorithm"),
-    LC_F("REDUCE_ALGO", LC_CFG_ENUM, "auto", "auto|rhd|ring|binomial", algo_reduce,
-         "force the reduce algorithm"),
-    LC_F("MATMUL_ALGO", LC_CFG_ENUM, "auto", "auto|ring|summa|cannon|25d", algo_matmul,
-         "force the distributed matrix multiply algorithm"),
-    LC_F("ENCODE_ALGO", LC_CFG_ENUM, "auto", "auto|prepare_shoot|best_window|direct|specific|zcopy",
-         algo_encode, "force the all-to-all encode algorithm"),
+    LC_F("ALLREDUCE_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+         algo_allreduce,
+         "force the allreduce algorithm by name: rhd, ring, zcopy, zcopy_rd (or the plan "
+         "name, e.g. rhd_allreduce); auto: the cost model chooses.  Read at every *_init"),
+    LC_F("REDUCE_SCATTER_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+         algo_reduce_scatter, "force the reduce-scatter algorithm: rhd, ring, zcopy, zcopy_rh"),
+    LC_F("ALLGATHER_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+         algo_allgather, "force the allgather algorithm: rhd, ring, zcopy, zcopy_rd"),
+    LC_F("BCAST_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)", algo_bcast,
+         "force the broadcast algorithm: rhd, binomial, zcopy, zcopy_direct"),
+    LC_F("REDUCE_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+         algo_reduce, "force the reduce algorithm: rhd, binomial, zcopy, zcopy_direct"),
+    LC_F("MATMUL_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+         algo_matmul, "force the distributed matrix multiply algorithm: ring, summa, cannon, 25d"),
+    LC_F("ENCODE_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+         algo_encode,
+         "force the all-to-all encode algorithm: prepare_shoot, best_window, direct, zcopy, "
+         "zcopy_split, or specific (the DFT/Vandermonde/Lagrange schedules)"),
     LC_F("ENCODE_CHUNK", LC_CFG_SIZE, "0", NULL, encode_chunk,
          "all-to-all encode: bytes per pipelined chunk of a large packet (transfers of chunk "
          "c+1 overlap the GF work of chunk c); 0 = the cost model chooses (chunks >= 1 MiB: "
          "no chunking below 2 MiB packets); a value >= the packet size turns chunking off"),
+    LC_F("COLL_CHUNK", LC_CFG_SIZE, "0", NULL, coll_chunk,
+         "allreduce, bcast and reduce over tag messages: cut vectors of at least twice this "
+         "many bytes into pieces of this size and pipeline them (the reduction of one piece "
+         "overlaps the transfers of the next); 0 = off"),
     LC_F("MATMUL_MAX_MEM", LC_CFG_SIZE, "0", NULL, matmul_max_mem,
          "automatic matmul choice skips algorithms whose scratch per rank exceeds this (0: no "
          "limit)"),
@@ -250,6 +261,24 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
         return LINCOLL_OK;
     }
     }
+    return LINCOLL_ERR_INTERNAL;
+}
+
+lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg)
+{
+    size_t n;
+    const lc_config_field_t *t = lc_config_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(t[i].name, name) != 0) continue;
+        const char *v = getenv(name);
+        if (lc_config_parse_field(&t[i], v != NULL ? v : t[i].dflt, cfg) != LINCOLL_OK) {
+            /* keep the table's default, so the caller's cfg stays valid */
+            lc_config_parse_field(&t[i], t[i].dflt, cfg);
+            return LINCOLL_ERR_INVALID;
+        }
+        return LINCOLL_OK;
+    }
+    lc_error("lc_config_reread: %s is not in the table", name);
     return LINCOLL_ERR_INTERNAL;
 }
 

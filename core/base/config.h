@@ -40,16 +40,19 @@ typedef struct lc_config {
     int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
     int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
     double model_alpha;       /* LINCOLL_MODEL_ALPHA: seconds per message round */
+    double model_alpha_mapped; /* LINCOLL_MODEL_ALPHA_MAPPED: seconds per round of stores/flags */
     double model_bw;          /* LINCOLL_MODEL_BW: bytes/s per port */
     double model_compute_bw;  /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
     double model_flops;       /* LINCOLL_MODEL_FLOPS: flop/s of the local GEMM */
     long gemm_threads;        /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
-    /* Forced algorithms: declared and validated here; each family reads its
-     * variable again when it compiles a plan, so it can change between calls. */
-    int algo_allreduce, algo_reduce_scatter, algo_allgather, algo_bcast, algo_reduce;
-    int algo_matmul, algo_encode;
-    size_t matmul_max_mem;
+    /* Forced algorithms by name ("auto" or a registry name): each family
+     * rereads its variable through the table (lc_config_reread) when it
+     * compiles a plan, so a program may change it between calls. */
+    char algo_allreduce[32], algo_reduce_scatter[32], algo_allgather[32], algo_bcast[32];
+    char algo_reduce[32], algo_matmul[32], algo_encode[32];
+    size_t matmul_max_mem; /* LINCOLL_MATMUL_MAX_MEM bytes; 0 = no limit */
     size_t encode_chunk; /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
+    size_t coll_chunk;   /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
     int encode_checksum; /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
 } lc_config_t;
 
@@ -73,6 +76,11 @@ const lc_config_field_t *lc_config_table(size_t *count_p);
 
 /** Parse every variable from the environment into @p cfg (defaults first). */
 lincoll_status_t lc_config_load(lc_config_t *cfg);
+
+/** Parse the variable @p name again from the environment into @p cfg (its
+ *  default when unset); LINCOLL_ERR_INVALID (logged, naming it) for a bad
+ *  value, which leaves the default in @p cfg. */
+lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg);
 
 /** Parse one value of @p field from @p text into @p cfg (tests and fuzzers use it). */
 lincoll_status_t lc_config_parse_field(const lc_config_field_t *field, const char *text,

@@ -17,9 +17,9 @@
  */
 #include "core/coll/coll_int.h"
 
-lincoll_status_t lc_binomial_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a)
+static lincoll_status_t lc_binomial_bcast_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
-    const int me = p->comm->rank, np = p->comm->size;
+    const int me = p->env.rank, np = p->env.P;
     const size_t bytes = a->count * a->es;
     lincoll_status_t st = LINCOLL_OK;
     int buf = lc_plan_slot_user(p, a->rbuf, bytes);
@@ -48,3 +48,16 @@ lincoll_status_t lc_binomial_bcast_build(lincoll_plan_t *p, const lc_coll_args_t
     }
     return st;
 }
+
+static double lc_binomial_bcast_cost(const lc_env_t *env, const lc_coll_args_t *a)
+{
+    lc_coll_model_t m;
+    if (lc_coll_model(env, a, &m)) return 0;
+    return (m.k + m.d) * (m.al + m.n * m.be);
+}
+
+const lc_coll_alg_t lc_alg_binomial_bcast = {.name = "binomial",
+                                     .plan_name = "binomial_bcast",
+                                     .op = LC_COLL_BCAST,
+                                     .cost = lc_binomial_bcast_cost,
+                                     .compile = lc_binomial_bcast_build};

@@ -20,9 +20,9 @@
  */
 #include "core/coll/coll_int.h"
 
-lincoll_status_t lc_binomial_reduce_build(lincoll_plan_t *p, const lc_coll_args_t *a)
+static lincoll_status_t lc_binomial_reduce_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
-    const int me = p->comm->rank, np = p->comm->size, root = a->root;
+    const int me = p->env.rank, np = p->env.P, root = a->root;
     const size_t n = a->count, bytes = n * a->es;
     lincoll_status_t st = LINCOLL_OK;
     const int use_out = (me == root) || a->inplace;
@@ -78,3 +78,16 @@ lincoll_status_t lc_binomial_reduce_build(lincoll_plan_t *p, const lc_coll_args_
     }
     return st;
 }
+
+static double lc_binomial_reduce_cost(const lc_env_t *env, const lc_coll_args_t *a)
+{
+    lc_coll_model_t m;
+    if (lc_coll_model(env, a, &m)) return 0;
+    return (m.k + m.d) * (m.al + m.n * m.be + m.n * m.ga);
+}
+
+const lc_coll_alg_t lc_alg_binomial_reduce = {.name = "binomial",
+                                     .plan_name = "binomial_reduce",
+                                     .op = LC_COLL_REDUCE,
+                                     .cost = lc_binomial_reduce_cost,
+                                     .compile = lc_binomial_reduce_build};

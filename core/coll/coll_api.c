@@ -12,6 +12,7 @@
 
 #include "core/base/log.h"
 #include "core/coll/coll_int.h"
+#include "core/exec/exec.h"
 #include "kernels/reduce/reduce_kernels.h"
 
 #define LC_MAX_BYTES ((size_t)1 << 46)

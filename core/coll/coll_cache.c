@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/coll/coll_int.h"
+#include "core/exec/exec.h"
 
 #define LC_CC_N         8
 #define LC_CC_MAX_BYTES ((size_t)64 << 10)
@@ -43,9 +44,6 @@ static lc_cc_entry_t lc_cc[LC_CC_N];
 static unsigned long lc_cc_clock;
 static _Thread_local int lc_cc_building;
 
-static const char *const lc_cc_vars[LC_COLL_NOPS] = {
-    "LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO", "LINCOLL_ALLGATHER_ALGO",
-    "LINCOLL_BCAST_ALGO", "LINCOLL_REDUCE_ALGO"};
 
 int lc_coll_blocking_build(void)
 {
@@ -58,7 +56,7 @@ static void lc_cc_drop(lc_cc_entry_t *e)
     memset(e, 0, sizeof(*e));
 }
 
-void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm)
+static void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm)
 {
     for (int i = 0; i < LC_CC_N; i++) {
         if (lc_cc[i].plan != NULL && lc_cc[i].ctx == ctx && (comm == NULL || lc_cc[i].comm == comm))
@@ -80,7 +78,17 @@ lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const
                          .sbuf = sbuf,
                          .rbuf = rbuf,
                          .count = count};
-    const char *f = getenv(lc_cc_vars[op]);
+    /* the forced algorithm is part of the key (reread like every *_init does) */
+    const char *f = NULL;
+    lc_config_t cfg;
+    if (comm != NULL && (unsigned)op < LC_COLL_NOPS) {
+        cfg = comm->ctx->cfg;
+        if (lc_config_reread(lc_coll_op_var(op), &cfg) == LINCOLL_OK) {
+            const char *v[LC_COLL_NOPS] = {cfg.algo_allreduce, cfg.algo_reduce_scatter,
+                                           cfg.algo_allgather, cfg.algo_bcast, cfg.algo_reduce};
+            f = v[op];
+        }
+    }
     size_t es = (unsigned)dtype < LINCOLL_DTYPE_LAST ? lincoll_dtype_size(dtype) : 0;
     int cacheable = comm != NULL && es > 0 && count <= LC_CC_MAX_BYTES / es &&
                     (f == NULL || strlen(f) < sizeof(key.forced));
@@ -105,6 +113,7 @@ lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const
         lc_cc_building = 0;
         if (st != LINCOLL_OK) return st;
         if (cacheable && plan->nwins == 0) {
+            lc_context_on_flush(lc_coll_cache_flush);
             if (victim->plan != NULL) lc_cc_drop(victim);
             key.plan = plan;
             *victim = key;

@@ -2,13 +2,14 @@
  * core/coll/coll_int.h: what the reduction/gather collectives share.
  *
  * The public wrappers (coll_api.c) validate arguments and fill one
- * lc_coll_args_t; select.c picks an algorithm (cost model or
- * LINCOLL_<OP>_ALGO); each algorithm file (rhd_*.c, ring_*.c, binomial_*.c)
- * is a plan compiler with the signature lc_coll_build_fn_t: it adds slots,
- * rounds, transfers and compute steps to a plan created by the caller, which
+ * lc_coll_args_t; select.c picks an algorithm from the registry (registry.c:
+ * cost model or LINCOLL_<OP>_ALGO); each algorithm file (rhd_*.c, ring_*.c,
+ * binomial_*.c, zcopy_*.c) defines its registry entry and its plan compiler,
+ * a pure function of (environment, arguments): it adds slots, windows,
+ * rounds, transfers and compute steps to an IR created by the caller, which
  * finalizes it (or destroys it on error).
  *
- * Conventions every algorithm follows (design/RHD.md §6.1):
+ * Conventions every algorithm follows (docs/collectives.md, "Conventions"):
  *  - rounds are *global* steps: a message sent in the sender's round r is
  *    received in the receiver's round r (the executor puts the round in the
  *    tag), so ranks that sit a step out leave that round empty;
@@ -34,14 +35,6 @@ typedef enum lc_coll_op {
     LC_COLL_NOPS
 } lc_coll_op_t;
 
-typedef enum lc_coll_algo {
-    LC_ALGO_AUTO = 0,
-    LC_ALGO_RHD,
-    LC_ALGO_RING,
-    LC_ALGO_BINOMIAL,
-    LC_ALGO_NALGOS
-} lc_coll_algo_t;
-
 /* Validated arguments of one collective call on the calling rank. */
 typedef struct lc_coll_args {
     lc_coll_op_t op;
@@ -58,92 +51,67 @@ typedef struct lc_coll_args {
     size_t es; /* element size in bytes */
 } lc_coll_args_t;
 
-typedef lincoll_status_t (*lc_coll_build_fn_t)(lincoll_plan_t *plan, const lc_coll_args_t *a);
+/* One algorithm of the registry (registry.c): what LINCOLL_<OP>_ALGO names,
+ * when it applies, its closed-form cost and its compiler.  Each algorithm
+ * file defines one (lc_alg_<plan name>) beside its compiler. */
+typedef struct lc_coll_alg {
+    const char *name;      /* short name, unique within the operation (rhd, zcopy_rd, ...) */
+    const char *plan_name; /* the plan's algorithm name (rhd_allreduce, ...) */
+    lc_coll_op_t op;
+    int mapped; /* zero copy: needs every peer's memory mapped (bind agrees at init) */
+    int ports;  /* ports the plan uses: 0 = 1, -1 = P - 1 */
+    /* NULL: always; else non-zero when it can serve the call (pure: env, args) */
+    int (*applies)(const lc_env_t *env, const lc_coll_args_t *a);
+    /* predicted seconds of one start (alpha-beta-gamma closed form) */
+    double (*cost)(const lc_env_t *env, const lc_coll_args_t *a);
+    lincoll_status_t (*compile)(lc_plan_t *plan, const lc_coll_args_t *a);
+} lc_coll_alg_t;
 
-/* ---- plan compilers --------------------------------------------------------- */
-lincoll_status_t lc_rhd_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_rhd_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_rhd_allgather_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_rhd_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_rhd_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_ring_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_ring_allgather_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_ring_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_binomial_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
-lincoll_status_t lc_binomial_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a);
+/* The registry, in preference order (ties of the cost model go to the first). */
+const lc_coll_alg_t *const *lc_coll_registry(size_t *n_p);
+/* The algorithm of op named name (short or plan name), or NULL. */
+const lc_coll_alg_t *lc_coll_find(lc_coll_op_t op, const char *name);
+/* Compile alg for the call on env (finalized IR), or an error
+ * (LINCOLL_ERR_UNSUPPORTED when it does not apply). */
+lincoll_status_t lc_coll_compile(const lc_coll_alg_t *alg, const lc_env_t *env,
+                                 const lc_coll_args_t *a, lc_plan_t **ir_p);
+/* The same without the applicability test (the selection's thresholds):
+ * tests and lincoll_sim check algorithms beyond the sizes the model picks
+ * them for; their hard restrictions (a power of two, ...) still hold. */
+lincoll_status_t lc_coll_compile_any(const lc_coll_alg_t *alg, const lc_env_t *env,
+                                     const lc_coll_args_t *a, lc_plan_t **ir_p);
 
-/* Zero-copy allreduce (zcopy_allreduce.c).  build: compile over windows on
- * the input (NULL in place) and output buffers that map every peer;
- * try: collective check (threshold, lincoll memory everywhere, peers mapped),
- * windows and plan; LINCOLL_ERR_UNSUPPORTED when the tag plans must serve. */
-lincoll_status_t lc_zc_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                       lc_win_t *win_src, lc_win_t *win_out);
-/* Small messages, P a power of two: recursive doubling, each round a put of
- * the whole vector into the partner's mapped scratch (win over 2.k.bytes). */
-lincoll_status_t lc_zc_rd_allreduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                          lc_win_t *win_scr);
+/* ---- pieces shared by the compilers ----------------------------------------- */
 /* Reduction of segment [off, off+cnt) of every rank's input (src_slots[rank]
  * at offset off) into target, with rhd_allreduce's bracketing, as POST steps
- * of round. */
-lincoll_status_t lc_zc_reduce_tree(lincoll_plan_t *plan, const lc_coll_args_t *a, int round,
-                                   int *src_slots, size_t off, size_t cnt, lc_bufref_t target);
-/* AND of every rank's flag, checking that all ranks passed the same call
- * shape (one allgather; LINCOLL_ERR_MISMATCH in *st otherwise). */
-int lc_zc_all_agree(lincoll_comm_t *comm, const lc_coll_args_t *a, int mine, lincoll_status_t *st);
-/* Small bcast and reduce by put into mapped scratch (zcopy_small.c). */
-lincoll_status_t lc_zc_bcast_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
-lincoll_status_t lc_zc_reduce_build(lincoll_plan_t *plan, const lc_coll_args_t *a, lc_win_t *win);
-lincoll_status_t lc_zc_bcast_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                          lc_win_t *win);
-/* A copy step of a zero-copy plan (zcopy_small.c): its bytes move between
- * ranks' memory (a load from a peer's mapped buffer, a store into one, or the
- * local staging of a block that then travels), so the model counts them as
- * bytes moved at 1/beta (LINCOLL_MODEL_BW), not as compute at 1/gamma. */
-lincoll_status_t lc_zc_copy(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
-                            lc_bufref_t src, size_t len);
-/* Scratch rings (zcopy_small.c): a plan whose start s reads and puts into
- * slot s % LC_ZC_DEPTH of a window of LC_ZC_DEPTH * stride bytes; the
- * per-start hook (installed by lc_zc_ring, at most 64 slots and 64 puts)
- * moves the registered slots and put offsets to this start's ring slot. */
+ * of round (zcopy_tree.c). */
+lincoll_status_t lc_zc_reduce_tree(lc_plan_t *plan, const lc_coll_args_t *a, int round,
+                                   const int *src_slots, size_t off, size_t cnt,
+                                   lc_bufref_t target);
+/* "ready"/"done" flags: a signal to every peer on win and a wait for each (zcopy_tree.c). */
+lincoll_status_t lc_zc_flags(lc_plan_t *plan, int round, int win);
+/* Allgather, not in place: this rank's block into its own output before
+ * round 0 (a PRE copy, zcopy_tree.c). */
+lincoll_status_t lc_zc_own_block(lc_plan_t *p, const lc_coll_args_t *a, int out);
+/* Window keys of the zero-copy collectives. */
+enum { LC_ZC_KEY_IN = 1, LC_ZC_KEY_OUT = 2, LC_ZC_KEY_SCRATCH = 3 };
+/* Scratch rings: start s reads and puts into position s % LC_ZC_DEPTH. */
 #define LC_ZC_DEPTH 8
-/* Bytes of one ring slot holding `bytes`: whole cache lines, so the slot a
+/* Credits travel once per LC_ZC_CREDIT_BATCH starts (zcopy_bcast, zcopy_reduce). */
+#define LC_ZC_CREDIT_BATCH 4
+/* Bytes of one ring position holding `bytes`: whole cache lines, so the slot a
  * peer still reads and the one the next start writes never share a line. */
 static inline size_t lc_zc_ring_stride(size_t bytes)
 {
     return (bytes + 63) & ~(size_t)63;
 }
-typedef struct lc_zc_ring lc_zc_ring_t;
-lc_zc_ring_t *lc_zc_ring(lincoll_plan_t *plan, size_t stride);
-/* a user slot over ring scratch at base (-1 when out of room) */
-int lc_zc_ring_slot(lincoll_plan_t *plan, lc_zc_ring_t *g, char *base, size_t len);
-/* a put into the peer's ring scratch at roff within the ring slot */
-lincoll_status_t lc_zc_ring_put(lincoll_plan_t *plan, lc_zc_ring_t *g, int round, int peer,
-                                lc_bufref_t src, size_t len, lc_win_t *win, size_t roff);
-/* Large reduce-scatter and allgather by direct loads, small ones on a power
- * of two by puts into mapped scratch rings (zcopy_rsag.c). */
-lincoll_status_t lc_zc_allgather_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                       lc_win_t *win);
-lincoll_status_t lc_zc_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                            lc_win_t *win);
-lincoll_status_t lc_zc_rh_reduce_scatter_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                               lc_win_t *win);
-lincoll_status_t lc_zc_rd_allgather_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                          lc_win_t *win);
-lincoll_status_t lc_zc_rsag_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
-                                lincoll_plan_t **plan_p);
-lincoll_status_t lc_zc_reduce_direct_build(lincoll_plan_t *plan, const lc_coll_args_t *a,
-                                           lc_win_t *win_in, lc_win_t *win_out);
-lincoll_status_t lc_zc_small_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
-                                 lincoll_plan_t **plan_p);
-/* bcast/reduce: scratch window size on `rank` for this call */
-size_t lc_zc_small_winlen(const lc_coll_args_t *a, int P, int rank);
-lincoll_status_t lc_zc_allreduce_try(lincoll_comm_t *comm, const lc_coll_args_t *a,
-                                     lincoll_plan_t **plan_p);
-/* RMA transfers of core/plan/plan.c (declared here for the collectives). */
-lincoll_status_t lc_plan_put(lincoll_plan_t *plan, int round, int peer, lc_bufref_t src, size_t len,
-                             lc_win_t *win, size_t roff);
-lincoll_status_t lc_plan_wait_put(lincoll_plan_t *plan, int round, int peer, size_t len,
-                                  lc_win_t *win);
+/* log2(P) when P is a power of two, else -1 */
+int lc_zc_log2(int P);
+/* bytes of the call's vector (total elements times element size) */
+static inline size_t lc_coll_bytes(const lc_coll_args_t *a)
+{
+    return a->total * a->es;
+}
 
 /* ---- plan cache of the blocking calls (coll_cache.c) ---------------------------- */
 typedef lincoll_status_t (*lc_coll_init_fn_t)(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -155,20 +123,24 @@ lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const
                                     lincoll_op_t rop, int root, lc_coll_init_fn_t init);
 /* Non-zero while a blocking call compiles its plan (no zero-copy path then). */
 int lc_coll_blocking_build(void);
-/* Drop the cached plans of ctx (of comm only when comm != NULL). */
-void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm);
 
 /* ---- selection (select.c) ------------------------------------------------------ */
 const char *lc_coll_op_name(lc_coll_op_t op);
-const char *lc_coll_algo_name(lc_coll_algo_t algo);
-/* Read LINCOLL_<OP>_ALGO (auto when unset); LINCOLL_ERR_INVALID for a bad value. */
-lincoll_status_t lc_coll_forced_algo(lc_coll_op_t op, lc_coll_algo_t *algo_p);
-/* Predicted alpha-beta-gamma time (seconds) of algo for the call; < 0 = cannot run. */
-double lc_coll_predict(const lc_config_t *cfg, lc_coll_op_t op, lc_coll_algo_t algo, int P,
-                       const lc_coll_args_t *a);
-/* Pick the algorithm (forced or cheapest) and compile + finalize the plan. */
+/* The variable that forces op's algorithm (LINCOLL_ALLREDUCE_ALGO, ...). */
+const char *lc_coll_op_var(lc_coll_op_t op);
+/* Pick the algorithm (forced or cheapest), compile, bind (agreeing on the
+ * windows of a zero-copy candidate) and return the plan. */
 lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
                               lincoll_plan_t **plan_p);
+/* Compilers of the plans that are not reductions (one file each). */
+lincoll_status_t lc_sendrecv_build(lc_plan_t *p, const void *sbuf, size_t sbytes, int dst,
+                                   void *rbuf, size_t rbytes, int src, unsigned tag,
+                                   lincoll_sendrecv_order_t order);
+lincoll_status_t lc_ring_shift_build(lc_plan_t *p, const void *sbuf, void *rbuf, size_t bytes,
+                                     int shift);
+lincoll_status_t lc_alltoall_ports_build(lc_plan_t *p, const void *sbuf, void *rbuf, size_t bytes);
+/* The barrier compiler (dissemination_barrier.c). */
+lincoll_status_t lc_dissemination_barrier_build(lc_plan_t *plan);
 
 /* ---- helpers shared by the plan compilers (rhd_common.c) ------------------------ */
 
@@ -209,8 +181,17 @@ static inline size_t lc_seg_sum(const lc_segs_t *s, size_t lo, size_t w)
     return lc_seg_off(s, lo + w) - lc_seg_off(s, lo);
 }
 
+/* Terms of the closed-form costs (docs/collectives.md, "Cost model"):
+ * alpha, beta, gamma (2 / LINCOLL_MODEL_COMPUTE_BW: a reduce reads two
+ * operands), n bytes, the fold's k, P = 2^k and d = [p not a power of two],
+ * fr = (P-1)/P, fp = (p-1)/p, b = n/p.  Returns non-zero when p <= 1 (cost 0). */
+typedef struct lc_coll_model {
+    double al, be, ga, n, k, P, d, p, fr, fp, b;
+} lc_coll_model_t;
+int lc_coll_model(const lc_env_t *env, const lc_coll_args_t *a, lc_coll_model_t *m);
+
 /* Make sure rounds 0..idx exist; returns idx or -1. */
-int lc_coll_round(lincoll_plan_t *plan, int idx);
+int lc_coll_round(lc_plan_t *plan, int idx);
 
 /* Common error exit of the compilers: NOMEM when a slot/round index is negative. */
 #define LC_COLL_TRY(_st, _expr)                                                                    \

@@ -23,9 +23,9 @@
 
 #include "core/coll/coll_int.h"
 
-lincoll_status_t lc_rhd_allgather_build(lincoll_plan_t *p, const lc_coll_args_t *a)
+static lincoll_status_t lc_rhd_allgather_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
-    const int me = p->comm->rank, np = p->comm->size;
+    const int me = p->env.rank, np = p->env.P;
     const size_t es = a->es, total = a->total, mine = a->counts[me], dme = a->displs[me];
     lincoll_status_t st = LINCOLL_OK;
     int out = lc_plan_slot_user(p, a->rbuf, total * es);
@@ -75,3 +75,16 @@ lincoll_status_t lc_rhd_allgather_build(lincoll_plan_t *p, const lc_coll_args_t 
     }
     return st;
 }
+
+static double lc_rhd_allgather_cost(const lc_env_t *env, const lc_coll_args_t *a)
+{
+    lc_coll_model_t m;
+    if (lc_coll_model(env, a, &m)) return 0;
+    return (m.k + 2 * m.d) * m.al + (m.fr * m.n + m.d * (m.n + m.b)) * m.be;
+}
+
+const lc_coll_alg_t lc_alg_rhd_allgather = {.name = "rhd",
+                                     .plan_name = "rhd_allgather",
+                                     .op = LC_COLL_ALLGATHER,
+                                     .cost = lc_rhd_allgather_cost,
+                                     .compile = lc_rhd_allgather_build};

@@ -30,9 +30,9 @@
  */
 #include "core/coll/coll_int.h"
 
-lincoll_status_t lc_rhd_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t *a)
+static lincoll_status_t lc_rhd_allreduce_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
-    const int me = p->comm->rank, np = p->comm->size;
+    const int me = p->env.rank, np = p->env.P;
     const size_t es = a->es, n = a->count, bytes = n * es;
     lincoll_status_t st = LINCOLL_OK;
     int out = lc_plan_slot_user(p, a->rbuf, bytes);
@@ -104,3 +104,16 @@ lincoll_status_t lc_rhd_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t 
     }
     return st;
 }
+
+static double lc_rhd_allreduce_cost(const lc_env_t *env, const lc_coll_args_t *a)
+{
+    lc_coll_model_t m;
+    if (lc_coll_model(env, a, &m)) return 0;
+    return (2 * m.k + 2 * m.d) * m.al + (2 * m.fr + 2 * m.d) * m.n * m.be + (m.fr + m.d) * m.n * m.ga;
+}
+
+const lc_coll_alg_t lc_alg_rhd_allreduce = {.name = "rhd",
+                                     .plan_name = "rhd_allreduce",
+                                     .op = LC_COLL_ALLREDUCE,
+                                     .cost = lc_rhd_allreduce_cost,
+                                     .compile = lc_rhd_allreduce_build};

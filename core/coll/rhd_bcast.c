@@ -24,9 +24,9 @@
  */
 #include "core/coll/coll_int.h"
 
-lincoll_status_t lc_rhd_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a)
+static lincoll_status_t lc_rhd_bcast_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
-    const int me = p->comm->rank, np = p->comm->size;
+    const int me = p->env.rank, np = p->env.P;
     const size_t es = a->es, n = a->count, bytes = n * es;
     lincoll_status_t st = LINCOLL_OK;
     int buf = lc_plan_slot_user(p, a->rbuf, bytes);
@@ -70,3 +70,16 @@ lincoll_status_t lc_rhd_bcast_build(lincoll_plan_t *p, const lc_coll_args_t *a)
     }
     return st;
 }
+
+static double lc_rhd_bcast_cost(const lc_env_t *env, const lc_coll_args_t *a)
+{
+    lc_coll_model_t m;
+    if (lc_coll_model(env, a, &m)) return 0;
+    return (2 * m.k + m.d) * m.al + (2 * m.fr + m.d) * m.n * m.be;
+}
+
+const lc_coll_alg_t lc_alg_rhd_bcast = {.name = "rhd",
+                                     .plan_name = "rhd_bcast",
+                                     .op = LC_COLL_BCAST,
+                                     .cost = lc_rhd_bcast_cost,
+                                     .compile = lc_rhd_bcast_build};

@@ -13,9 +13,9 @@
  */
 #include "core/coll/coll_int.h"
 
-lincoll_status_t lc_ring_allgather_build(lincoll_plan_t *p, const lc_coll_args_t *a)
+static lincoll_status_t lc_ring_allgather_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
-    const int me = p->comm->rank, np = p->comm->size;
+    const int me = p->env.rank, np = p->env.P;
     const size_t es = a->es, mine = a->counts[me];
     lincoll_status_t st = LINCOLL_OK;
     int out = lc_plan_slot_user(p, a->rbuf, a->total * es);
@@ -37,3 +37,16 @@ lincoll_status_t lc_ring_allgather_build(lincoll_plan_t *p, const lc_coll_args_t
     }
     return st;
 }
+
+static double lc_ring_allgather_cost(const lc_env_t *env, const lc_coll_args_t *a)
+{
+    lc_coll_model_t m;
+    if (lc_coll_model(env, a, &m)) return 0;
+    return (m.p - 1) * m.al + m.fp * m.n * m.be;
+}
+
+const lc_coll_alg_t lc_alg_ring_allgather = {.name = "ring",
+                                     .plan_name = "ring_allgather",
+                                     .op = LC_COLL_ALLGATHER,
+                                     .cost = lc_ring_allgather_cost,
+                                     .compile = lc_ring_allgather_build};

@@ -16,9 +16,9 @@
  */
 #include "core/coll/coll_int.h"
 
-lincoll_status_t lc_ring_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t *a)
+static lincoll_status_t lc_ring_allreduce_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
-    const int me = p->comm->rank, np = p->comm->size;
+    const int me = p->env.rank, np = p->env.P;
     const size_t es = a->es, n = a->count, bytes = n * es;
     lincoll_status_t st = LINCOLL_OK;
     int out = lc_plan_slot_user(p, a->rbuf, bytes);
@@ -57,3 +57,16 @@ lincoll_status_t lc_ring_allreduce_build(lincoll_plan_t *p, const lc_coll_args_t
     }
     return st;
 }
+
+static double lc_ring_allreduce_cost(const lc_env_t *env, const lc_coll_args_t *a)
+{
+    lc_coll_model_t m;
+    if (lc_coll_model(env, a, &m)) return 0;
+    return 2.0 * (m.p - 1) * m.al + 2 * m.fp * m.n * m.be + m.fp * m.n * m.ga;
+}
+
+const lc_coll_alg_t lc_alg_ring_allreduce = {.name = "ring",
+                                     .plan_name = "ring_allreduce",
+                                     .op = LC_COLL_ALLREDUCE,
+                                     .cost = lc_ring_allreduce_cost,
+                                     .compile = lc_ring_allreduce_build};

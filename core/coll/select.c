@@ -1,184 +1,299 @@
 /*
- * core/coll/select.c: algorithm registry and selection for the reduction and
- * gather collectives.
+ * core/coll/select.c: which registry algorithm serves a reduction/gather
+ * collective, and its compilation and bind (docs/collectives.md,
+ * "Selection").
  *
- * The registry is one table: (operation, algorithm, plan name, compiler).
- * Selection, for one call:
- *   1. LINCOLL_<OP>_ALGO=auto|rhd|ring|binomial (read at every *_init, so a
- *      program or test may change it between calls) forces an algorithm; a
- *      value that is not one of those is LINCOLL_ERR_INVALID naming the
- *      variable.  A forced algorithm the operation does not have (ring
- *      broadcast/reduce, binomial allreduce/reduce-scatter/allgather) falls
- *      back to the automatic choice with one warning, or is
- *      LINCOLL_ERR_UNSUPPORTED when LINCOLL_ALGO_FALLBACK=error.
- *   2. Otherwise the cheapest by the alpha-beta-gamma closed forms of
- *      design/RHD.md §2/§7 with LINCOLL_MODEL_ALPHA, LINCOLL_MODEL_BW and
- *      LINCOLL_MODEL_COMPUTE_BW (ties go to the first candidate, rhd).
- * The choice depends only on arguments that must match on every rank (op,
- * p, counts, dtype size) and on the configuration, so every rank compiles
+ * For one call:
+ *   1. LINCOLL_<OP>_ALGO (reread through the config table at every *_init,
+ *      so a program may change it between calls) forces an algorithm by its
+ *      short name (rhd, ring, binomial, zcopy, zcopy_rd, ...) or plan name.
+ *      A name no operation has is LINCOLL_ERR_INVALID naming the variable; a
+ *      forced algorithm that cannot serve this call (not applicable, another
+ *      operation's, or zero copy where peers are not mapped) falls back to
+ *      the automatic choice with one warning, or is LINCOLL_ERR_UNSUPPORTED
+ *      when LINCOLL_ALGO_FALLBACK=error.
+ *   2. Otherwise the cheapest applicable algorithm by its closed-form cost
+ *      (ties to the registry's first).  Zero-copy candidates count when every
+ *      peer may be mapped (lc_exec_can_map: a real bootstrap on one host; not
+ *      for the blocking calls, whose plans are cached).
+ *   3. A zero-copy winner is compiled for mapped peers and bound with one
+ *      exchange of bind records (lc_bind_agree): when every rank offers its
+ *      windows (its buffers are lincoll memory, mapped here) it runs; else
+ *      every rank learns so from the same records and compiles the cheapest
+ *      tag algorithm instead.  Ranks that passed other arguments fail alike
+ *      with LINCOLL_ERR_MISMATCH.
+ * Everything the choice depends on is the same on every rank (op, P,
+ * counts, dtype, root, configuration, the records), so every rank compiles
  * the same algorithm.
+ *
+ * Pipelining (LINCOLL_COLL_CHUNK > 0): allreduce, bcast and reduce over tag
+ * messages cut vectors of at least two pieces into pieces of that many
+ * bytes, compiled separately and merged by the pipelining pass
+ * (core/plan/pass_pipeline.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/base/log.h"
 #include "core/coll/coll_int.h"
-
-typedef struct lc_coll_alg {
-    lc_coll_op_t op;
-    lc_coll_algo_t algo;
-    const char *name;
-    lc_coll_build_fn_t build;
-} lc_coll_alg_t;
-
-static const lc_coll_alg_t lc_coll_algs[] = {
-    {LC_COLL_ALLREDUCE, LC_ALGO_RHD, "rhd_allreduce", lc_rhd_allreduce_build},
-    {LC_COLL_ALLREDUCE, LC_ALGO_RING, "ring_allreduce", lc_ring_allreduce_build},
-    {LC_COLL_REDUCE_SCATTER, LC_ALGO_RHD, "rhd_reduce_scatter", lc_rhd_reduce_scatter_build},
-    {LC_COLL_REDUCE_SCATTER, LC_ALGO_RING, "ring_reduce_scatter", lc_ring_reduce_scatter_build},
-    {LC_COLL_ALLGATHER, LC_ALGO_RHD, "rhd_allgather", lc_rhd_allgather_build},
-    {LC_COLL_ALLGATHER, LC_ALGO_RING, "ring_allgather", lc_ring_allgather_build},
-    {LC_COLL_BCAST, LC_ALGO_RHD, "rhd_bcast", lc_rhd_bcast_build},
-    {LC_COLL_BCAST, LC_ALGO_BINOMIAL, "binomial_bcast", lc_binomial_bcast_build},
-    {LC_COLL_REDUCE, LC_ALGO_RHD, "rhd_reduce", lc_rhd_reduce_build},
-    {LC_COLL_REDUCE, LC_ALGO_BINOMIAL, "binomial_reduce", lc_binomial_reduce_build},
-};
-#define LC_NALGS (sizeof(lc_coll_algs) / sizeof(lc_coll_algs[0]))
+#include "core/exec/exec.h"
 
 static const char *const lc_op_names[LC_COLL_NOPS] = {"allreduce", "reduce_scatter", "allgather",
                                                       "bcast", "reduce"};
 static const char *const lc_op_vars[LC_COLL_NOPS] = {
     "LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO", "LINCOLL_ALLGATHER_ALGO",
     "LINCOLL_BCAST_ALGO", "LINCOLL_REDUCE_ALGO"};
-static const char *const lc_algo_names[LC_ALGO_NALGOS] = {"auto", "rhd", "ring", "binomial"};
 
 const char *lc_coll_op_name(lc_coll_op_t op)
 {
     return (unsigned)op < LC_COLL_NOPS ? lc_op_names[op] : "unknown";
 }
 
-const char *lc_coll_algo_name(lc_coll_algo_t algo)
+const char *lc_coll_op_var(lc_coll_op_t op)
 {
-    return (unsigned)algo < LC_ALGO_NALGOS ? lc_algo_names[algo] : "unknown";
+    return (unsigned)op < LC_COLL_NOPS ? lc_op_vars[op] : "?";
 }
 
-lincoll_status_t lc_coll_forced_algo(lc_coll_op_t op, lc_coll_algo_t *algo_p)
+static const char *lc_cfg_algo(const lc_config_t *c, lc_coll_op_t op)
 {
-    *algo_p = LC_ALGO_AUTO;
-    const char *v = getenv(lc_op_vars[op]);
-    if (v == NULL || *v == '\0') {
-        return LINCOLL_OK;
-    }
-    for (int i = 0; i < LC_ALGO_NALGOS; i++) {
-        if (strcasecmp(v, lc_algo_names[i]) == 0) {
-            *algo_p = (lc_coll_algo_t)i;
-            return LINCOLL_OK;
-        }
-    }
-    lc_error("%s=%s: expected one of auto|rhd|ring|binomial", lc_op_vars[op], v);
-    return LINCOLL_ERR_INVALID;
-}
-
-static const lc_coll_alg_t *lc_coll_find(lc_coll_op_t op, lc_coll_algo_t algo)
-{
-    for (size_t i = 0; i < LC_NALGS; i++) {
-        if (lc_coll_algs[i].op == op && lc_coll_algs[i].algo == algo) return &lc_coll_algs[i];
-    }
-    return NULL;
-}
-
-double lc_coll_predict(const lc_config_t *cfg, lc_coll_op_t op, lc_coll_algo_t algo, int p,
-                       const lc_coll_args_t *a)
-{
-    if (lc_coll_find(op, algo) == NULL) return -1.0;
-    if (p <= 1) return 0.0;
-    lc_fold_t f;
-    lc_fold_init(&f, p, 0);
-    const double al = cfg->model_alpha, be = 1.0 / cfg->model_bw;
-    const double ga = 2.0 / cfg->model_compute_bw; /* a reduce reads two operands */
-    const double n = (double)a->total * (double)a->es, k = f.k, P = f.P, d = f.r > 0;
-    const double fr = (P - 1) / P, fp = (double)(p - 1) / p, b = n / p;
     switch (op) {
     case LC_COLL_ALLREDUCE:
-        if (algo == LC_ALGO_RHD)
-            return (2 * k + 2 * d) * al + (2 * fr + 2 * d) * n * be + (fr + d) * n * ga;
-        return 2.0 * (p - 1) * al + 2 * fp * n * be + fp * n * ga;
+        return c->algo_allreduce;
     case LC_COLL_REDUCE_SCATTER:
-        if (algo == LC_ALGO_RHD)
-            return (k + 2 * d) * al + (fr * n + d * (n + b)) * be + (fr + d) * n * ga;
-        return (p - 1) * al + fp * n * (be + ga);
+        return c->algo_reduce_scatter;
     case LC_COLL_ALLGATHER:
-        if (algo == LC_ALGO_RHD) return (k + 2 * d) * al + (fr * n + d * (n + b)) * be;
-        return (p - 1) * al + fp * n * be;
+        return c->algo_allgather;
     case LC_COLL_BCAST:
-        if (algo == LC_ALGO_RHD) return (2 * k + d) * al + (2 * fr + d) * n * be;
-        return (k + d) * (al + n * be);
-    case LC_COLL_REDUCE:
-        if (algo == LC_ALGO_RHD)
-            return (2 * k + d) * al + (2 * fr + d) * n * be + (fr + d) * n * ga;
-        return (k + d) * (al + n * be + n * ga);
+        return c->algo_bcast;
     default:
-        return -1.0;
+        return c->algo_reduce;
     }
+}
+
+/* ---- compilation ------------------------------------------------------------ */
+
+static lincoll_status_t lc_coll_compile_raw(const lc_coll_alg_t *alg, const lc_env_t *env,
+                                            const lc_coll_args_t *a, lc_plan_t **ir_p)
+{
+    lc_plan_t *ir;
+    int ports = alg->ports < 0 ? env->P - 1 : (alg->ports > 0 ? alg->ports : 1);
+    lincoll_status_t st = lc_plan_create(env, alg->plan_name, ports, &ir);
+    if (st != LINCOLL_OK) return st;
+    ir->elem_size = a->es;
+    st = alg->compile(ir, a);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(ir);
+        return st;
+    }
+    *ir_p = ir;
+    return LINCOLL_OK;
+}
+
+/* The call cut into pieces of LINCOLL_COLL_CHUNK bytes, or 0 pieces. */
+static unsigned lc_coll_pieces(const lc_coll_alg_t *alg, const lc_env_t *env,
+                               const lc_coll_args_t *a, size_t *per_p)
+{
+    const size_t chunk = env->cfg->coll_chunk;
+    if (chunk == 0 || alg->mapped || env->P < 2 ||
+        (a->op != LC_COLL_ALLREDUCE && a->op != LC_COLL_BCAST && a->op != LC_COLL_REDUCE))
+        return 0;
+    size_t per = chunk / a->es ? chunk / a->es : 1;
+    size_t n = (a->count + per - 1) / per;
+    if (n < 2) return 0;
+    if (n > 64) { /* at most 64 pieces */
+        per = (a->count + 63) / 64;
+        n = (a->count + per - 1) / per;
+    }
+    *per_p = per;
+    return (unsigned)n;
+}
+
+lincoll_status_t lc_coll_compile(const lc_coll_alg_t *alg, const lc_env_t *env,
+                                 const lc_coll_args_t *a, lc_plan_t **ir_p)
+{
+    if (alg->applies != NULL && !alg->applies(env, a)) {
+        lc_error("%s: %s cannot serve this call", lc_coll_op_name(a->op), alg->plan_name);
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    return lc_coll_compile_any(alg, env, a, ir_p);
+}
+
+lincoll_status_t lc_coll_compile_any(const lc_coll_alg_t *alg, const lc_env_t *env,
+                                     const lc_coll_args_t *a, lc_plan_t **ir_p)
+{
+    size_t per = 0;
+    unsigned n = lc_coll_pieces(alg, env, a, &per);
+    lincoll_status_t st;
+    lc_plan_t *ir = NULL;
+    if (n == 0) {
+        st = lc_coll_compile_raw(alg, env, a, &ir);
+    } else {
+        lc_plan_t **pc = calloc(n, sizeof(*pc));
+        st = pc != NULL ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
+        for (unsigned c = 0; c < n && st == LINCOLL_OK; c++) {
+            lc_coll_args_t b = *a;
+            size_t off = (size_t)c * per, bytes_off = off * a->es;
+            b.count = b.total = c + 1 < n ? per : a->count - off;
+            b.sbuf = a->sbuf != NULL ? (const char *)a->sbuf + bytes_off : NULL;
+            b.rbuf = a->rbuf != NULL ? (char *)a->rbuf + bytes_off : NULL;
+            st = lc_coll_compile_raw(alg, env, &b, &pc[c]);
+        }
+        if (st == LINCOLL_OK) {
+            st = lc_pass_pipeline(pc, n, &ir);
+        } else {
+            for (unsigned c = 0; pc != NULL && c < n; c++)
+                lc_plan_destroy(pc[c]);
+        }
+        free(pc);
+    }
+    if (st == LINCOLL_OK) st = lc_plan_finalize(ir);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(ir);
+        return st;
+    }
+    *ir_p = ir;
+    return LINCOLL_OK;
+}
+
+/* ---- choice ----------------------------------------------------------------- */
+
+/* The cheapest applicable algorithm of the call's operation (mapped: zero
+ * copy allowed); NULL when none. */
+static const lc_coll_alg_t *lc_coll_best(const lc_env_t *env, const lc_coll_args_t *a, int mapped,
+                                         double *cost_p)
+{
+    size_t n;
+    const lc_coll_alg_t *const *reg = lc_coll_registry(&n);
+    const lc_coll_alg_t *best = NULL;
+    double bt = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lc_coll_alg_t *g = reg[i];
+        if (g->op != a->op || (g->mapped && !mapped)) continue;
+        if (g->applies != NULL && !g->applies(env, a)) continue;
+        double t = g->cost(env, a);
+        /* a later candidate must be clearly cheaper: equal closed forms
+         * (p = 2) must not flip on rounding */
+        if (best == NULL || t < bt * (1.0 - 1e-9)) {
+            best = g;
+            bt = t;
+        }
+    }
+    *cost_p = bt;
+    return best;
+}
+
+/* A forced algorithm that cannot serve: warn once and choose (NULL), or fail. */
+static lincoll_status_t lc_coll_fallback(const lc_config_t *cfg, lc_coll_op_t op,
+                                         const char *name, const char *why)
+{
+    if (cfg->algo_fallback == LC_FALLBACK_ERROR) {
+        lc_error("%s=%s: %s (LINCOLL_ALGO_FALLBACK=error)", lc_op_vars[op], name, why);
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    static int warned[LC_COLL_NOPS];
+    if (!warned[op]) {
+        warned[op] = 1;
+        lc_warn("%s=%s: %s; choosing automatically", lc_op_vars[op], name, why);
+    }
+    return LINCOLL_OK;
+}
+
+/* The forced algorithm (NULL: automatic) or an error. */
+static lincoll_status_t lc_coll_forced(const lc_config_t *cfg, const lc_env_t *env,
+                                       const lc_coll_args_t *a, int can_map,
+                                       const lc_coll_alg_t **alg_p)
+{
+    lc_config_t c = *cfg;
+    *alg_p = NULL;
+    if (lc_config_reread(lc_op_vars[a->op], &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
+    const char *name = lc_cfg_algo(&c, a->op);
+    if (name[0] == '\0' || strcmp(name, "auto") == 0) return LINCOLL_OK;
+    const lc_coll_alg_t *g = lc_coll_find(a->op, name);
+    if (g == NULL) {
+        for (int op = 0; op < LC_COLL_NOPS && g == NULL; op++)
+            g = lc_coll_find((lc_coll_op_t)op, name);
+        if (g == NULL) {
+            lc_error("%s=%s: no such algorithm (lincoll_info -a lists them)", lc_op_vars[a->op],
+                     name);
+            return LINCOLL_ERR_INVALID;
+        }
+        char why[96];
+        snprintf(why, sizeof(why), "%s has no %s algorithm", lc_op_names[a->op], name);
+        return lc_coll_fallback(cfg, a->op, name, why);
+    }
+    if (g->mapped && !can_map)
+        return lc_coll_fallback(cfg, a->op, name,
+                                "zero copy needs every rank on this node in one job, and not a "
+                                "blocking call");
+    if (g->applies != NULL && !g->applies(env, a))
+        return lc_coll_fallback(cfg, a->op, name, "it cannot serve this call's size or rank count");
+    *alg_p = g;
+    return LINCOLL_OK;
+}
+
+/* What every rank of the call must agree on. */
+static lc_bind_shape_t lc_coll_shape(const lc_coll_args_t *a, int P)
+{
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (int i = 0; a->counts != NULL && i < P; i++)
+        h = (h ^ (uint64_t)a->counts[i]) * UINT64_C(1099511628211);
+    lc_bind_shape_t s = {{UINT64_C(0x636f6c6c61677231) ^ (uint64_t)a->op, /* "collagr1" */
+                          (uint64_t)a->total ^ (uint64_t)a->root << 48 ^ h,
+                          (uint64_t)a->dtype | (uint64_t)a->rop << 16 | (uint64_t)a->es << 32}};
+    return s;
 }
 
 lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
                               lincoll_plan_t **plan_p)
 {
     const lc_config_t *cfg = &comm->ctx->cfg;
-    lc_coll_algo_t forced;
-    lincoll_status_t st = lc_coll_forced_algo(a->op, &forced);
+    const int can_map = lc_exec_can_map(comm) && !lc_coll_blocking_build();
+    lc_env_t env = lc_exec_env(comm, can_map);
+    const lc_coll_alg_t *alg;
+    lincoll_status_t st = lc_coll_forced(cfg, &env, a, can_map, &alg);
     if (st != LINCOLL_OK) return st;
-    const lc_coll_alg_t *alg = NULL;
-    if (forced != LC_ALGO_AUTO) {
-        alg = lc_coll_find(a->op, forced);
-        if (alg == NULL) {
-            if (cfg->algo_fallback == LC_FALLBACK_ERROR) {
-                lc_error("%s=%s: %s has no %s algorithm (LINCOLL_ALGO_FALLBACK=error)",
-                         lc_op_vars[a->op], lc_algo_names[forced], lc_op_names[a->op],
-                         lc_algo_names[forced]);
-                return LINCOLL_ERR_UNSUPPORTED;
-            }
-            static int warned[LC_COLL_NOPS];
-            if (!warned[a->op]) {
-                warned[a->op] = 1;
-                lc_warn("%s=%s: %s has no %s algorithm; choosing automatically", lc_op_vars[a->op],
-                        lc_algo_names[forced], lc_op_names[a->op], lc_algo_names[forced]);
-            }
-        }
-    }
-    if (forced == LC_ALGO_AUTO && !lc_coll_blocking_build()) {
-        /* zero copy when every rank's buffers are mapped here (collective check) */
-        st = lc_zc_allreduce_try(comm, a, plan_p);
-        if (st != LINCOLL_ERR_UNSUPPORTED) return st;
-    }
+    const int forced = alg != NULL;
+    double cost = 0;
+    if (alg == NULL) alg = lc_coll_best(&env, a, can_map, &cost);
     if (alg == NULL) {
-        double best = 0;
-        for (size_t i = 0; i < LC_NALGS; i++) {
-            if (lc_coll_algs[i].op != a->op) continue;
-            double t = lc_coll_predict(cfg, a->op, lc_coll_algs[i].algo, comm->size, a);
-            /* a later candidate must be clearly cheaper: equal closed forms
-             * (p = 2) must not flip on rounding */
-            if (alg == NULL || t < best * (1.0 - 1e-9)) {
-                alg = &lc_coll_algs[i];
-                best = t;
-            }
+        lc_error("%s: no algorithm serves this call", lc_op_names[a->op]);
+        return LINCOLL_ERR_INTERNAL;
+    }
+    lc_plan_t *ir = NULL;
+    if (alg->mapped) {
+        st = lc_coll_compile(alg, &env, a, &ir);
+        if (st != LINCOLL_OK) return st;
+        lc_bind_shape_t shape = lc_coll_shape(a, comm->size);
+        lc_bind_t *bind = NULL;
+        unsigned keys = 0;
+        st = lc_bind_agree(comm, ir, &shape, &bind, &keys);
+        if (st != LINCOLL_OK) {
+            lc_plan_destroy(ir);
+            return st;
         }
-        lc_debug("%s of %zu elements on %d ranks: %s (predicted %.2f us)", lc_op_names[a->op],
-                 a->total, comm->size, alg->name, best * 1e6);
+        const unsigned need = lc_bind_keys(ir);
+        if ((keys & need) == need) {
+            lc_debug("%s of %zu bytes on %d ranks: %s (peers' memory mapped)", lc_op_names[a->op],
+                     lc_coll_bytes(a), comm->size, alg->plan_name);
+            return lc_bind_finish(bind, ir, plan_p);
+        }
+        lc_bind_drop(bind);
+        lc_plan_destroy(ir);
+        ir = NULL;
+        if (forced &&
+            (st = lc_coll_fallback(cfg, a->op, alg->name,
+                                   "a rank's buffers are not lincoll memory mapped by every "
+                                   "rank")) != LINCOLL_OK)
+            return st;
+        env.mapped = 0;
+        alg = lc_coll_best(&env, a, 0, &cost);
+        if (alg == NULL) return LINCOLL_ERR_INTERNAL;
     }
-    lincoll_plan_t *plan;
-    st = lc_plan_create(comm, alg->name, 1, &plan);
+    env.mapped = 0;
+    lc_debug("%s of %zu elements on %d ranks: %s (predicted %.2f us)", lc_op_names[a->op],
+             a->total, comm->size, alg->plan_name, cost * 1e6);
+    st = lc_coll_compile(alg, &env, a, &ir);
     if (st != LINCOLL_OK) return st;
-    plan->elem_size = a->es;
-    st = alg->build(plan, a);
-    if (st == LINCOLL_OK) st = lc_plan_finalize(plan);
-    if (st != LINCOLL_OK) {
-        lc_plan_destroy(plan);
-        return st;
-    }
-    *plan_p = plan;
-    return LINCOLL_OK;
+    return lc_bind_local(comm, ir, plan_p);
 }

@@ -190,7 +190,21 @@ lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size
     return LINCOLL_OK;
 }
 
-void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm); /* core/coll */
+static lc_flush_fn_t lc_flush_fns[8];
+static unsigned lc_nflush;
+
+void lc_context_on_flush(lc_flush_fn_t fn)
+{
+    for (unsigned i = 0; i < lc_nflush; i++)
+        if (lc_flush_fns[i] == fn) return;
+    if (lc_nflush < sizeof(lc_flush_fns) / sizeof(lc_flush_fns[0])) lc_flush_fns[lc_nflush++] = fn;
+}
+
+void lc_context_flush(lincoll_context_t *ctx, lincoll_comm_t *comm)
+{
+    for (unsigned i = 0; i < lc_nflush; i++)
+        lc_flush_fns[i](ctx, comm);
+}
 
 lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
 {
@@ -198,7 +212,7 @@ lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
         return LINCOLL_OK;
     }
     lincoll_status_t st = LINCOLL_OK;
-    lc_coll_cache_flush(ctx, NULL); /* plans the blocking collectives kept (core/coll) */
+    lc_context_flush(ctx, NULL); /* e.g. plans the blocking collectives kept */
     if (ctx->live_plans > 0) {
         lc_warn("lincoll_finalize: %d plan(s) were not freed", ctx->live_plans);
     }

@@ -50,6 +50,13 @@ struct lincoll_comm {
     unsigned seq;  /* operations started so far */
 };
 
+/* What holds on to a context's or communicator's resources (the plan cache
+ * of the blocking collectives) registers a flush callback; lincoll_finalize
+ * (comm NULL) and lincoll_comm_free call every one.  At most 8. */
+typedef void (*lc_flush_fn_t)(lincoll_context_t *ctx, lincoll_comm_t *comm);
+void lc_context_on_flush(lc_flush_fn_t fn);
+void lc_context_flush(lincoll_context_t *ctx, lincoll_comm_t *comm);
+
 /* lincoll_comm_split in two halves: every member's entry (what the split
  * allgathers), then the new communicator from all of them (entries[i] of
  * rank i of comm).  Tests that drive sim virtual ranks from one thread call

@@ -29,6 +29,7 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
+#include "core/exec/exec.h"
 
 int lc_enc_rev(int k, int L, int P)
 {
@@ -155,7 +156,7 @@ lincoll_status_t lincoll_encode_dft_init(lincoll_comm_t *comm, const lincoll_fie
                  "LINCOLL_ENCODE_DFT_NATURAL or other ports)",
                  fn, K, P);
     lincoll_encode_algo_t algo;
-    st = lc_enc_requested_algo(opts, &algo);
+    st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
     if (st != LINCOLL_OK) return st;
     uint64_t w = lc_gf_pow(field, field->gen, (field->q - 1) / (uint64_t)K), scale = 1;
     if (flags & LINCOLL_ENCODE_DFT_INVERSE) {
@@ -178,8 +179,8 @@ lincoll_status_t lincoll_encode_dft_init(lincoll_comm_t *comm, const lincoll_fie
     }
     if (specific && algo == LINCOLL_ENCODE_ALGO_AUTO) {
         double tu;
-        lc_enc_pick_universal(comm->ctx, K, p, packet_bytes, algo, &tu);
-        double ts = lc_enc_predict(comm->ctx, (unsigned)(L + extra), (uint64_t)(L + extra),
+        lc_enc_pick_universal(&comm->ctx->cfg, K, p, packet_bytes, algo, &tu);
+        double ts = lc_enc_predict(&comm->ctx->cfg, (unsigned)(L + extra), (uint64_t)(L + extra),
                                    packet_bytes, (double)L * P * (double)packet_bytes);
         specific = ts <= tu;
     } else if (algo != LINCOLL_ENCODE_ALGO_SPECIFIC) {

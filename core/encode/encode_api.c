@@ -2,12 +2,12 @@
  * core/encode/encode_api.c: lincoll_encode_init, all-to-all encode of any
  * K x K matrix with the universal algorithms.
  *
- * What: validate (K x K shape, packet size; each rank checks that the
- * entries of A it uses are reduced: a full K^2 scan on every rank would
- * make K = 4096 sim runs cubic), pick
- * prepare_shoot / best_window / direct / zcopy (options, LINCOLL_ENCODE_ALGO,
- * or the cost model of encode_common.c; zcopy after the collective agreement
- * of zcopy.c) and compile.  "specific" has no meaning for
+ * What: validate (K x K shape, packet size, every entry of A reduced: each
+ * rank scans the whole matrix, so a bad entry fails every rank with the same
+ * status; the scan of one matrix is remembered, so K virtual ranks of a sim
+ * sharing it scan it once), pick prepare_shoot / best_window / direct /
+ * zcopy / zcopy_split (options, LINCOLL_ENCODE_ALGO, or the cost model of
+ * encode_common.c; zcopy when the peers agree at bind) and compile.  "specific" has no meaning for
  * an arbitrary matrix: it falls back to auto with one warning (error under
  * LINCOLL_ALGO_FALLBACK=error).
  * Reference and costs: prepare_shoot.c, direct.c, zcopy.c.
@@ -15,6 +15,34 @@
  */
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
+#include "core/exec/exec.h"
+
+/* Every entry of the K x K matrix A below q; the last matrix found good is
+ * remembered (pointer, K, q and the first and last entries), so a sim of K
+ * virtual ranks sharing one A scans it once instead of K times. */
+static lincoll_status_t lc_enc_check_matrix(const char *fn, const lincoll_field_t *f,
+                                            const uint64_t *A, int K)
+{
+    static _Thread_local const uint64_t *last;
+    static _Thread_local int last_k;
+    static _Thread_local uint64_t last_q, last_first, last_end;
+    const size_t n = (size_t)K * (size_t)K;
+    if (A == last && K == last_k && f->q == last_q && A[0] == last_first && A[n - 1] == last_end)
+        return LINCOLL_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (A[i] >= f->q) {
+            lc_error("%s: A[%zu][%zu]=%llu is not a reduced element (q=%llu)", fn, i / (size_t)K,
+                     i % (size_t)K, (unsigned long long)A[i], (unsigned long long)f->q);
+            return LINCOLL_ERR_INVALID;
+        }
+    }
+    last = A;
+    last_k = K;
+    last_q = f->q;
+    last_first = A[0];
+    last_end = A[n - 1];
+    return LINCOLL_OK;
+}
 
 /* "specific" asked where there is none: warn once and go automatic, or fail */
 static lincoll_status_t lc_enc_no_specific(lincoll_comm_t *comm, const char *fn,
@@ -54,15 +82,17 @@ lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t
                  "%s: A is %d x %d but the communicator has K=%d ranks (A must be K x K)", fn, rows,
                  cols, K);
     lincoll_encode_algo_t algo;
-    st = lc_enc_requested_algo(opts, &algo);
+    st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
     if (st == LINCOLL_OK) st = lc_enc_no_specific(comm, fn, &algo);
+    if (st != LINCOLL_OK) return st;
+    /* every rank checks the whole matrix, so a bad entry fails every rank alike */
+    st = lc_enc_check_matrix(fn, field, A, K);
     if (st != LINCOLL_OK) return st;
     lc_enc_b_t b;
     st = lc_enc_begin(comm, "encode", p, field, packet_bytes, opts, &b);
     if (st != LINCOLL_OK) return st;
-    /* zcopy: a collective decision (every rank, lincoll memory or not) */
-    st = lc_enc_zc_agree(comm, &b, fn, &algo, in, out);
-    if (st != LINCOLL_OK) return lc_enc_end(&b, st, plan_p);
+    b.zc_allowed = 1; /* zcopy is a candidate (decided with the peers, lc_enc_universal) */
+    b.fn = fn;
     int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
     int so = lc_plan_slot_user(b.plan, out, packet_bytes);
     if (si < 0 || so < 0) return lc_enc_end(&b, LINCOLL_ERR_NOMEM, plan_p);

@@ -26,11 +26,11 @@
 #include <strings.h>
 
 #include "core/base/log.h"
-#include "core/context/win.h"
+#include "core/exec/exec.h"
 #include "core/encode/encode_int.h"
 
 static const char *const lc_enc_algo_names[LINCOLL_ENCODE_ALGO_LAST] = {
-    "auto", "prepare_shoot", "best_window", "direct", "specific", "zcopy"};
+    "auto", "prepare_shoot", "best_window", "direct", "specific", "zcopy", "zcopy_split"};
 
 const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo)
 {
@@ -47,7 +47,6 @@ void lc_enc_priv_free(void *arg)
         lc_gf_coeffs_destroy(pv->coeffs[i]);
     }
     free(pv->coeffs);
-    free(pv->zero);
     free(pv);
 }
 
@@ -76,10 +75,12 @@ lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
     b->f = f;
     b->B = B;
     b->p = ports;
+    b->comm = comm;
     b->scratch_packet = -1;
     b->chunk_req =
         opts != NULL && opts->chunk_bytes != 0 ? opts->chunk_bytes : comm->ctx->cfg.encode_chunk;
-    lincoll_status_t st = lc_plan_create(comm, name, ports, &b->plan);
+    lc_env_t env = lc_exec_env(comm, 0);
+    lincoll_status_t st = lc_plan_create(&env, name, ports, &b->plan);
     if (st != LINCOLL_OK) return st;
     b->plan->elem_size = B; /* C2 in packets */
     b->priv = calloc(1, sizeof(*b->priv));
@@ -105,30 +106,20 @@ lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
 
 lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p)
 {
-    lc_win_destroy(b->zc_win); /* agreed but not used (an error, or another algorithm) */
-    lc_win_destroy(b->zc_wout);
-    b->zc_win = b->zc_wout = NULL;
+    lc_bind_t *bind = b->bind;
+    b->bind = NULL;
     if (st == LINCOLL_OK && !b->priv->zc) st = lc_enc_chunk_plan(b);
-    /* LINCOLL_ENCODE_CHECKSUM=crc32c: crc32c on every packet (core/plan/plan_checksum.c) */
-    if (st == LINCOLL_OK && b->plan->ctx->cfg.encode_checksum) st = lc_plan_checksum(b->plan);
+    /* LINCOLL_ENCODE_CHECKSUM=crc32c: crc32c on every packet (core/plan/pass_checksum.c) */
+    if (st == LINCOLL_OK && b->comm->ctx->cfg.encode_checksum) st = lc_pass_checksum(b->plan);
     if (st == LINCOLL_OK) st = lc_plan_finalize(b->plan);
-    if (st == LINCOLL_OK) {
-        lc_enc_chunk_stats(b);
-        if (b->priv->zc) { /* data read from peers counts as moved (zcopy.c) */
-            lincoll_plan_stats_t *s = &b->plan->stats;
-            s->c2_bytes = b->priv->zc_c2;
-            s->c2_elems = b->priv->zc_c2 / b->B;
-            s->predicted_us = b->priv->zc_pred_us;
-        }
-        for (unsigned i = 0; i < b->priv->nzero; i++) {
-            memset(lc_plan_ptr(b->plan, b->priv->zero[i]), 0, b->B);
-        }
-        *plan_p = b->plan;
-        return LINCOLL_OK;
-    }
-    lc_plan_destroy(b->plan);
+    lc_plan_t *ir = b->plan;
     b->plan = NULL;
-    return st;
+    if (st != LINCOLL_OK) {
+        lc_bind_drop(bind);
+        lc_plan_destroy(ir);
+        return st;
+    }
+    return bind != NULL ? lc_bind_finish(bind, ir, plan_p) : lc_bind_local(b->comm, ir, plan_p);
 }
 
 int lc_enc_round(lc_enc_b_t *b, int idx)
@@ -147,17 +138,8 @@ int lc_enc_scratch(lc_enc_b_t *b, size_t npackets)
 lincoll_status_t lc_enc_zero_packet(lc_enc_b_t *b, lc_bufref_t *ref)
 {
     if (b->scratch_packet < 0) {
-        int s = lc_enc_scratch(b, 1);
+        int s = lc_plan_slot_zero(b->plan, b->B);
         if (s < 0) return LINCOLL_ERR_NOMEM;
-        lc_enc_priv_t *pv = b->priv;
-        if (pv->nzero == pv->capzero) {
-            unsigned nc = pv->capzero ? 2 * pv->capzero : 4;
-            void *n = realloc(pv->zero, nc * sizeof(*pv->zero));
-            if (n == NULL) return LINCOLL_ERR_NOMEM;
-            pv->zero = n;
-            pv->capzero = nc;
-        }
-        pv->zero[pv->nzero++] = lc_ref(s, 0);
         b->scratch_packet = s;
     }
     *ref = lc_ref(b->scratch_packet, 0);
@@ -318,8 +300,13 @@ lincoll_status_t lincoll_encode_cost(int K, int ports, lincoll_encode_algo_t alg
         if (c1_p) *c1_p = K > 1 ? 2 : 0;
         if (c2_p) *c2_p = (uint64_t)(K - 1);
         break;
+    case LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT: /* two flag rounds; 2 (K-1)/K packets moved */
+        if (c1_p) *c1_p = K > 1 ? 2 : 0;
+        if (c2_p) *c2_p = K > 1 ? 1 : 0;
+        break;
     default:
-        lc_error("lincoll_encode_cost: algo=%d is not prepare_shoot, best_window, direct or zcopy",
+        lc_error("lincoll_encode_cost: algo=%d is not prepare_shoot, best_window, direct, zcopy "
+                 "or zcopy_split",
                  (int)algo);
         return LINCOLL_ERR_INVALID;
     }
@@ -329,7 +316,7 @@ lincoll_status_t lincoll_encode_cost(int K, int ports, lincoll_encode_algo_t alg
 
 /* ---- selection ------------------------------------------------------------------ */
 
-lincoll_status_t lc_enc_requested_algo(const lincoll_encode_opts_t *opts,
+lincoll_status_t lc_enc_requested_algo(const lc_config_t *cfg, const lincoll_encode_opts_t *opts,
                                        lincoll_encode_algo_t *algo_p)
 {
     *algo_p = LINCOLL_ENCODE_ALGO_AUTO;
@@ -337,24 +324,23 @@ lincoll_status_t lc_enc_requested_algo(const lincoll_encode_opts_t *opts,
         *algo_p = opts->algo;
         return LINCOLL_OK;
     }
-    const char *v = getenv("LINCOLL_ENCODE_ALGO");
-    if (v == NULL || *v == '\0') return LINCOLL_OK;
+    lc_config_t c = *cfg; /* LINCOLL_ENCODE_ALGO is read at every init */
+    if (lc_config_reread("LINCOLL_ENCODE_ALGO", &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
     for (int i = 0; i < LINCOLL_ENCODE_ALGO_LAST; i++) {
-        if (strcasecmp(v, lc_enc_algo_names[i]) == 0) {
+        if (strcasecmp(c.algo_encode, lc_enc_algo_names[i]) == 0) {
             *algo_p = (lincoll_encode_algo_t)i;
             return LINCOLL_OK;
         }
     }
     lc_error("LINCOLL_ENCODE_ALGO=%s: expected one of "
-             "auto|prepare_shoot|best_window|direct|specific|zcopy",
-             v);
+             "auto|prepare_shoot|best_window|direct|specific|zcopy|zcopy_split",
+             c.algo_encode);
     return LINCOLL_ERR_INVALID;
 }
 
-double lc_enc_predict(const lincoll_context_t *ctx, unsigned c1, uint64_t c2, size_t B,
+double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B,
                       double gf_bytes)
 {
-    const lc_config_t *cfg = &ctx->cfg;
     return (double)c1 * cfg->model_alpha + (double)c2 * (double)B / cfg->model_bw +
            gf_bytes / cfg->model_compute_bw;
 }
@@ -370,37 +356,212 @@ static double lc_enc_gf_work(int K, int p, int m, lincoll_encode_algo_t a, size_
     return ((double)n1 * (double)m + (double)(n1 - 1) + copy) * (double)B;
 }
 
-lincoll_encode_algo_t lc_enc_pick_universal(const lincoll_context_t *ctx, int K, int p, size_t B,
-                                            lincoll_encode_algo_t algo, double *pred_p)
+/* ---- the registry of the universal algorithms ------------------------------- */
+
+static double lc_enc_cost_of(lincoll_encode_algo_t a, const lc_config_t *cfg, int K, int p,
+                             size_t B)
 {
-    return lc_enc_pick(ctx, K, p, B, algo, 0, pred_p);
+    unsigned c1;
+    uint64_t c2;
+    int m;
+    lincoll_encode_cost(K, p, a, &c1, &c2, &m);
+    return lc_enc_predict(cfg, c1, c2, B, lc_enc_gf_work(K, p, m, a, B));
+}
+static double lc_enc_direct_pred(const lc_config_t *cfg, int K, int p, size_t B)
+{
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_DIRECT, cfg, K, p, B);
+}
+static double lc_enc_best_pred(const lc_config_t *cfg, int K, int p, size_t B)
+{
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_BEST_WINDOW, cfg, K, p, B);
+}
+static double lc_enc_ps_pred(const lc_config_t *cfg, int K, int p, size_t B)
+{
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, cfg, K, p, B);
+}
+static double lc_enc_zc_pred(const lc_config_t *cfg, int K, int p, size_t B)
+{
+    (void)p;
+    return lc_enc_zc_predict(cfg, K, B);
+}
+static lincoll_status_t lc_enc_direct_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                        const void *arg, lc_bufref_t in, lc_bufref_t out)
+{
+    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    int rounds;
+    return lc_enc_direct_build(b, &g, coef, arg, in, out, 0, &rounds);
+}
+static lincoll_status_t lc_enc_ps_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                    const void *arg, lc_bufref_t in, lc_bufref_t out, int best)
+{
+    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    int rounds, m = best ? lc_enc_best_window(K, b->p) : lc_enc_paper_window(K, b->p);
+    return lc_enc_ps_build(b, &g, m, coef, arg, in, out, 0, &rounds);
+}
+static lincoll_status_t lc_enc_best_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                      const void *arg, lc_bufref_t in, lc_bufref_t out)
+{
+    return lc_enc_ps_c(b, K, me, coef, arg, in, out, 1);
+}
+static lincoll_status_t lc_enc_paper_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                       const void *arg, lc_bufref_t in, lc_bufref_t out)
+{
+    return lc_enc_ps_c(b, K, me, coef, arg, in, out, 0);
 }
 
-lincoll_encode_algo_t lc_enc_pick(const lincoll_context_t *ctx, int K, int p, size_t B,
+/* Candidates in preference order: ties go to the first (a window that one
+ * prepare round fills is the direct schedule: at K = 2 the two are the same
+ * plan, and direct names it). */
+static const lc_enc_alg_t lc_enc_algs[] = {
+    {LINCOLL_ENCODE_ALGO_DIRECT, "direct", 0, lc_enc_direct_pred, lc_enc_direct_c},
+    {LINCOLL_ENCODE_ALGO_BEST_WINDOW, "best_window", 0, lc_enc_best_pred, lc_enc_best_c},
+    {LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, "prepare_shoot", 0, lc_enc_ps_pred, lc_enc_paper_c},
+    {LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT, "zcopy_split", 1, lc_enc_zc_pred, lc_enc_zcopy_split_build},
+    {LINCOLL_ENCODE_ALGO_ZCOPY, "zcopy", 1, lc_enc_zc_pred, lc_enc_zcopy_build},
+};
+#define LC_ENC_NALGS (sizeof(lc_enc_algs) / sizeof(lc_enc_algs[0]))
+
+const lc_enc_alg_t *lc_enc_alg(lincoll_encode_algo_t algo)
+{
+    for (size_t i = 0; i < LC_ENC_NALGS; i++)
+        if (lc_enc_algs[i].algo == algo) return &lc_enc_algs[i];
+    return NULL;
+}
+
+lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
+                                            lincoll_encode_algo_t algo, double *pred_p)
+{
+    return lc_enc_pick(cfg, K, p, B, algo, 0, pred_p);
+}
+
+lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
                                   lincoll_encode_algo_t algo, int zc, double *pred_p)
 {
-    static const lincoll_encode_algo_t cands[] = {
-        LINCOLL_ENCODE_ALGO_DIRECT, LINCOLL_ENCODE_ALGO_BEST_WINDOW,
-        LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, LINCOLL_ENCODE_ALGO_ZCOPY};
     lincoll_encode_algo_t best = LINCOLL_ENCODE_ALGO_BEST_WINDOW;
     double bt = -1;
-    for (int i = 0; i < 4; i++) {
-        if (algo != LINCOLL_ENCODE_ALGO_AUTO && algo != cands[i]) continue;
-        if (cands[i] == LINCOLL_ENCODE_ALGO_ZCOPY && (!zc || K < 2)) continue;
-        unsigned c1;
-        uint64_t c2;
-        int m;
-        lincoll_encode_cost(K, p, cands[i], &c1, &c2, &m);
-        double t = cands[i] == LINCOLL_ENCODE_ALGO_ZCOPY
-                       ? lc_enc_zc_predict(ctx, K, B)
-                       : lc_enc_predict(ctx, c1, c2, B, lc_enc_gf_work(K, p, m, cands[i], B));
+    for (size_t i = 0; i < LC_ENC_NALGS; i++) {
+        const lc_enc_alg_t *a = &lc_enc_algs[i];
+        if (algo != LINCOLL_ENCODE_ALGO_AUTO && algo != a->algo) continue;
+        if (a->mapped && (!zc || K < 2)) continue;
+        double t = a->cost(cfg, K, p, B);
         if (bt < 0 || t < bt) {
             bt = t;
-            best = cands[i];
+            best = a->algo;
         }
     }
     if (pred_p) *pred_p = bt;
     return best;
+}
+
+/* The call's shape for the bind agreement of a zcopy candidate. */
+static lc_bind_shape_t lc_enc_shape(const lc_enc_b_t *b, int K, lincoll_encode_algo_t algo)
+{
+    lc_bind_shape_t s = {{UINT64_C(0x656e637a63707931) ^ (uint64_t)K, /* "enczcpy1" */
+                          (uint64_t)b->B, (uint64_t)b->p | (uint64_t)algo << 16}};
+    return s;
+}
+
+/* A fresh IR with b->plan's slots (the init's user slots), so refs stay valid. */
+static lincoll_status_t lc_enc_fresh(lc_enc_b_t *b, const lc_env_t *env, lc_plan_t **out)
+{
+    lc_plan_t *n;
+    lincoll_status_t st = lc_plan_create(env, b->plan->algorithm, b->p, &n);
+    if (st != LINCOLL_OK) return st;
+    n->elem_size = b->plan->elem_size;
+    for (unsigned i = 0; i < b->plan->nslots; i++) {
+        const lc_slot_t *sl = &b->plan->slots[i];
+        int r = sl->kind == LC_SLOT_USER ? lc_plan_slot_user(n, sl->ptr, sl->size)
+                                         : lc_plan_slot_scratch(n, sl->size);
+        if (r != (int)i) {
+            lc_plan_destroy(n);
+            return LINCOLL_ERR_NOMEM;
+        }
+        n->slots[i].zero = sl->zero;
+    }
+    *out = n;
+    return LINCOLL_OK;
+}
+
+/* b->plan becomes n (the priv moves along). */
+static void lc_enc_swap(lc_enc_b_t *b, lc_plan_t *n)
+{
+    n->priv = b->plan->priv;
+    n->priv_free = b->plan->priv_free;
+    b->plan->priv = NULL;
+    b->plan->priv_free = NULL;
+    lc_plan_destroy(b->plan);
+    b->plan = n;
+}
+
+/* A zcopy candidate compiled for mapped peers into a fresh IR. */
+static lincoll_status_t lc_enc_zc_compile(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K,
+                                          int me, lc_enc_coef_fn_t coef, const void *arg,
+                                          lc_bufref_t in, lc_bufref_t out, lc_plan_t **z_p)
+{
+    lc_env_t env = lc_exec_env(b->comm, 1);
+    lc_plan_t *z, *keep = b->plan;
+    lincoll_status_t st = lc_enc_fresh(b, &env, &z);
+    if (st != LINCOLL_OK) return st;
+    /* the compilers write into b->plan: point it at z meanwhile */
+    const int sp = b->scratch_packet;
+    b->plan = z;
+    st = lc_enc_alg(algo)->compile(b, K, me, coef, arg, in, out);
+    b->plan = keep;
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(z);
+        b->scratch_packet = sp;
+        return st;
+    }
+    *z_p = z;
+    return LINCOLL_OK;
+}
+
+/* Agree with the peers on a zcopy candidate's windows (one exchange): on
+ * success b->plan is the zcopy IR (zcopy_split when the outputs map too,
+ * zcopy when only the inputs do, unless split_only) and b->bind holds the
+ * agreement; else b is
+ * as it was and *used is 0, on every rank alike. */
+static lincoll_status_t lc_enc_try_zcopy(lc_enc_b_t *b, int split_only, int K, int me,
+                                         lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
+                                         lc_bufref_t out, int *used)
+{
+    const lincoll_encode_algo_t algo = LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT;
+    *used = 0;
+    const int sp = b->scratch_packet;
+    lc_plan_t *z = NULL;
+    lincoll_status_t st = lc_enc_zc_compile(b, algo, K, me, coef, arg, in, out, &z);
+    if (st != LINCOLL_OK) return st;
+    unsigned keys = 0;
+    lc_bind_t *bind = NULL;
+    lc_bind_shape_t shape = lc_enc_shape(b, K, LINCOLL_ENCODE_ALGO_ZCOPY);
+    st = lc_bind_agree(b->comm, z, &shape, &bind, &keys);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(z);
+        b->scratch_packet = sp;
+        return st;
+    }
+    if ((keys & lc_bind_keys(z)) != lc_bind_keys(z)) {
+        lc_plan_destroy(z);
+        z = NULL;
+        b->scratch_packet = sp;
+        if (!split_only && (keys & (1u << LC_ENC_KEY_IN))) {
+            /* the inputs map, the outputs do not: zcopy over the inputs, with
+             * the windows just agreed */
+            st = lc_enc_zc_compile(b, LINCOLL_ENCODE_ALGO_ZCOPY, K, me, coef, arg, in, out, &z);
+            if (st != LINCOLL_OK) z = NULL;
+        }
+    }
+    if (z == NULL) {
+        /* no zero copy: bind a tag plan with this agreement later (it
+         * declares no window, so every rank drops the windows alike) */
+        b->bind = bind;
+        return st;
+    }
+    lc_enc_swap(b, z);
+    b->bind = bind;
+    b->priv->zc = 1;
+    *used = 1;
+    return LINCOLL_OK;
 }
 
 lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K, int me,
@@ -408,11 +569,46 @@ lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int
                                   lc_bufref_t out)
 {
     lincoll_status_t st = LINCOLL_OK;
-    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    const lc_config_t *cfg = &b->comm->ctx->cfg;
     double pred;
-    if (algo == LINCOLL_ENCODE_ALGO_ZCOPY && b->zc_win == NULL) algo = LINCOLL_ENCODE_ALGO_AUTO;
-    algo = lc_enc_pick(b->plan->ctx, K, b->p, b->B, algo, b->zc_win != NULL, &pred);
-    snprintf(b->plan->algorithm, sizeof(b->plan->algorithm), "%s", lincoll_encode_algo_name(algo));
+    /* zero copy: lincoll_encode_init only, a node that may map every peer,
+     * no checksum (no message to check) and an output to write */
+    const int zc = b->zc_allowed && lc_exec_can_map(b->comm) && !cfg->encode_checksum &&
+                   out.slot != (uint32_t)-1 && in.slot != (uint32_t)-1;
+    lincoll_encode_algo_t want = algo;
+    if ((algo == LINCOLL_ENCODE_ALGO_ZCOPY || algo == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT) && !zc)
+        algo = LINCOLL_ENCODE_ALGO_AUTO;
+    algo = lc_enc_pick(cfg, K, b->p, b->B, algo, zc, &pred);
+    if (algo == LINCOLL_ENCODE_ALGO_ZCOPY || algo == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT) {
+        int used;
+        /* zcopy (forced or chosen) takes the split form when the outputs map
+         * too; a forced zcopy_split alone does not take plain zcopy */
+        st = lc_enc_try_zcopy(b, want == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT, K, me, coef, arg, in,
+                              out, &used);
+        if (st != LINCOLL_OK) return st;
+        if (used) {
+            lc_debug("encode K=%d packet %zu bytes: %s (peers' memory mapped)", K, b->B,
+                     b->plan->algorithm);
+            return LINCOLL_OK;
+        }
+        algo = lc_enc_pick(cfg, K, b->p, b->B, LINCOLL_ENCODE_ALGO_AUTO, 0, &pred);
+    }
+    if (want == LINCOLL_ENCODE_ALGO_ZCOPY || want == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT) {
+        if (cfg->algo_fallback == LC_FALLBACK_ERROR) {
+            lc_error("%s: algorithm %s needs every rank's packet in lincoll memory mapped by "
+                     "every rank (LINCOLL_ALGO_FALLBACK=error)",
+                     b->fn ? b->fn : "encode", lincoll_encode_algo_name(want));
+            return LINCOLL_ERR_UNSUPPORTED;
+        }
+        static int warned;
+        if (!warned) {
+            warned = 1;
+            lc_warn("%s: algorithm %s needs every rank's packet in lincoll memory mapped by "
+                    "every rank; choosing automatically",
+                    b->fn ? b->fn : "encode", lincoll_encode_algo_name(want));
+        }
+    }
+    lc_plan_rename(b->plan, lincoll_encode_algo_name(algo));
     lc_debug("encode K=%d p=%d packet %zu bytes: %s (predicted %.2f us)", K, b->p, b->B,
              lincoll_encode_algo_name(algo), pred * 1e6);
     if (out.slot == (uint32_t)-1) { /* no output wanted: a scratch sink */
@@ -424,19 +620,7 @@ lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int
         st = lc_enc_zero_packet(b, &in);
         if (st != LINCOLL_OK) return st;
     }
-    int rounds;
-    if (algo == LINCOLL_ENCODE_ALGO_ZCOPY) {
-        lc_win_t *w = b->zc_win, *wo = b->zc_wout;
-        b->zc_win = b->zc_wout = NULL; /* the plan owns them now */
-        if (wo != NULL) return lc_enc_zcopy_split_build(b, w, wo, K, me, coef, arg, in, out);
-        return lc_enc_zcopy_build(b, w, K, me, coef, arg, in, out);
-    }
-    if (algo == LINCOLL_ENCODE_ALGO_DIRECT) {
-        return lc_enc_direct_build(b, &g, coef, arg, in, out, 0, &rounds);
-    }
-    int m = algo == LINCOLL_ENCODE_ALGO_BEST_WINDOW ? lc_enc_best_window(K, b->p)
-                                                    : lc_enc_paper_window(K, b->p);
-    return lc_enc_ps_build(b, &g, m, coef, arg, in, out, 0, &rounds);
+    return lc_enc_alg(algo)->compile(b, K, me, coef, arg, in, out);
 }
 
 lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,

@@ -26,54 +26,35 @@
 #include <stdint.h>
 
 #include "core/plan/plan.h"
+#include "core/plan/plan_steps.h"
 #include "kernels/gf/gf_kernels.h"
-
-/* ---- GF step operands (step->ext), see core/exec/steps_gf.c ------------------- */
-typedef struct lc_gf_step_ext {
-    const lincoll_gf_coeffs_t *coeffs; /* r x k tables (owned by the plan's priv) */
-    int col;                           /* MAD: the source's column */
-    int nsrc, ndst;                    /* LINCOMB: k and r; MAD: 1 and r */
-    size_t len;                        /* bytes per buffer */
-    lc_bufref_t refs[];                /* nsrc sources, then ndst destinations */
-} lc_gf_step_ext_t;
-
-/* Append a GF step (kind LC_STEP_GF_LINCOMB or LC_STEP_GF_MAD) to a round
- * (post: after its transfers).  Defined in core/exec/steps_gf.c. */
-lincoll_status_t lc_plan_gf_step(lincoll_plan_t *plan, int round, int post, lc_step_kind_t kind,
-                                 const lincoll_gf_coeffs_t *coeffs, int col, int nsrc,
-                                 const lc_bufref_t *srcs, int ndst, const lc_bufref_t *dsts,
-                                 size_t len);
 
 /* ---- plan-owned data ---------------------------------------------------------- */
 typedef struct lc_enc_priv {
     lincoll_gf_coeffs_t **coeffs;
     unsigned ncoeffs, cap;
     lincoll_gf_coeffs_t *one; /* 1x1 [1]: packet additions */
-    lc_bufref_t *zero;        /* scratch packets zeroed once after finalize */
-    unsigned nzero, capzero;
     /* chunk pipelining (encode_chunk.c) */
-    unsigned nchunks;      /* 1: not chunked */
-    size_t chunk;          /* bytes of every chunk but the last */
-    unsigned sched_rounds; /* the schedule's C1 and C2 (bytes), per packet */
-    uint64_t sched_c2;
-    double pipe_us; /* pipelined prediction of one start */
-    /* zcopy (zcopy.c): stats reported instead of the flag messages' */
-    int zc;
-    uint64_t zc_c2;    /* bytes read from peers in the data round */
-    double zc_pred_us; /* the selection model's prediction */
+    unsigned nchunks; /* 1: not chunked */
+    size_t chunk;     /* bytes of every chunk but the last */
+    int zc;           /* a zero-copy plan (never chunked) */
 } lc_enc_priv_t;
 
-/* One compilation in progress. */
+/* One compilation in progress.  The compilers see only plan (the IR), f, B,
+ * p and priv; comm, bind and the zcopy fields belong to the init that
+ * drives the compilation (its bind at lc_enc_end). */
 typedef struct lc_enc_b {
-    lincoll_plan_t *plan;
+    lc_plan_t *plan;
     const lincoll_field_t *f;
     size_t B; /* packet bytes */
     int p;    /* ports */
     lc_enc_priv_t *priv;
     int scratch_packet; /* slot of one zeroed packet (-1 until needed) */
     size_t chunk_req;   /* opts->chunk_bytes, else LINCOLL_ENCODE_CHUNK (0 = model) */
-    lc_win_t *zc_win;   /* window over the input that every rank maps (zcopy agreed), or NULL */
-    lc_win_t *zc_wout;  /* and over the output (zcopy_split), or NULL */
+    lincoll_comm_t *comm;
+    struct lc_bind *bind; /* zcopy: the agreed windows, bound at lc_enc_end */
+    int zc_allowed;       /* lincoll_encode_init: zcopy is a candidate */
+    const char *fn;       /* the public init (log lines) */
 } lc_enc_b_t;
 
 /* A group of virtual ranks: v -> communicator rank off + stride * v. */
@@ -95,9 +76,9 @@ typedef uint64_t (*lc_enc_coef_fn_t)(const void *arg, int j, int k);
 lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
                               const lincoll_field_t *f, size_t B, const lincoll_encode_opts_t *opts,
                               lc_enc_b_t *b);
-/* Chunk the packet when that pays (encode_chunk.c), finalize, zero the scratch
- * packets that must start at zero; or destroy on error.  The one finalisation
- * point of every encode init. */
+/* Chunk the packet when that pays (encode_chunk.c), add checksums
+ * (LINCOLL_ENCODE_CHECKSUM), finalize and bind; or destroy on error.  The one
+ * finalisation point of every encode init. */
 lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p);
 /* Make sure round idx exists; returns idx or -1. */
 int lc_enc_round(lc_enc_b_t *b, int idx);
@@ -117,8 +98,6 @@ lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst,
 /* Replace b->plan (built for whole packets, not finalized) by its chunked,
  * pipelined version when b->chunk_req or the cost model asks for chunks. */
 lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b);
-/* After finalize: the stats report the schedule's per-packet C1/C2. */
-void lc_enc_chunk_stats(lc_enc_b_t *b);
 void lc_enc_priv_free(void *arg);
 
 /* ---- closed forms (encode_common.c), ENCODE.md §3 ---------------------------- */
@@ -160,10 +139,10 @@ int lc_enc_rev(int k, int L, int P);
 
 /* ---- selection (encode_common.c) --------------------------------------------- */
 /* Algorithm asked for: opts->algo, else LINCOLL_ENCODE_ALGO, else auto. */
-lincoll_status_t lc_enc_requested_algo(const lincoll_encode_opts_t *opts,
+lincoll_status_t lc_enc_requested_algo(const lc_config_t *cfg, const lincoll_encode_opts_t *opts,
                                        lincoll_encode_algo_t *algo_p);
 /* Predicted seconds of a (C1, C2, GF coefficient-bytes) triple. */
-double lc_enc_predict(const lincoll_context_t *ctx, unsigned c1, uint64_t c2, size_t B,
+double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B,
                       double gf_bytes);
 /* Compile a universal encode (prepare_shoot, best_window or direct; auto picks
  * the cheapest) of an explicit matrix on the group of all ranks of b.  in or
@@ -171,35 +150,34 @@ double lc_enc_predict(const lincoll_context_t *ctx, unsigned c1, uint64_t c2, si
 lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K, int me,
                                   lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
                                   lc_bufref_t out);
-/* Pick among universal algorithms for K, p (algo AUTO: cheapest). */
-lincoll_encode_algo_t lc_enc_pick_universal(const lincoll_context_t *ctx, int K, int p, size_t B,
+/* Pick among universal algorithms for K, p (algo AUTO: cheapest; zc:
+ * zcopy and zcopy_split count too). */
+lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
                                             lincoll_encode_algo_t algo, double *pred_p);
-/* The same with zcopy among the candidates when zc != 0. */
-lincoll_encode_algo_t lc_enc_pick(const lincoll_context_t *ctx, int K, int p, size_t B,
+lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
                                   lincoll_encode_algo_t algo, int zc, double *pred_p);
 
-/* ---- zcopy (zcopy.c) ------------------------------------------------------------ */
-/* Selection model of zcopy: 2 alpha + K.B.gamma (the peers' bytes are loaded by
- * the GF pass itself). */
-double lc_enc_zc_predict(const lincoll_context_t *ctx, int K, size_t B);
-/* Collective (every rank of comm, same arguments): when *algo is auto and the
- * model prefers zcopy, or *algo is zcopy, agree whether every rank's input
- * (in, B bytes) is lincoll memory that every rank maps; if so b->zc_win is a
- * window over it.  A forced zcopy that cannot run becomes auto (one warning)
- * or LINCOLL_ERR_UNSUPPORTED (LINCOLL_ALGO_FALLBACK=error).  Returns
- * LINCOLL_ERR_MISMATCH when ranks passed other K, B or options. */
-lincoll_status_t lc_enc_zc_agree(lincoll_comm_t *comm, lc_enc_b_t *b, const char *fn,
-                                 lincoll_encode_algo_t *algo, const void *in, void *out);
-/* Compile the zcopy plan on b (all ranks of its communicator, K of them):
- * win is a window over every rank's input, mapped by all; the plan takes it. */
-lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, lc_win_t *win, int K, int me,
-                                    lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
-                                    lc_bufref_t out);
-/* zcopy_split: wout is a window over every rank's output as well; rank k
- * computes segment k of every output (the plan takes both windows). */
-lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, lc_win_t *win, lc_win_t *wout, int K,
-                                          int me, lc_enc_coef_fn_t coef, const void *arg,
-                                          lc_bufref_t in, lc_bufref_t out);
+/* ---- the universal algorithms' registry (encode_common.c) ---------------------- */
+typedef struct lc_enc_alg {
+    lincoll_encode_algo_t algo;
+    const char *name;
+    int mapped; /* zero copy: bind agrees on the windows at init */
+    /* closed-form cost (seconds) of one start, K ranks, p ports, B bytes */
+    double (*cost)(const lc_config_t *cfg, int K, int p, size_t B);
+    /* compile on all ranks of b's plan (K of them, this one me) */
+    lincoll_status_t (*compile)(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                const void *arg, lc_bufref_t in, lc_bufref_t out);
+} lc_enc_alg_t;
+const lc_enc_alg_t *lc_enc_alg(lincoll_encode_algo_t algo);
+
+/* ---- zcopy (zcopy.c, zcopy_split.c) --------------------------------------------- */
+/* Window keys of the zero-copy encodes. */
+enum { LC_ENC_KEY_IN = 1, LC_ENC_KEY_OUT = 2 };
+double lc_enc_zc_predict(const lc_config_t *cfg, int K, size_t B);
+lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                    const void *arg, lc_bufref_t in, lc_bufref_t out);
+lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                          const void *arg, lc_bufref_t in, lc_bufref_t out);
 /* segment of rank k in a packet of B bytes split K ways (64-byte units when
  * B allows, else element units): *off, *len */
 void lc_enc_zc_segment(size_t B, size_t es, int K, int k, size_t *off, size_t *len);

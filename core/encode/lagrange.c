@@ -25,6 +25,7 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
+#include "core/exec/exec.h"
 
 typedef struct lc_lag {
     const uint64_t *Lm; /* K x K: Lm[k][i] = l_i(a_k) (lincoll_gf_matrix_lagrange) */
@@ -52,7 +53,7 @@ lincoll_status_t lincoll_encode_lagrange_init(lincoll_comm_t *comm, const lincol
     const int K = comm->size, me = comm->rank, P = p + 1;
     const uint64_t q = field->q;
     lincoll_encode_algo_t algo;
-    st = lc_enc_requested_algo(opts, &algo);
+    st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
     if (st != LINCOLL_OK) return st;
     int L = lc_enc_ceil_log(K, P);
     long PL = 1;
@@ -104,8 +105,8 @@ lincoll_status_t lincoll_encode_lagrange_init(lincoll_comm_t *comm, const lincol
     }
     if (specific && algo == LINCOLL_ENCODE_ALGO_AUTO) {
         double tu;
-        lc_enc_pick_universal(comm->ctx, K, p, packet_bytes, algo, &tu);
-        specific = lc_enc_predict(comm->ctx, (unsigned)(2 * L), (uint64_t)(2 * L), packet_bytes,
+        lc_enc_pick_universal(&comm->ctx->cfg, K, p, packet_bytes, algo, &tu);
+        specific = lc_enc_predict(&comm->ctx->cfg, (unsigned)(2 * L), (uint64_t)(2 * L), packet_bytes,
                                   2.0 * L * P * (double)packet_bytes) <= tu;
     } else if (algo != LINCOLL_ENCODE_ALGO_SPECIFIC) {
         specific = 0;

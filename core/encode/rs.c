@@ -28,6 +28,7 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
+#include "core/exec/exec.h"
 
 typedef struct lc_rs {
     const uint64_t *G; /* N x k generator (encode) */
@@ -98,7 +99,7 @@ lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm, const lincoll_fiel
         lc_enc_check_common(fn, comm, field, packet_bytes, in, data, out, !data, opts, plan_p, &p);
     if (st != LINCOLL_OK) return st;
     lincoll_encode_algo_t algo;
-    st = lc_enc_requested_algo(opts, &algo);
+    st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
     if (st != LINCOLL_OK) return st;
     if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC) algo = LINCOLL_ENCODE_ALGO_AUTO;
     const int N = comm->size;
@@ -177,7 +178,7 @@ lincoll_status_t lincoll_encode_repair_init(lincoll_comm_t *comm, const lincoll_
                      fn);
     }
     lincoll_encode_algo_t algo = LINCOLL_ENCODE_ALGO_AUTO;
-    if (st == LINCOLL_OK) st = lc_enc_requested_algo(opts, &algo);
+    if (st == LINCOLL_OK) st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
     if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC) algo = LINCOLL_ENCODE_ALGO_AUTO;
     lc_enc_b_t b;
     int begun = 0;

@@ -27,6 +27,7 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
+#include "core/exec/exec.h"
 
 typedef struct lc_vdm {
     const lincoll_field_t *f;
@@ -90,7 +91,7 @@ lincoll_status_t lincoll_encode_vandermonde_init(lincoll_comm_t *comm, const lin
     const int K = comm->size, me = comm->rank, P = p + 1;
     const uint64_t q = field->q;
     lincoll_encode_algo_t algo;
-    st = lc_enc_requested_algo(opts, &algo);
+    st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
     if (st != LINCOLL_OK) return st;
     if (points != NULL) {
         for (int k = 0; k < K; k++) {
@@ -142,10 +143,10 @@ lincoll_status_t lincoll_encode_vandermonde_init(lincoll_comm_t *comm, const lin
     lc_enc_ps_cost(Z, p, mz, &c1z, &c2z);
     if (specific && algo == LINCOLL_ENCODE_ALGO_AUTO) {
         double tu;
-        lc_enc_pick_universal(comm->ctx, K, p, packet_bytes, algo, &tu);
+        lc_enc_pick_universal(&comm->ctx->cfg, K, p, packet_bytes, algo, &tu);
         int n1 = (Z + mz - 1) / mz;
         double gf = ((double)n1 * mz + n1 + (double)LM * P) * (double)packet_bytes;
-        specific = lc_enc_predict(comm->ctx, c1z + (unsigned)LM, c2z + (uint64_t)LM, packet_bytes,
+        specific = lc_enc_predict(&comm->ctx->cfg, c1z + (unsigned)LM, c2z + (uint64_t)LM, packet_bytes,
                                   gf) <= tu;
     } else if (algo != LINCOLL_ENCODE_ALGO_SPECIFIC) {
         specific = 0;

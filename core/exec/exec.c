@@ -1,41 +1,41 @@
 /*
- * core/exec/exec.c: the one executor every plan runs on.
+ * core/exec/exec.c: the one executor every plan runs on (docs/architecture.md,
+ * "The executor").
  *
- * Non-blocking state machine per plan: for each round, run its PRE compute
- * steps, post all of its transfers at once (receives first, so eager data
- * lands in place; at most p sends and p receives, checked when the plan was
- * finalized), poll them, then run its POST steps and move on.  Each test()
- * call drives the transport a bounded number of times and returns.
+ * Non-blocking state machine per plan over its lowered rounds (low.h): for
+ * each round that runs on this start, run its PRE compute steps, post its
+ * transfers at once (receives first, so eager data lands in place; then
+ * sends and puts; waits are watched), run its DURING steps while they fly,
+ * poll until every transfer is done, run its POST steps and move on.  A
+ * start posts the first round itself (as MPI_Start does: a ping-pong's send
+ * leaves before the caller reaches wait/test); each test() drives the
+ * transport a bounded number of times and returns.
+ *
+ * Rings: at every start the ring regions' offsets move to position
+ * (start mod depth) and the rotating slots' pointers with them.  Rounds that
+ * run every n-th start are skipped on the other starts.
+ *
+ * Puts into a mapped peer are a copy, a release fence and an atomic add on
+ * the peer's counter for this rank, done at once without the transport;
+ * other puts go through the transport (put_nb with signal).  A wait is done
+ * once `count` more signals than it consumed have arrived; for a mapped peer
+ * the executor spins on the counter briefly (a store about to land is
+ * cheaper to wait for than a round of transport progress).
+ *
+ * Receives of the next round are posted early when the plan marked it safe
+ * (after this round's sends, the order ucx_perftest uses for a ping-pong:
+ * the reply's receive is posted while the request flies), and triggered
+ * sends (lower.c) leave from the transport's completion path.  Requests are
+ * tested right after posting and then only when the transport reports
+ * activity (or, in rounds with waits, after every progress call).
  *
  * Failure: a transport error on any transfer, a peer the transport reports
- * dead, or no round completing within LINCOLL_TIMEOUT ends the plan with that
- * error; its outstanding requests are released (receives canceled) so a plan
- * that failed can be freed at once.  Messages shorter or longer than the
- * plan expects mean the ranks disagree on the arguments: LINCOLL_ERR_MISMATCH.
- *
- * Fast path: a plan made only of sends and receives (no compute steps, no
- * puts, no per-start hook: sendrecv, ring shift, the p2p benchmarks) is
- * flattened once, at its first start, into ready-to-post transfers (world
- * peer, buffer, length, tag without the sequence bits; receives first), so a
- * start allocates nothing and computes no tag.  The start itself posts
- * round 0 (as MPI_Start does; a failure to post ends the plan, and test/wait
- * return it), and test() posts each next round as soon as the previous one
- * completed: a round's receives, its sends, then the next round's receives
- * when the plan allows it (the order ucx_perftest uses for a ping-pong: the
- * reply's receive is posted while the request flies).  Requests are tested
- * right after posting (immediate completion) and then only when the
- * transport reports activity (or after a batch of idle progress calls); the
- * general path's timeout, peer-failure and size checks stay.
- *
- * Triggered sends: when a round is a single receive and the next round has
- * exactly one send, the receive is posted with the transport's recv_chain_nb
- * (if it has one), which posts that send from its completion path the
- * moment the message lands — a ping-pong's reply or a pipeline's forward
- * leaves without waiting for the transport's progress call to return and
- * for the next test().  The next round takes the send's request from the
- * chain instead of posting it; a receive that fails, is short, or is
- * canceled fires nothing, and a fired send whose round never finished is
- * released with the plan's other requests.
+ * dead, or no round completing within LINCOLL_TIMEOUT (armed lazily, when a
+ * round is first found stuck, so the fast path reads no clock) ends the plan
+ * with that error; its outstanding requests are released (receives
+ * canceled) so a plan that failed can be freed at once.  Messages shorter or
+ * longer than the plan expects mean the ranks disagree on the arguments:
+ * LINCOLL_ERR_MISMATCH.
  *
  * Tags: (comm id, start sequence, sender's comm rank, round) — see
  * transports/transport.h.  Every start of a collective plan takes the
@@ -46,126 +46,77 @@
  * a subset of ranks talking point to point never shifts the tags of the
  * communicator's next collective.
  */
-#include "core/plan/plan.h"
-
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/log.h"
-#include "core/context/win.h"
+#include "core/exec/low.h"
 #include "core/exec/steps.h"
 
-#define LC_EXEC_POLLS 16
-/* reqs[i] of a WAIT_PUT transfer that has not seen its signal yet */
+_Static_assert(LC_PLAN_MAX_ROUNDS <= LC_TAG_MAX_ROUND, "plan rounds fit the tag's round field");
+
+/* reqs[i] of a wait that has not seen its signals yet */
 #define LC_WAIT_PENDING ((lc_tl_req_t *)(uintptr_t)1)
-/* progress calls per test() on the fast path before it returns INPROGRESS */
-#define LC_EXEC_FAST_SPINS 32
+/* progress calls per test() before it returns INPROGRESS */
+#define LC_EXEC_SPINS 32
+/* counter reads before a wait on a mapped peer gives way to progress */
+#define LC_EXEC_WAIT_SPIN 64
 
-/* One transfer of a send/receive-only plan, ready to post. */
-typedef struct lc_exec_xf {
-    void *ptr;
-    size_t len;
-    uint64_t tag; /* sequence bits zero: the start's sequence is ORed in */
-    int wpeer;    /* world rank */
-    int peer;     /* communicator rank (for messages) */
-    int recv;
-} lc_exec_xf_t;
-
-/* What the executor computes once, at a plan's first start.  It heads the
- * block p->ex.next_reqs points to, which the plan frees (plan.h unchanged):
- *   [lc_exec_cache_t][next-round request slots][first[nrounds + 1]][xf[]]
- * so p->ex.next_reqs is only used through lc_exec_cache(). */
-/* One round of the fast path: its transfers (receives first) in xf[]. */
-typedef struct lc_exec_fround {
-    const lc_exec_xf_t *xf;
-    unsigned nrecv;   /* xf[0 .. nrecv) are receives */
-    unsigned n;       /* then sends up to n */
-    int prepost_next; /* the next round's receives may be posted with this round */
-    /* chain: this round is one receive and the next round's one send leaves
-     * from the transport the moment it completes (lc_tl_chain_t; then.tag
-     * gets the start's sequence).  sent_by_chain: this round's send was
-     * posted that way, if then of the round before fired. */
-    int chain;
-    int sent_by_chain;
-    lc_tl_chain_t then;
-} lc_exec_fround_t;
-
-typedef struct lc_exec_cache {
-    unsigned maxx;        /* most transfers in one round */
-    int fast;             /* sends and receives only: the fast path */
-    uint64_t seqbits;     /* fast: this start's sequence, placed in the tag */
-    lc_tl_req_t **next;   /* receives of round `round + 1` posted early */
-    unsigned *first;      /* fast: index in xf of round r's first transfer */
-    lc_exec_xf_t *xf;     /* fast: each round's receives, then its sends */
-    lc_exec_fround_t *fr; /* fast: one per round */
-} lc_exec_cache_t;
-
-static inline lc_exec_cache_t *lc_exec_cache(const lincoll_plan_t *p)
+static inline char *lc_lx_ptr(const lincoll_plan_t *p, const lc_lx_t *x)
 {
-    return (lc_exec_cache_t *)(void *)p->ex.next_reqs;
-}
-
-static uint64_t lc_exec_tag(const lincoll_plan_t *p, int src, unsigned round)
-{
-    return lc_tag_make(p->comm->id, p->ex.seq, (unsigned)src, round) | (p->p2p ? LC_TAG_P2P : 0);
+    return x->ptr + p->ex.ringoff[x->ring];
 }
 
 static void lc_exec_release_all(lincoll_plan_t *p)
 {
     lincoll_context_t *ctx = p->ctx;
-    lc_exec_cache_t *c = lc_exec_cache(p);
-    if (c != NULL && c->fast && c->fr[p->ex.round].chain && c->fr[p->ex.round].then.fired) {
-        /* the receive completed and its triggered send left, but the
-         * round was not finished: nobody else holds the send's request */
-        lc_tl_chain_t *t = &c->fr[p->ex.round].then;
-        t->fired = 0;
-        if (t->req != NULL) {
-            ctx->tl_ops->release(ctx->tl, t->req);
-            t->req = NULL;
+    lc_low_t *L = p->low;
+    lc_lround_t *F = &L->r[p->ex.round < L->nrounds ? p->ex.round : L->nrounds];
+    if (F->chain && F->then.fired) {
+        /* the receive completed and its triggered send left, but the round
+         * was not finished: nobody else holds the send's request */
+        F->then.fired = 0;
+        if (F->then.req != NULL) {
+            ctx->tl_ops->release(ctx->tl, F->then.req);
+            F->then.req = NULL;
         }
     }
-    for (unsigned i = 0; i < p->ex.nreqs; i++) {
-        if (p->ex.reqs[i] != NULL && p->ex.reqs[i] != LC_WAIT_PENDING) {
-            ctx->tl_ops->release(ctx->tl, p->ex.reqs[i]);
+    if (p->ex.posted) {
+        for (unsigned i = 0; i < F->n; i++) {
+            lc_tl_req_t *r = p->ex.reqs[i];
+            if (r != NULL && r != LC_WAIT_PENDING) ctx->tl_ops->release(ctx->tl, r);
             p->ex.reqs[i] = NULL;
         }
     }
-    p->ex.nreqs = 0;
     if (p->ex.next_posted) {
-        lc_tl_req_t **next = lc_exec_cache(p)->next;
-        const lc_round_t *N = &p->rounds[p->ex.round + 1];
-        for (unsigned i = 0; i < N->nxfers; i++) {
-            if (next[i] != NULL) {
-                ctx->tl_ops->release(ctx->tl, next[i]);
-                next[i] = NULL;
+        const lc_lround_t *N = F + 1;
+        for (unsigned i = 0; i < N->nrecv; i++) {
+            if (p->ex.next[i] != NULL) {
+                ctx->tl_ops->release(ctx->tl, p->ex.next[i]);
+                p->ex.next[i] = NULL;
             }
         }
         p->ex.next_posted = 0;
     }
+    p->ex.posted = 0;
 }
 
-static lincoll_status_t lc_exec_fail(lincoll_plan_t *p, lincoll_status_t st, const char *why,
-                                     int peer)
+static __attribute__((noinline)) lincoll_status_t lc_exec_fail(lincoll_plan_t *p,
+                                                               lincoll_status_t st,
+                                                               const char *why, int peer)
 {
     char with[32] = "";
     if (peer >= 0) {
         snprintf(with, sizeof(with), " with rank %d", peer);
     }
-    lc_error("plan %s (comm %u, start %lu): round %u: %s%s: %s", p->algorithm, p->comm->id,
+    lc_error("plan %s (comm %u, start %lu): round %u: %s%s: %s", p->ir->algorithm, p->comm->id,
              p->ex.starts, p->ex.round, why, with, lincoll_strerror(st));
     lc_exec_release_all(p);
     p->ex.running = 0;
     p->ex.status = st;
     return st;
-}
-
-/* The timeout clock is armed lazily, the first time a round is found stuck
- * after a batch of polls, so the fast path reads no clock at all. */
-static void lc_exec_deadline(lincoll_plan_t *p)
-{
-    p->ex.deadline = 0;
 }
 
 static lincoll_status_t lc_exec_steps(lincoll_plan_t *p, const lc_step_t *steps, unsigned n)
@@ -179,221 +130,116 @@ static lincoll_status_t lc_exec_steps(lincoll_plan_t *p, const lc_step_t *steps,
     return LINCOLL_OK;
 }
 
-/* Post the receives of round r+1 now (the plan marked it safe). */
-static lincoll_status_t lc_exec_prepost_next(lincoll_plan_t *p)
-{
-    lincoll_context_t *ctx = p->ctx;
-    unsigned next = p->ex.round + 1;
-    lc_round_t *N = &p->rounds[next];
-    lc_tl_req_t **reqs = lc_exec_cache(p)->next;
-    p->ex.next_posted = 1; /* so that a failure releases what was posted */
-    for (unsigned i = 0; i < N->nxfers; i++) {
-        lc_xfer_t *x = &N->xfers[i];
-        reqs[i] = NULL;
-        if (x->kind != LC_XFER_RECV) continue;
-        lincoll_status_t st =
-            ctx->tl_ops->recv_nb(ctx->tl, p->comm->to_world[x->peer], lc_plan_ptr(p, x->buf),
-                                 x->len, lc_exec_tag(p, x->peer, next), &reqs[i]);
-        if (st != LINCOLL_OK) {
-            return lc_exec_fail(p, st, "posting a receive early", x->peer);
-        }
-    }
-    return LINCOLL_OK;
-}
-
-static lincoll_status_t lc_exec_post_round(lincoll_plan_t *p)
-{
-    lincoll_context_t *ctx = p->ctx;
-    lc_round_t *R = &p->rounds[p->ex.round];
-    lincoll_comm_t *comm = p->comm;
-    int preposted = p->ex.next_posted; /* posted while the previous round ran */
-    p->ex.next_posted = 0;
-    p->ex.nreqs = R->nxfers;
-    /* receives first, then sends and puts (a second pass only when the
-     * first one met any) */
-    unsigned nsend = 0;
-    for (int pass = 0; pass < 2 && (pass == 0 || nsend > 0); pass++) {
-        for (unsigned i = 0; i < R->nxfers; i++) {
-            lc_xfer_t *x = &R->xfers[i];
-            int is_recv = (x->kind == LC_XFER_RECV || x->kind == LC_XFER_WAIT_PUT);
-            if (is_recv != (pass == 0)) {
-                nsend += !is_recv;
-                continue;
-            }
-            int wpeer = comm->to_world[x->peer];
-            lincoll_status_t st = LINCOLL_OK;
-            p->ex.reqs[i] = NULL;
-            if (preposted && x->kind == LC_XFER_RECV) {
-                lc_tl_req_t **next = lc_exec_cache(p)->next;
-                p->ex.reqs[i] = next[i];
-                next[i] = NULL;
-                continue;
-            }
-            switch (x->kind) {
-            case LC_XFER_SEND:
-                st = ctx->tl_ops->send_nb(ctx->tl, wpeer, lc_plan_ptr(p, x->buf), x->len,
-                                          lc_exec_tag(p, comm->rank, p->ex.round), &p->ex.reqs[i]);
-                break;
-            case LC_XFER_RECV:
-                st = ctx->tl_ops->recv_nb(ctx->tl, wpeer, lc_plan_ptr(p, x->buf), x->len,
-                                          lc_exec_tag(p, x->peer, p->ex.round), &p->ex.reqs[i]);
-                break;
-            case LC_XFER_PUT:
-                st = lc_win_put(x->win, x->peer, lc_plan_ptr(p, x->buf), x->len, x->roff, 1,
-                                p->ex.round, &p->ex.reqs[i]);
-                break;
-            case LC_XFER_WAIT_PUT:
-                p->ex.reqs[i] = LC_WAIT_PENDING;
-                break;
-            }
-            if (st != LINCOLL_OK) {
-                return lc_exec_fail(p, st, "posting a transfer", x->peer);
-            }
-        }
-    }
-    p->ex.posted = 1;
-    lc_exec_deadline(p);
-    if (p->ex.round + 1 < p->nrounds && p->rounds[p->ex.round + 1].prepost) {
-        return lc_exec_prepost_next(p);
-    }
-    return LINCOLL_OK;
-}
-
-/* LINCOLL_OK when every transfer of the round is done. */
-static lincoll_status_t lc_exec_poll_round(lincoll_plan_t *p)
-{
-    lincoll_context_t *ctx = p->ctx;
-    lc_round_t *R = &p->rounds[p->ex.round];
-    int pending = 0;
-    for (unsigned i = 0; i < R->nxfers; i++) {
-        lc_xfer_t *x = &R->xfers[i];
-        lc_tl_req_t *r = p->ex.reqs[i];
-        if (x->kind == LC_XFER_WAIT_PUT) {
-            if (r == LC_WAIT_PENDING) {
-                if (lc_win_signal_ready(x->win, x->peer, 1)) {
-                    p->ex.reqs[i] = NULL;
-                } else {
-                    pending++;
-                }
-            }
-            continue;
-        }
-        if (r == NULL) {
-            continue;
-        }
-        size_t got = 0;
-        lincoll_status_t st = ctx->tl_ops->test(ctx->tl, r, &got);
-        if (st == LINCOLL_INPROGRESS) {
-            pending++;
-            continue;
-        }
-        ctx->tl_ops->release(ctx->tl, r);
-        p->ex.reqs[i] = NULL;
-        if (st != LINCOLL_OK) {
-            return lc_exec_fail(p, st, x->kind == LC_XFER_RECV ? "receiving" : "sending", x->peer);
-        }
-        if (x->kind == LC_XFER_RECV && got != x->len) {
-            lc_error("plan %s: rank %d sent %zu bytes in round %u where %zu were expected: "
-                     "the ranks passed different arguments",
-                     p->algorithm, x->peer, got, p->ex.round, x->len);
-            return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", x->peer);
-        }
-    }
-    return pending ? LINCOLL_INPROGRESS : LINCOLL_OK;
-}
-
-static lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
-{
-    lincoll_context_t *ctx = p->ctx;
-    lc_round_t *R = &p->rounds[p->ex.round];
-    for (unsigned i = 0; i < R->nxfers; i++) {
-        int wpeer = p->comm->to_world[R->xfers[i].peer];
-        if (ctx->tl_ops->peer_status(ctx->tl, wpeer) != LINCOLL_OK) {
-            return lc_exec_fail(p, LINCOLL_ERR_PEER_FAILED, "waiting", R->xfers[i].peer);
-        }
-    }
-    if (p->ctx->timeout <= 0) {
-        return LINCOLL_INPROGRESS;
-    }
-    double now = lc_now();
-    if (p->ex.deadline == 0) {
-        p->ex.deadline = now + p->ctx->timeout;
-    } else if (now > p->ex.deadline) {
-        return lc_exec_fail(p, LINCOLL_ERR_TIMEOUT, "no progress within LINCOLL_TIMEOUT", -1);
-    }
-    return LINCOLL_INPROGRESS;
-}
-
-/* ---- fast path: plans of sends and receives only ------------------------ */
-
-/* Post a fast-path receive of round F: chained when F carries a send. */
+/* Post a receive of round F (chained when F carries a triggered send). */
 static inline __attribute__((always_inline)) lincoll_status_t
-lc_exec_fast_recv(lincoll_context_t *ctx, const lc_exec_cache_t *c, lc_exec_fround_t *F,
-                  const lc_exec_xf_t *x, lc_tl_req_t **slot)
+lc_exec_recv(lincoll_plan_t *p, lc_lround_t *F, const lc_lx_t *x, lc_tl_req_t **slot)
 {
+    lincoll_context_t *ctx = p->ctx;
+    const uint64_t bits = p->ex.seqbits;
     if (F->chain) {
-        F->then.tag = F[1].xf[F[1].nrecv].tag | c->seqbits;
-        return ctx->tl_ops->recv_chain_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits,
+        F->then.tag = F[1].x[F[1].nrecv].tag | bits;
+        return ctx->tl_ops->recv_chain_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | bits,
                                           &F->then, slot);
     }
-    return ctx->tl_ops->recv_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, slot);
+    return ctx->tl_ops->recv_nb(ctx->tl, x->wpeer, lc_lx_ptr(p, x), x->len, x->tag | bits, slot);
 }
 
-static inline __attribute__((always_inline)) lincoll_status_t
-lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
+static lincoll_status_t lc_exec_put(lincoll_plan_t *p, const lc_lx_t *x, lc_tl_req_t **slot)
 {
-    lc_exec_fround_t *R = &c->fr[p->ex.round];
+    const char *src = lc_lx_ptr(p, x);
+    size_t roff = x->roff + p->ex.ringoff[x->rring];
+    if (x->mapped) {
+        if (x->len > 0) memcpy(x->mdata + roff, src, x->len);
+        __atomic_fetch_add(x->msig, 1, __ATOMIC_RELEASE);
+        *slot = NULL;
+        return LINCOLL_OK;
+    }
+    return lc_win_put(x->win, x->peer, src, x->len, roff, 1,
+                      LC_TAG_FIELD(x->tag, ROUND), slot);
+}
+
+static inline int lc_exec_wait_ready(const lc_lx_t *x)
+{
+    for (int i = 0; i < LC_EXEC_WAIT_SPIN; i++) {
+        uint64_t arrived = __atomic_load_n(x->sig, __ATOMIC_ACQUIRE);
+        if (arrived - *x->consumed >= x->count) {
+            *x->consumed += x->count;
+            return 1;
+        }
+        if (!x->mapped) break; /* the transport delivers it: progress first */
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    return 0;
+}
+
+/* Post the transfers of round F. */
+static inline __attribute__((always_inline)) lincoll_status_t lc_exec_post(lincoll_plan_t *p,
+                                                                           lc_lround_t *F)
+{
     lincoll_context_t *ctx = p->ctx;
     lc_tl_req_t **reqs = p->ex.reqs;
-    const lc_exec_xf_t *x = R->xf, *recv_end = x + R->nrecv, *end = x + R->n;
+    const lc_lx_t *x = F->x, *recv_end = x + F->nrecv, *out_end = x + F->nout, *end = x + F->n;
+    const lc_lx_t *send_from = recv_end;
     lincoll_status_t st;
-    p->ex.nreqs = R->n;
     p->ex.deadline = 0; /* a new round: the timeout clock restarts */
     p->ex.posted = 1;
-    if (R->sent_by_chain) {
-        /* the one send of this round, if the previous round's receive
-         * posted it (taken first, so that a failure below releases it) */
-        lc_tl_chain_t *t = &R[-1].then;
+    if (F->sent_by_chain) {
+        /* the one send of this round, if the previous round's receive posted
+         * it (taken first, so that a failure below releases it) */
+        lc_tl_chain_t *t = &F[-1].then;
         if (t->fired) {
             t->fired = 0;
-            reqs[R->nrecv] = t->req;
+            reqs[F->nrecv] = t->req;
             t->req = NULL;
-            end = x + R->nrecv; /* nothing left to send */
+            send_from = recv_end + 1;
             if (__builtin_expect(t->status != LINCOLL_OK, 0)) {
-                return lc_exec_fail(p, t->status, "posting a send", R->xf[R->nrecv].peer);
+                return lc_exec_fail(p, t->status, "posting a send", F->x[F->nrecv].peer);
             }
         }
     }
     if (p->ex.next_posted) {
         p->ex.next_posted = 0;
-        for (lc_tl_req_t **next = c->next; x < recv_end; x++, reqs++, next++) {
+        for (lc_tl_req_t **next = p->ex.next; x < recv_end; x++, reqs++, next++) {
             *reqs = *next;
             *next = NULL;
         }
     }
     for (; x < recv_end; x++, reqs++) {
         *reqs = NULL;
-        st = lc_exec_fast_recv(ctx, c, R, x, reqs);
+        st = lc_exec_recv(p, F, x, reqs);
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
             return lc_exec_fail(p, st, "posting a receive", x->peer);
         }
     }
-    for (; x < end; x++, reqs++) {
+    if (x < send_from) { /* the chained send is already in reqs */
+        x++;
+        reqs++;
+    }
+    for (; x < out_end; x++, reqs++) {
         *reqs = NULL;
-        st = ctx->tl_ops->send_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | c->seqbits, reqs);
+        if (__builtin_expect(x->kind == LC_LX_SEND, 1)) {
+            st = ctx->tl_ops->send_nb(ctx->tl, x->wpeer, lc_lx_ptr(p, x), x->len,
+                                      x->tag | p->ex.seqbits, reqs);
+        } else {
+            st = lc_exec_put(p, x, reqs);
+        }
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
-            return lc_exec_fail(p, st, "posting a send", x->peer);
+            return lc_exec_fail(p, st, x->kind == LC_LX_SEND ? "posting a send" : "posting a put",
+                                x->peer);
         }
     }
-    if (R->prepost_next) {
-        /* after the sends, as ucx_perftest posts a ping-pong's receive: the
-         * reply needs a round trip, and posting its receive first would put
-         * that call between the previous completion and this send */
-        const lc_exec_xf_t *nx = R[1].xf, *nend = nx + R[1].nrecv;
-        lc_tl_req_t **next = c->next;
+    for (; x < end; x++, reqs++) {
+        *reqs = LC_WAIT_PENDING;
+    }
+    if (F->prepost_next) {
+        lc_lround_t *N = F + 1;
+        const lc_lx_t *nx = N->x, *nend = nx + N->nrecv;
+        lc_tl_req_t **next = p->ex.next;
         p->ex.next_posted = 1;
         for (; nx < nend; nx++, next++) {
-            st = lc_exec_fast_recv(ctx, c, &R[1], nx, next);
+            st = lc_exec_recv(p, N, nx, next);
             if (__builtin_expect(st != LINCOLL_OK, 0)) {
                 *next = NULL;
                 return lc_exec_fail(p, st, "posting a receive early", nx->peer);
@@ -403,17 +249,57 @@ lc_exec_fast_post(lincoll_plan_t *p, const lc_exec_cache_t *c)
     return LINCOLL_OK;
 }
 
-/* LINCOLL_OK when every transfer of the round is done. */
-static inline lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exec_cache_t *c,
-                                                 const lc_tl_ops_t *ops, lc_tl_t *tl)
+/* Move to the next round that runs on this start and post it: PRE steps,
+ * transfers, DURING steps.  LINCOLL_OK when one was posted or the plan is
+ * done (running cleared). */
+static lincoll_status_t lc_exec_enter(lincoll_plan_t *p)
+{
+    lc_low_t *L = p->low;
+    const unsigned long s = p->ex.starts - 1;
+    for (; p->ex.round < L->nrounds; p->ex.round++) {
+        lc_lround_t *F = &L->r[p->ex.round];
+        if (F->empty || (F->every > 1 && s % F->every != F->phase)) {
+            continue;
+        }
+        lincoll_status_t st;
+        if (F->npre > 0 && (st = lc_exec_steps(p, F->pre, F->npre)) != LINCOLL_OK) {
+            return lc_exec_fail(p, st, "a compute step", -1);
+        }
+        st = lc_exec_post(p, F);
+        if (st != LINCOLL_OK) {
+            return st;
+        }
+        if (F->nduring > 0 && (st = lc_exec_steps(p, F->during, F->nduring)) != LINCOLL_OK) {
+            return lc_exec_fail(p, st, "a compute step", -1);
+        }
+        return LINCOLL_OK;
+    }
+    p->ex.posted = 0;
+    p->ex.running = 0;
+    p->ex.status = LINCOLL_OK;
+    return LINCOLL_OK;
+}
+
+/* LINCOLL_OK when every transfer of the current round is done. */
+static inline lincoll_status_t lc_exec_poll(lincoll_plan_t *p, const lc_lround_t *F,
+                                            const lc_tl_ops_t *ops, lc_tl_t *tl)
 {
     lc_tl_req_t **reqs = p->ex.reqs;
-    unsigned n = p->ex.nreqs;
+    const unsigned n = F->n;
     int pending = 0;
     for (unsigned i = 0; i < n; i++) {
         lc_tl_req_t *r = reqs[i];
         if (r == NULL) {
-            continue; /* done earlier, or a send that completed when posted */
+            continue; /* done earlier, or completed when posted */
+        }
+        const lc_lx_t *x = &F->x[i];
+        if (r == LC_WAIT_PENDING) {
+            if (lc_exec_wait_ready(x)) {
+                reqs[i] = NULL;
+            } else {
+                pending = 1;
+            }
+            continue;
         }
         size_t got = 0;
         lincoll_status_t st = ops->test_release(tl, r, &got);
@@ -422,38 +308,66 @@ static inline lincoll_status_t lc_exec_fast_poll(lincoll_plan_t *p, const lc_exe
             continue;
         }
         reqs[i] = NULL;
-        const lc_exec_xf_t *x = &c->fr[p->ex.round].xf[i];
         if (__builtin_expect(st != LINCOLL_OK, 0)) {
-            return lc_exec_fail(p, st, x->recv ? "receiving" : "sending", x->peer);
+            return lc_exec_fail(p, st,
+                                x->kind == LC_LX_RECV   ? "receiving"
+                                : x->kind == LC_LX_SEND ? "sending"
+                                                        : "putting",
+                                x->peer);
         }
-        if (__builtin_expect(x->recv && got != x->len, 0)) {
+        if (__builtin_expect(x->kind == LC_LX_RECV && got != x->len, 0)) {
             lc_error("plan %s: rank %d sent %zu bytes in round %u where %zu were expected: "
                      "the ranks passed different arguments",
-                     p->algorithm, x->peer, got, p->ex.round, x->len);
+                     p->ir->algorithm, x->peer, got, p->ex.round, x->len);
             return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", x->peer);
         }
     }
     return pending ? LINCOLL_INPROGRESS : LINCOLL_OK;
 }
 
-/* The start posted round 0; each completed round posts the next one. */
-static lincoll_status_t lc_exec_fast_test(lincoll_plan_t *p, const lc_exec_cache_t *c)
+static __attribute__((noinline)) lincoll_status_t lc_exec_check_stuck(lincoll_plan_t *p)
 {
+    lincoll_context_t *ctx = p->ctx;
+    const lc_lround_t *F = &p->low->r[p->ex.round];
+    for (unsigned i = 0; i < F->n; i++) {
+        if (p->ex.reqs[i] == NULL) continue;
+        if (ctx->tl_ops->peer_status(ctx->tl, F->x[i].wpeer) != LINCOLL_OK) {
+            return lc_exec_fail(p, LINCOLL_ERR_PEER_FAILED, "waiting", F->x[i].peer);
+        }
+    }
+    if (ctx->timeout <= 0) {
+        return LINCOLL_INPROGRESS;
+    }
+    double now = lc_now();
+    if (p->ex.deadline == 0) {
+        p->ex.deadline = now + ctx->timeout;
+    } else if (now > p->ex.deadline) {
+        return lc_exec_fail(p, LINCOLL_ERR_TIMEOUT, "no progress within LINCOLL_TIMEOUT", -1);
+    }
+    return LINCOLL_INPROGRESS;
+}
+
+lincoll_status_t lc_exec_test(lincoll_plan_t *p)
+{
+    if (__builtin_expect(!p->ex.running, 0)) {
+        return p->ex.status == LINCOLL_INPROGRESS ? LINCOLL_OK : p->ex.status;
+    }
     lincoll_context_t *ctx = p->ctx;
     const lc_tl_ops_t *ops = ctx->tl_ops;
     lc_tl_t *tl = ctx->tl;
+    lc_low_t *L = p->low;
     unsigned spins = 0;
     for (;;) {
-        lincoll_status_t st = lc_exec_fast_poll(p, c, ops, tl);
+        lc_lround_t *F = &L->r[p->ex.round];
+        lincoll_status_t st = lc_exec_poll(p, F, ops, tl);
         if (st == LINCOLL_OK) {
-            if (++p->ex.round >= p->nrounds) {
-                p->ex.posted = 0;
-                p->ex.running = 0;
-                p->ex.status = LINCOLL_OK;
-                return LINCOLL_OK;
+            if (F->npost > 0 && (st = lc_exec_steps(p, F->post, F->npost)) != LINCOLL_OK) {
+                return lc_exec_fail(p, st, "a compute step", -1);
             }
-            st = lc_exec_fast_post(p, c);
-            if (st != LINCOLL_OK) {
+            p->ex.round++;
+            p->ex.posted = 0;
+            st = lc_exec_enter(p);
+            if (st != LINCOLL_OK || !p->ex.running) {
                 return st;
             }
             continue;
@@ -461,235 +375,57 @@ static lincoll_status_t lc_exec_fast_test(lincoll_plan_t *p, const lc_exec_cache
         if (st != LINCOLL_INPROGRESS) {
             return st;
         }
-        /* drive the transport until it reports activity, then test again */
+        /* drive the transport until it reports activity (rounds with waits:
+         * look again after every call, a signal may be a plain store) */
+        const int waits = F->n > F->nout;
         int active = 0;
-        while (!active && spins < LC_EXEC_FAST_SPINS) {
+        while (!active && spins < LC_EXEC_SPINS) {
             spins++;
             active = ops->progress(tl);
+            if (waits) break;
         }
-        if (!active) {
+        if (!active && spins >= LC_EXEC_SPINS) {
             return lc_exec_check_stuck(p);
         }
     }
 }
 
-/* First start: allocate the request slots and the cache; flatten a plan of
- * sends and receives for the fast path. */
-static lincoll_status_t lc_exec_setup(lincoll_plan_t *p)
+/* Ring regions and the slots that rotate with them, for start s. */
+static __attribute__((noinline)) void lc_exec_rotate(lincoll_plan_t *p, unsigned long s)
 {
-    lincoll_comm_t *comm = p->comm;
-    unsigned maxx = 0, total = 0;
-    /* a per-start hook may move slots or rewrite transfers (zcopy rings):
-     * nothing about such a plan can be computed once */
-    int fast = p->on_start == NULL;
-    for (unsigned r = 0; r < p->nrounds; r++) {
-        const lc_round_t *R = &p->rounds[r];
-        maxx = R->nxfers > maxx ? R->nxfers : maxx;
-        total += R->nxfers;
-        if (R->npre != 0 || R->npost != 0 || R->nduring != 0) {
-            fast = 0;
-        }
-        for (unsigned i = 0; i < R->nxfers; i++) {
-            if (R->xfers[i].kind != LC_XFER_SEND && R->xfers[i].kind != LC_XFER_RECV) {
-                fast = 0;
-            }
-        }
+    const lc_plan_t *ir = p->ir;
+    for (unsigned g = 1; g < ir->nrings; g++) {
+        p->ex.ringoff[g] = (size_t)(s % ir->rings[g].depth) * ir->rings[g].stride;
     }
-    size_t slots = maxx ? maxx : 1;
-    size_t off_next = (sizeof(lc_exec_cache_t) + 15) & ~(size_t)15;
-    size_t off_first = off_next + ((slots * sizeof(lc_tl_req_t *) + 15) & ~(size_t)15);
-    size_t off_xf = off_first + (((p->nrounds + 1) * sizeof(unsigned) + 15) & ~(size_t)15);
-    size_t off_fr = off_xf + (((fast ? total : 0) * sizeof(lc_exec_xf_t) + 15) & ~(size_t)15);
-    /* one round more than the plan has: R[1] of the last round reads zeros */
-    size_t bytes = off_fr + (fast ? p->nrounds + 1 : 0) * sizeof(lc_exec_fround_t);
-    lc_tl_req_t **reqs = calloc(slots, sizeof(*reqs));
-    char *block = calloc(1, bytes);
-    if (reqs == NULL || block == NULL) {
-        free(reqs);
-        free(block);
-        return LINCOLL_ERR_NOMEM;
+    const lc_low_t *L = p->low;
+    for (unsigned i = 0; i < L->nring_slots; i++) {
+        unsigned slot = L->ring_slots[i];
+        p->sptr[slot] = p->sbase[slot] + p->ex.ringoff[ir->slots[slot].ring];
     }
-    lc_exec_cache_t *c = (lc_exec_cache_t *)(void *)block;
-    c->maxx = maxx;
-    c->fast = fast;
-    c->next = (lc_tl_req_t **)(void *)(block + off_next);
-    c->first = (unsigned *)(void *)(block + off_first);
-    c->xf = (lc_exec_xf_t *)(void *)(block + off_xf);
-    c->fr = (lc_exec_fround_t *)(void *)(block + off_fr);
-    if (fast) {
-        unsigned k = 0;
-        for (unsigned r = 0; r < p->nrounds; r++) {
-            const lc_round_t *R = &p->rounds[r];
-            c->first[r] = k;
-            for (int pass = 0; pass < 2; pass++) {
-                for (unsigned i = 0; i < R->nxfers; i++) {
-                    const lc_xfer_t *x = &R->xfers[i];
-                    int recv = x->kind == LC_XFER_RECV;
-                    if (recv != (pass == 0)) {
-                        continue;
-                    }
-                    c->xf[k].ptr = lc_plan_ptr(p, x->buf);
-                    c->xf[k].len = x->len;
-                    c->xf[k].tag = lc_tag_make(comm->id, 0,
-                                               recv ? (unsigned)x->peer : (unsigned)comm->rank, r);
-                    c->xf[k].wpeer = comm->to_world[x->peer];
-                    c->xf[k].peer = x->peer;
-                    c->xf[k].recv = recv;
-                    c->fr[r].nrecv += (unsigned)recv;
-                    k++;
-                }
-            }
-            c->fr[r].xf = c->xf + c->first[r];
-            c->fr[r].n = k - c->first[r];
-            c->fr[r].prepost_next = r + 1 < p->nrounds && p->rounds[r + 1].prepost;
-        }
-        c->first[p->nrounds] = k;
-        c->fr[p->nrounds].xf = c->xf + k;
-        /* a round that is one receive, followed by a round with one send:
-         * the transport may post that send when the receive completes */
-        for (unsigned r = 0; p->ctx->tl_ops->recv_chain_nb != NULL && r + 1 < p->nrounds; r++) {
-            lc_exec_fround_t *F = &c->fr[r];
-            if (F->n == 1 && F->nrecv == 1 && F[1].n == F[1].nrecv + 1) {
-                const lc_exec_xf_t *snd = &F[1].xf[F[1].nrecv];
-                F->chain = 1;
-                F->then.peer = snd->wpeer;
-                F->then.buf = snd->ptr;
-                F->then.len = snd->len;
-                F[1].sent_by_chain = 1;
-            }
-        }
-    }
-    free(p->ex.reqs);
-    free(p->ex.next_reqs);
-    p->ex.reqs = reqs;
-    p->ex.next_reqs = (lc_tl_req_t **)(void *)block;
-    return LINCOLL_OK;
-}
-
-/* What a start does besides the few stores: the first start's setup, a
- * plan that is not finalized, the per-start hook.  Out of line, so that a
- * start of a ready plan (the benchmarks' loop) is short. */
-static __attribute__((noinline)) lincoll_status_t lc_exec_start_slow(lincoll_plan_t *p)
-{
-    if (!p->finalized) {
-        lc_error("plan %s was not finalized", p->algorithm);
-        return LINCOLL_ERR_INTERNAL;
-    }
-    if (p->ex.next_reqs == NULL) {
-        lincoll_status_t st = lc_exec_setup(p);
-        if (st != LINCOLL_OK) {
-            return st;
-        }
-    }
-    p->ex.next_posted = 0;
-    if (p->on_start != NULL) {
-        lincoll_status_t st = p->on_start(p);
-        if (st != LINCOLL_OK) {
-            return st;
-        }
-    }
-    return LINCOLL_OK;
 }
 
 lincoll_status_t lc_exec_start(lincoll_plan_t *p)
 {
-    if (__builtin_expect(!p->finalized || p->ex.next_reqs == NULL || p->on_start != NULL, 0)) {
-        lincoll_status_t st = lc_exec_start_slow(p);
-        if (st != LINCOLL_OK) {
-            return st;
-        }
-    }
-    lc_exec_cache_t *c = lc_exec_cache(p);
+    const unsigned long s = p->ex.starts++;
     /* collectives take the communicator's next sequence number; a
      * point-to-point plan keeps its own tag (transports/transport.h) */
-    unsigned seq = p->p2p ? p->p2p_tag : p->comm->seq++;
+    const lc_plan_t *ir = p->ir;
+    unsigned seq = ir->p2p ? ir->p2p_tag : p->comm->seq++;
     p->ex.seq = seq;
-    c->seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT |
-                 (p->p2p ? LC_TAG_P2P : 0);
+    p->ex.seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT |
+                    (ir->p2p ? LC_TAG_P2P : 0);
+    if (__builtin_expect(p->low->has_rings, 0)) {
+        lc_exec_rotate(p, s);
+    }
     p->ex.next_posted = 0;
     p->ex.round = 0;
     p->ex.posted = 0;
     p->ex.status = LINCOLL_INPROGRESS;
     p->ex.running = 1;
-    p->ex.starts++;
-    lc_exec_deadline(p);
-    if (c->fast) {
-        /* post round 0 now, as MPI_Start does: a ping-pong's send leaves
-         * before the caller reaches wait/test.  A failure to post ends the
-         * plan (lc_exec_fail) and is what its test/wait return. */
-        (void)lc_exec_fast_post(p, c);
-    }
+    /* post the first round now, as MPI_Start does.  A failure ends the plan
+     * (lc_exec_fail) and is what its test/wait return. */
+    (void)lc_exec_enter(p);
     return LINCOLL_OK;
-}
-
-/* The general path (any plan that is not send/receive-only), out of line so
- * that the fast path's test does not pay its register saves. */
-static __attribute__((noinline)) lincoll_status_t lc_exec_test_general(lincoll_plan_t *p)
-{
-    if (!p->ex.running) {
-        return p->ex.status == LINCOLL_INPROGRESS ? LINCOLL_OK : p->ex.status;
-    }
-    lincoll_context_t *ctx = p->ctx;
-    for (int poll = 0; poll < LC_EXEC_POLLS; poll++) {
-        while (p->ex.round < p->nrounds) {
-            lc_round_t *R = &p->rounds[p->ex.round];
-            lincoll_status_t st;
-            if (R->nxfers == 0 && R->npre == 0 && R->nduring == 0 && R->npost == 0) {
-                /* nothing for this rank in this round (e.g. a root's
-                 * receive round): no post, poll or deadline; an empty
-                 * round has nothing posted early either */
-                p->ex.next_posted = 0;
-                p->ex.round++;
-                continue;
-            }
-            if (!p->ex.posted) {
-                st = lc_exec_steps(p, R->pre, R->npre);
-                if (st != LINCOLL_OK) {
-                    return lc_exec_fail(p, st, "a compute step", -1);
-                }
-                st = lc_exec_post_round(p);
-                if (st != LINCOLL_OK) {
-                    return st;
-                }
-                /* compute that overlaps this round's transfers */
-                st = lc_exec_steps(p, R->during, R->nduring);
-                if (st != LINCOLL_OK) {
-                    return lc_exec_fail(p, st, "a compute step", -1);
-                }
-            }
-            st = lc_exec_poll_round(p);
-            if (st == LINCOLL_INPROGRESS) {
-                break;
-            }
-            if (st != LINCOLL_OK) {
-                return st;
-            }
-            st = lc_exec_steps(p, R->post, R->npost);
-            if (st != LINCOLL_OK) {
-                return lc_exec_fail(p, st, "a compute step", -1);
-            }
-            p->ex.round++;
-            p->ex.posted = 0;
-        }
-        if (p->ex.round >= p->nrounds) {
-            p->ex.running = 0;
-            p->ex.status = LINCOLL_OK;
-            return LINCOLL_OK;
-        }
-        ctx->tl_ops->progress(ctx->tl);
-    }
-    return lc_exec_check_stuck(p);
-}
-
-lincoll_status_t lc_exec_test(lincoll_plan_t *p)
-{
-    if (__builtin_expect(p->ex.running, 1)) {
-        const lc_exec_cache_t *c = lc_exec_cache(p);
-        if (c->fast) {
-            return lc_exec_fast_test(p, c);
-        }
-    }
-    return lc_exec_test_general(p);
 }
 
 void lc_exec_cancel(lincoll_plan_t *p)
@@ -701,14 +437,40 @@ void lc_exec_cancel(lincoll_plan_t *p)
     }
 }
 
-/* ---- the public start/test/wait: here, so that the executor's fast path
- * is inlined into them ----------------------------------------------------- */
+lincoll_status_t lc_exec_run(lincoll_plan_t *plan)
+{
+    lincoll_status_t st = lc_exec_start(plan);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    return lincoll_wait(plan);
+}
+
+lincoll_status_t lc_exec_run_ir(lincoll_comm_t *comm, lc_plan_t *ir)
+{
+    lincoll_plan_t *p;
+    lincoll_status_t st = lc_plan_finalize(ir);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(ir);
+        return st;
+    }
+    st = lc_bind_local(comm, ir, &p);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    st = lc_exec_run(p);
+    lc_exec_free(p);
+    return st;
+}
+
+/* ---- the public start/test/wait: here, so that the executor is inlined
+ * into them ----------------------------------------------------------------- */
 
 lincoll_status_t lincoll_start(lincoll_plan_t *plan)
 {
     LC_CHECK_ARG(plan != NULL, "lincoll_start: plan must not be NULL");
     if (plan->ex.running) {
-        lc_error("lincoll_start: plan %s is still running", plan->algorithm);
+        lc_error("lincoll_start: plan %s is still running", plan->ir->algorithm);
         return LINCOLL_ERR_BUSY;
     }
     return lc_exec_start(plan);
@@ -737,4 +499,31 @@ lincoll_status_t lincoll_wait(lincoll_plan_t *plan)
         }
     }
     return st;
+}
+
+const lc_plan_t *lc_plan_of(const lincoll_plan_t *plan)
+{
+    return plan->ir;
+}
+
+lincoll_status_t lincoll_plan_free(lincoll_plan_t *plan)
+{
+    lc_exec_free(plan);
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_plan_stats(const lincoll_plan_t *plan, lincoll_plan_stats_t *stats)
+{
+    LC_CHECK_ARG(plan != NULL, "lincoll_plan_stats: plan must not be NULL");
+    LC_CHECK_ARG(stats != NULL, "lincoll_plan_stats: stats must not be NULL");
+    *stats = plan->ir->stats;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_plan_dump(const lincoll_plan_t *plan, char *buf, size_t len)
+{
+    LC_CHECK_ARG(plan != NULL, "lincoll_plan_dump: plan must not be NULL");
+    LC_CHECK_ARG(buf != NULL && len > 0, "lincoll_plan_dump: buf must not be NULL, len > 0");
+    lc_plan_dump_text(plan->ir, buf, len);
+    return LINCOLL_OK;
 }

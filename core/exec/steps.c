@@ -18,11 +18,11 @@ lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
     switch (s->kind) {
     case LC_STEP_COPY:
         if (s->len > 0) {
-            memmove(lc_plan_ptr(p, s->dst), lc_plan_ptr(p, s->a), s->len);
+            memmove(lc_exec_ptr(p, s->dst), lc_exec_ptr(p, s->a), s->len);
         }
         return LINCOLL_OK;
     case LC_STEP_REDUCE:
-        return lc_reduce3(lc_plan_ptr(p, s->dst), lc_plan_ptr(p, s->a), lc_plan_ptr(p, s->b),
+        return lc_reduce3(lc_exec_ptr(p, s->dst), lc_exec_ptr(p, s->a), lc_exec_ptr(p, s->b),
                           s->len, s->dtype, s->op);
     case LC_STEP_GF_LINCOMB:
     case LC_STEP_GF_MAD:
@@ -33,6 +33,6 @@ lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
     case LC_STEP_CRC_CHECK:
         return lc_step_crc_run(p, s);
     }
-    lc_error("plan %s: compute step kind %d is not supported", p->algorithm, (int)s->kind);
+    lc_error("plan %s: compute step kind %d is not supported", p->ir->algorithm, (int)s->kind);
     return LINCOLL_ERR_UNSUPPORTED;
 }

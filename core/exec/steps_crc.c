@@ -16,17 +16,17 @@
 
 lincoll_status_t lc_step_crc_run(lincoll_plan_t *p, const lc_step_t *s)
 {
-    uint32_t crc = lc_crc32c(0, lc_plan_ptr(p, s->a), s->len);
+    uint32_t crc = lc_crc32c(0, lc_exec_ptr(p, s->a), s->len);
     if (s->kind == LC_STEP_CRC_MAKE) {
-        memcpy(lc_plan_ptr(p, s->dst), &crc, sizeof(crc));
+        memcpy(lc_exec_ptr(p, s->dst), &crc, sizeof(crc));
         return LINCOLL_OK;
     }
     uint32_t sent;
-    memcpy(&sent, lc_plan_ptr(p, s->b), sizeof(sent));
+    memcpy(&sent, lc_exec_ptr(p, s->b), sizeof(sent));
     if (crc != sent) {
         lc_error("plan %s (comm %u, start %lu): the %zu-byte message from rank %d (round %u) "
                  "fails its crc32c check: computed %08x, sent %08x",
-                 p->algorithm, p->comm->id, p->ex.starts, s->len, s->peer,
+                 p->ir->algorithm, p->comm->id, p->ex.starts, s->len, s->peer,
                  p->ex.round > 0 ? p->ex.round - 1 : 0, (unsigned)crc, (unsigned)sent);
         return LINCOLL_ERR_CORRUPT;
     }

@@ -1,7 +1,7 @@
 /*
  * core/exec/steps_gemm.c: run an LC_STEP_GEMM step.
  *
- * step->ext is an lc_gemm_ext_t (core/matmul/mm_int.h): m, n, k, alpha, beta,
+ * step->ext is an lc_gemm_ext_t (core/plan/plan_steps.h): m, n, k, alpha, beta,
  * dtype, one layout for all three operands, op(A)/op(B), and A, B, C as
  * (slot, byte offset) references with leading dimensions in elements.  The
  * step calls the dispatched blocked kernel lincoll_gemm(); a step with
@@ -18,7 +18,7 @@
 #include <lincoll/gemm.h>
 
 #include "core/base/log.h"
-#include "core/matmul/mm_int.h"
+#include "core/plan/plan_steps.h"
 #include "kernels/gemm/gemm_kernels.h"
 
 static void lc_gemm_progress(void *arg)
@@ -31,15 +31,15 @@ lincoll_status_t lc_step_gemm_run(lincoll_plan_t *p, const lc_step_t *s)
 {
     const lc_gemm_ext_t *g = s->ext;
     if (g == NULL) {
-        lc_error("plan %s: gemm step without operands", p->algorithm);
+        lc_error("plan %s: gemm step without operands", p->ir->algorithm);
         return LINCOLL_ERR_INTERNAL;
     }
     if (g->m == 0 || g->n == 0) {
         return LINCOLL_OK;
     }
-    const char *a = g->k > 0 ? lc_plan_ptr(p, g->a) : NULL;
-    const char *b = g->k > 0 ? lc_plan_ptr(p, g->b) : NULL;
-    void *c = lc_plan_ptr(p, g->c);
+    const char *a = g->k > 0 ? lc_exec_ptr(p, g->a) : NULL;
+    const char *b = g->k > 0 ? lc_exec_ptr(p, g->b) : NULL;
+    void *c = lc_exec_ptr(p, g->c);
     if (g->progress) lc_gemm_set_hook(lc_gemm_progress, p->ctx);
     lincoll_status_t st = lincoll_gemm(g->layout, g->ta, g->tb, g->m, g->n, g->k, g->dtype,
                                        g->alpha, a, g->lda, b, g->ldb, g->beta, c, g->ldc);
@@ -48,16 +48,4 @@ lincoll_status_t lc_step_gemm_run(lincoll_plan_t *p, const lc_step_t *s)
         p->ctx->tl_ops->progress(p->ctx->tl);
     }
     return st;
-}
-
-/* Builders call this to wrap their operands in a step; it also makes sure a
- * static link pulls this file in (lc_step_gemm_run is only weakly referenced). */
-lc_step_t lc_step_gemm_make(lc_gemm_ext_t *g)
-{
-    lc_step_t s = {.kind = LC_STEP_GEMM,
-                   .dst = g->c,
-                   .len = (size_t)(g->m * g->n),
-                   .dtype = g->dtype,
-                   .ext = g};
-    return s;
 }

@@ -6,59 +6,22 @@
  * LC_STEP_GF_MAD:     dst_j += a_j,col src_0, one call of lc_gf_mad() (the
  *   shape that folds a packet into partial results as soon as it arrives).
  *
- * Operands live in step->ext, an lc_gf_step_ext_t (core/encode/encode_int.h):
+ * Operands live in step->ext, an lc_gf_step_ext_t (core/plan/plan_steps.h):
  * the coefficient tables (owned by the plan's priv, not by the step), the
  * column for MAD, the byte length, and nsrc + ndst buffer references that
  * are resolved against the plan's slots at run time (scratch is allocated at
  * finalize, after the steps are built).  The plan frees ext with free().
- * No argument checks on the hot path: lc_plan_gf_step() checks the buffer
- * ranges once when the plan is built.
+ * No argument checks on the hot path: lc_plan_gf_step() (core/plan) checks
+ * the buffer ranges once when the plan is built.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/log.h"
-#include "core/encode/encode_int.h"
+#include "core/plan/plan_steps.h"
 #include "core/exec/steps.h"
 
 #define LC_GF_STEP_STACK 64
-
-lincoll_status_t lc_plan_gf_step(lincoll_plan_t *plan, int round, int post, lc_step_kind_t kind,
-                                 const lincoll_gf_coeffs_t *coeffs, int col, int nsrc,
-                                 const lc_bufref_t *srcs, int ndst, const lc_bufref_t *dsts,
-                                 size_t len)
-{
-    if (coeffs == NULL || nsrc < 1 || ndst < 1 ||
-        (kind != LC_STEP_GF_LINCOMB && kind != LC_STEP_GF_MAD) ||
-        (kind == LC_STEP_GF_MAD && nsrc != 1)) {
-        lc_error("plan %s: malformed GF step", plan->algorithm);
-        return LINCOLL_ERR_INTERNAL;
-    }
-    for (int i = 0; i < nsrc + ndst; i++) {
-        lc_bufref_t r = i < nsrc ? srcs[i] : dsts[i - nsrc];
-        if (r.slot >= plan->nslots || r.off > plan->slots[r.slot].size ||
-            len > plan->slots[r.slot].size - r.off) {
-            lc_error("plan %s: GF operand of %zu bytes at slot %u offset %zu is outside the buffer",
-                     plan->algorithm, len, r.slot, r.off);
-            return LINCOLL_ERR_INTERNAL;
-        }
-    }
-    size_t n = (size_t)(nsrc + ndst);
-    lc_gf_step_ext_t *e = malloc(sizeof(*e) + n * sizeof(lc_bufref_t));
-    if (e == NULL) {
-        return LINCOLL_ERR_NOMEM;
-    }
-    e->coeffs = coeffs;
-    e->col = col;
-    e->nsrc = nsrc;
-    e->ndst = ndst;
-    e->len = len;
-    memcpy(e->refs, srcs, (size_t)nsrc * sizeof(lc_bufref_t));
-    memcpy(e->refs + nsrc, dsts, (size_t)ndst * sizeof(lc_bufref_t));
-    lc_step_t s = {.kind = kind, .dst = dsts[0], .a = srcs[0], .len = len * (size_t)ndst, .ext = e};
-    plan->compute_bytes += (double)len * (double)nsrc * (double)ndst;
-    return lc_plan_step(plan, round, post, &s);
-}
 
 lincoll_status_t lc_step_gf_run(lincoll_plan_t *plan, const lc_step_t *step)
 {
@@ -76,15 +39,15 @@ lincoll_status_t lc_step_gf_run(lincoll_plan_t *plan, const lc_step_t *step)
         if (src == NULL || dst == NULL) {
             free((void *)src);
             free(dst);
-            lc_error("plan %s: no memory for a GF step", plan->algorithm);
+            lc_error("plan %s: no memory for a GF step", plan->ir->algorithm);
             return LINCOLL_ERR_NOMEM;
         }
     }
     for (int i = 0; i < e->nsrc; i++) {
-        src[i] = lc_plan_ptr(plan, e->refs[i]);
+        src[i] = lc_exec_ptr(plan, e->refs[i]);
     }
     for (int j = 0; j < e->ndst; j++) {
-        dst[j] = lc_plan_ptr(plan, e->refs[e->nsrc + j]);
+        dst[j] = lc_exec_ptr(plan, e->refs[e->nsrc + j]);
     }
     if (step->kind == LC_STEP_GF_MAD) {
         lc_gf_mad(e->coeffs, e->len, e->col, src[0], (void *const *)dst);

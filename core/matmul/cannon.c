@@ -54,7 +54,7 @@ lincoll_status_t lc_mm_cannon_check(const lc_mm_t *mm, int verbose)
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int layer, int round0,
+lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, int round0,
                                     int t0, int nsteps, const lc_mm_region_t *Aown,
                                     const lc_mm_region_t *Bown, const lc_mm_region_t *C,
                                     double beta, int *round_end)
@@ -148,11 +148,23 @@ lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int la
     return st;
 }
 
-lincoll_status_t lc_mm_cannon_build(lincoll_plan_t *p, const lc_mm_t *mm)
+lincoll_status_t lc_mm_cannon_build(lc_plan_t *p, const lc_mm_t *mm)
 {
     lc_mm_region_t A = lc_mm_user(p, mm, &mm->da, mm->a, mm->ta);
     lc_mm_region_t B = lc_mm_user(p, mm, &mm->db, mm->b, mm->tb);
     lc_mm_region_t C = lc_mm_user(p, mm, &mm->dc, mm->c, 0);
     if (A.slot < 0 || B.slot < 0 || C.slot < 0) return LINCOLL_ERR_NOMEM;
     return lc_mm_cannon_layer(p, mm, 0, 0, 0, mm->dc.pr, &A, &B, &C, mm->beta, NULL);
+}
+
+/* The closed form of the file comment: predicted seconds and scratch bytes. */
+void lc_mm_cannon_cost(const lc_mm_t *mm, double *sec, double *mem)
+{
+    const lc_config_t *cfg = mm->env.cfg;
+    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
+    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
+    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
+    *sec = q * al + (m * k + k * n) / (q * q) * q * be;
+    *mem = 2 * (m * k + k * n) / (q * q) * (double)mm->es;
 }

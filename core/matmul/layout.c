@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/exec/exec.h"
 #include "core/matmul/mm_int.h"
 
 /* ---- geometry -------------------------------------------------------------- */
@@ -142,7 +143,7 @@ static size_t lc_mm_bytes(const lc_mm_region_t *g, size_t es)
     return (size_t)(g->rows * g->cols) * es;
 }
 
-lincoll_status_t lc_mm_copy(lincoll_plan_t *p, int round, int post, lincoll_layout_t L,
+lincoll_status_t lc_mm_copy(lc_plan_t *p, int round, int post, lincoll_layout_t L,
                             const lc_mm_region_t *dst, const lc_mm_region_t *src, size_t es)
 {
     if (dst->rows == 0 || dst->cols == 0) return LINCOLL_OK;
@@ -166,7 +167,7 @@ lincoll_status_t lc_mm_copy(lincoll_plan_t *p, int round, int post, lincoll_layo
     return st;
 }
 
-lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int post, int64_t m,
+lincoll_status_t lc_mm_gemm(lc_plan_t *p, const lc_mm_t *mm, int round, int post, int64_t m,
                             int64_t n, int64_t k, double beta, const lc_mm_region_t *A,
                             const lc_mm_region_t *B, const lc_mm_region_t *C)
 {
@@ -197,11 +198,10 @@ lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int
     lc_step_t s = lc_step_gemm_make(g);
     lc_mm_priv_t *pv = p->priv;
     if (pv != NULL) pv->info.flops += 2.0 * (double)m * (double)n * (double)k;
-    p->compute_flops += 2.0 * (double)m * (double)n * (double)k;
     return lc_plan_step(p, round, post, &s);
 }
 
-lc_mm_region_t lc_mm_user(lincoll_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
+lc_mm_region_t lc_mm_user(lc_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
                           const void *ptr, int t)
 {
     lc_mm_region_t g = {-1, 0, 1, 0, 0, t};
@@ -235,7 +235,7 @@ static int lc_mm_hits(lc_bufref_t a, size_t alen, const lc_xfer_t *x)
     return a.slot == x->buf.slot && a.off < x->buf.off + x->len && x->buf.off < a.off + alen;
 }
 
-lincoll_status_t lc_mm_check_during(const lincoll_plan_t *p)
+lincoll_status_t lc_mm_check_during(const lc_plan_t *p)
 {
     for (unsigned r = 0; r < p->nrounds; r++) {
         const lc_round_t *R = &p->rounds[r];
@@ -248,7 +248,7 @@ lincoll_status_t lc_mm_check_during(const lincoll_plan_t *p)
             size_t sc = lc_mm_span(g->layout, 0, g->m, g->n, g->ldc, es);
             for (unsigned k = 0; k < R->nxfers; k++) {
                 const lc_xfer_t *x = &R->xfers[k];
-                if (x->kind == LC_XFER_WAIT_PUT) continue;
+                if (x->kind == LC_XFER_WAIT) continue;
                 int recv = x->kind == LC_XFER_RECV;
                 if (lc_mm_hits(g->c, sc, x) ||
                     (recv && (lc_mm_hits(g->a, sa, x) || lc_mm_hits(g->b, sb, x)))) {
@@ -263,7 +263,7 @@ lincoll_status_t lc_mm_check_during(const lincoll_plan_t *p)
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
+lincoll_status_t lc_mm_finish(lc_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
                               int64_t panel, lincoll_matmul_bcast_t bcast)
 {
     p->elem_size = mm->es;
@@ -289,7 +289,7 @@ lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matm
     double M = (double)in->memory_bytes / (double)mm->es;
     double vol = (double)mm->m * (double)mm->n * (double)mm->k;
     in->lower_bound_words = M > 0 ? vol / (2.0 * 1.4142135623730951 * mm->P * sqrt(M)) - M : 0;
-    const lc_config_t *cfg = &p->ctx->cfg;
+    const lc_config_t *cfg = p->env.cfg;
     in->predicted_comm_us =
         1e6 * ((double)s->rounds * cfg->model_alpha + (double)s->c2_bytes / cfg->model_bw);
     /* one host: every byte is a copy through the shared memory system, and a
@@ -399,7 +399,7 @@ lincoll_status_t lincoll_matdesc_comms(lincoll_comm_t *comm, const lincoll_matde
 
 /* Copy every block rank (row, col) owns between the global matrix G and a
  * local array Lr (direction: to_local). */
-static lincoll_status_t lc_mm_blocks(lincoll_plan_t *p, int round, int post,
+static lincoll_status_t lc_mm_blocks(lc_plan_t *p, int round, int post,
                                      const lincoll_matdesc_t *d, int row, int col,
                                      const lc_mm_region_t *G, const lc_mm_region_t *Lr, size_t es,
                                      int to_local)
@@ -446,11 +446,12 @@ static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, voi
     int64_t rows, cols, ld;
     lincoll_matdesc_local(d, me, &rows, &cols, &ld);
     LC_CHECK_ARG(local != NULL || rows == 0 || cols == 0, "%s: local is NULL on rank %d", fn, me);
-    lincoll_plan_t *p;
-    st = lc_plan_create(comm, gather ? "matrix_gather" : "matrix_scatter", 0, &p);
+    lc_env_t env = lc_exec_env(comm, 0);
+    lc_plan_t *p;
+    st = lc_plan_create(&env, gather ? "matrix_gather" : "matrix_scatter", 0, &p);
     if (st != LINCOLL_OK) return st;
     p->elem_size = es;
-    lc_mm_t mm = {.comm = comm, .es = es, .me = me, .P = comm->size};
+    lc_mm_t mm = {.env = env, .es = es, .me = me, .P = comm->size};
     lincoll_matdesc_coords(d, me, &mm.pi, &mm.pj, &mm.pl);
     lc_mm_region_t Lr = lc_mm_user(p, &mm, d, local, 0);
     const int ports = p->ports;
@@ -521,8 +522,7 @@ static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, voi
         lc_plan_destroy(p);
         return st;
     }
-    *plan_p = p;
-    return LINCOLL_OK;
+    return lc_bind_local(comm, p, plan_p);
 }
 
 lincoll_status_t lincoll_matrix_scatter_init(lincoll_comm_t *comm, int root, const void *global,
@@ -541,7 +541,7 @@ lincoll_status_t lincoll_matrix_gather_init(lincoll_comm_t *comm, int root, void
     return lc_mm_scatter_gather(comm, root, global, ldg, dtype, d, (void *)local, plan_p, 1);
 }
 
-lincoll_status_t lc_mm_round(lincoll_plan_t *p, int r)
+lincoll_status_t lc_mm_round(lc_plan_t *p, int r)
 {
     while ((int)p->nrounds <= r) {
         if (lc_plan_round(p) < 0) return LINCOLL_ERR_NOMEM;

@@ -9,6 +9,7 @@
  *   summa  rounds(s).alpha        + (m k (pc-1)/(pr pc) + k n (pr-1)/(pr pc)) . es.beta
  *   cannon q.alpha                + (m k + k n)/q^2 . q . es.beta
  *   25d    (2 log c + q/c).alpha  + (m k + k n)/q^2 . (q/c + log c) . es.beta + m n/q^2 log c
+ * (each algorithm's file holds its closed form beside its compiler).
  * Algorithms whose scratch would exceed LINCOLL_MATMUL_MAX_MEM bytes are skipped.
  *
  * Transposes (opts->transa/transb): the descriptors always describe op(A)
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/exec/exec.h"
 #include "core/matmul/mm_int.h"
 
 static const char *const lc_mm_names[] = {"auto", "ring", "summa", "cannon", "25d"};
@@ -29,12 +31,15 @@ const char *lincoll_matmul_algo_name(lincoll_matmul_algo_t algo)
     return (unsigned)algo < LINCOLL_MATMUL_ALGO_LAST ? lc_mm_names[algo] : "?";
 }
 
-/* LINCOLL_MATMUL_ALGO: unset/empty/auto -> AUTO */
-static lincoll_status_t lc_mm_env_algo(lincoll_matmul_algo_t *algo)
+/* LINCOLL_MATMUL_ALGO (reread through the config table at every init):
+ * unset/empty/auto -> AUTO */
+static lincoll_status_t lc_mm_env_algo(const lc_config_t *cfg, lincoll_matmul_algo_t *algo)
 {
-    const char *v = getenv("LINCOLL_MATMUL_ALGO");
+    lc_config_t c = *cfg;
     *algo = LINCOLL_MATMUL_AUTO;
-    if (v == NULL || *v == '\0') return LINCOLL_OK;
+    if (lc_config_reread("LINCOLL_MATMUL_ALGO", &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
+    const char *v = c.algo_matmul;
+    if (v[0] == '\0') return LINCOLL_OK;
     for (int i = 0; i < LINCOLL_MATMUL_ALGO_LAST; i++) {
         if (strcmp(v, lc_mm_names[i]) == 0) {
             *algo = (lincoll_matmul_algo_t)i;
@@ -45,62 +50,26 @@ static lincoll_status_t lc_mm_env_algo(lincoll_matmul_algo_t *algo)
     return LINCOLL_ERR_INVALID;
 }
 
-static lincoll_status_t lc_mm_env_mem(double *limit)
-{
-    const char *v = getenv("LINCOLL_MATMUL_MAX_MEM");
-    *limit = 0;
-    if (v == NULL || *v == '\0') return LINCOLL_OK;
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end != '\0' || x < 0) {
-        lc_error("LINCOLL_MATMUL_MAX_MEM=%s: expected a number of bytes >= 0", v);
-        return LINCOLL_ERR_INVALID;
-    }
-    *limit = x;
-    return LINCOLL_OK;
-}
+/* The registry: one line per algorithm (its file holds check, cost, compiler). */
+typedef struct lc_mm_alg {
+    lincoll_matmul_algo_t algo;
+    lincoll_status_t (*check)(const lc_mm_t *, int verbose);
+    void (*cost)(const lc_mm_t *, double *sec, double *mem);
+    lincoll_status_t (*build)(lc_plan_t *, const lc_mm_t *);
+} lc_mm_alg_t;
+static const lc_mm_alg_t lc_mm_algs[] = {
+    {LINCOLL_MATMUL_RING, lc_mm_ring1d_check, lc_mm_ring1d_cost, lc_mm_ring1d_build},
+    {LINCOLL_MATMUL_SUMMA, lc_mm_summa_check, lc_mm_summa_cost, lc_mm_summa_build},
+    {LINCOLL_MATMUL_CANNON, lc_mm_cannon_check, lc_mm_cannon_cost, lc_mm_cannon_build},
+    {LINCOLL_MATMUL_25D, lc_mm_25d_check, lc_mm_25d_cost, lc_mm_25d_build},
+};
+#define LC_MM_NALGS (sizeof(lc_mm_algs) / sizeof(lc_mm_algs[0]))
 
-typedef lincoll_status_t (*lc_mm_check_fn)(const lc_mm_t *, int);
-typedef lincoll_status_t (*lc_mm_build_fn)(lincoll_plan_t *, const lc_mm_t *);
-static const lc_mm_check_fn lc_mm_checks[] = {NULL, lc_mm_ring1d_check, lc_mm_summa_check,
-                                              lc_mm_cannon_check, lc_mm_25d_check};
-static const lc_mm_build_fn lc_mm_builds[] = {NULL, lc_mm_ring1d_build, lc_mm_summa_build,
-                                              lc_mm_cannon_build, lc_mm_25d_build};
-
-/* predicted seconds and scratch bytes of one algorithm (closed forms above) */
-static void lc_mm_model(const lc_mm_t *mm, lincoll_matmul_algo_t a, double *sec, double *mem)
+static const lc_mm_alg_t *lc_mm_alg(lincoll_matmul_algo_t a)
 {
-    const lc_config_t *cfg = &mm->comm->ctx->cfg;
-    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
-    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
-    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
-    double logc = lc_mm_hibit(mm->dc.layers - 1) + 1;
-    switch (a) {
-    case LINCOLL_MATMUL_RING:
-        *sec = (P - 1) * al + k * n * (P - 1) / P * be;
-        *mem = 2 * k * n / P * (double)mm->es;
-        break;
-    case LINCOLL_MATMUL_SUMMA: {
-        double s = (double)lc_mm_summa_default_panel(mm), panels = k / s;
-        double Q = pr > pc ? pr : pc;
-        double tree = panels * (lc_mm_hibit((int)Q - 1) + 1), ring = panels + 2 * (Q - 1);
-        *sec = (tree < ring ? tree : ring) * al +
-               (m * k * (pc - 1) / (pr * pc) + k * n * (pr - 1) / (pr * pc)) * be;
-        *mem = 2 * s * (m / pr + n / pc) * (double)mm->es;
-        break;
-    }
-    case LINCOLL_MATMUL_CANNON:
-        *sec = q * al + (m * k + k * n) / (q * q) * q * be;
-        *mem = 2 * (m * k + k * n) / (q * q) * (double)mm->es;
-        break;
-    case LINCOLL_MATMUL_25D:
-        *sec = (2 * logc + q / c) * al + (m * k + k * n) / (q * q) * (q / c + logc) * be +
-               m * n / (q * q) * logc * be;
-        *mem = (3 * (m * k + k * n) + 2 * m * n) / (q * q) * (double)mm->es;
-        break;
-    default:
-        *sec = *mem = 1e300;
-    }
+    for (size_t i = 0; i < LC_MM_NALGS; i++)
+        if (lc_mm_algs[i].algo == a) return &lc_mm_algs[i];
+    return NULL;
 }
 
 static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtype, double alpha,
@@ -152,7 +121,7 @@ static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtyp
     if (st == LINCOLL_OK) st = lc_mm_check_ld(descb, "descb", comm->rank, tb == LINCOLL_TRANS);
     if (st == LINCOLL_OK) st = lc_mm_check_ld(descc, "descc", comm->rank, 0);
     if (st != LINCOLL_OK) return st;
-    *mm = (lc_mm_t){.comm = comm,
+    *mm = (lc_mm_t){.env = lc_exec_env(comm, 0),
                     .dtype = dtype,
                     .es = lincoll_dtype_size(dtype),
                     .alpha = alpha,
@@ -204,22 +173,25 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
     if (st != LINCOLL_OK) return st;
     lincoll_matmul_algo_t algo = mm.opts.algo;
     if (algo == LINCOLL_MATMUL_AUTO) {
-        st = lc_mm_env_algo(&algo);
+        st = lc_mm_env_algo(&comm->ctx->cfg, &algo);
         if (st != LINCOLL_OK) return st;
     }
     if (algo != LINCOLL_MATMUL_AUTO) {
-        st = lc_mm_checks[algo](&mm, 1);
+        st = lc_mm_alg(algo)->check(&mm, 1);
         if (st != LINCOLL_OK) return st;
     } else {
-        double limit, best = 1e300;
-        st = lc_mm_env_mem(&limit);
-        if (st != LINCOLL_OK) return st;
-        for (int x = LINCOLL_MATMUL_RING; x < LINCOLL_MATMUL_ALGO_LAST; x++) {
-            if (lc_mm_checks[x](&mm, 0) != LINCOLL_OK) continue;
+        lc_config_t cfg = comm->ctx->cfg; /* read at every init, like the algorithm */
+        if (lc_config_reread("LINCOLL_MATMUL_MAX_MEM", &cfg) != LINCOLL_OK)
+            return LINCOLL_ERR_INVALID;
+        const double limit = (double)cfg.matmul_max_mem;
+        double best = 1e300;
+        for (size_t x = 0; x < LC_MM_NALGS; x++) {
+            const lc_mm_alg_t *g = &lc_mm_algs[x];
+            if (g->check(&mm, 0) != LINCOLL_OK) continue;
             double sec, mem;
-            lc_mm_model(&mm, (lincoll_matmul_algo_t)x, &sec, &mem);
+            g->cost(&mm, &sec, &mem);
             if (limit > 0 && mem > limit) continue;
-            if (sec < best) best = sec, algo = (lincoll_matmul_algo_t)x;
+            if (sec < best) best = sec, algo = g->algo;
         }
         if (algo == LINCOLL_MATMUL_AUTO) {
             lc_error("lincoll_matmul_init: no algorithm serves this distribution within "
@@ -230,8 +202,8 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
     }
     char name[32];
     snprintf(name, sizeof(name), "matmul_%s", lc_mm_names[algo]);
-    lincoll_plan_t *p;
-    st = lc_plan_create(comm, name, 2, &p);
+    lc_plan_t *p;
+    st = lc_plan_create(&mm.env, name, 2, &p);
     if (st != LINCOLL_OK) return st;
     lc_mm_priv_t *pv = calloc(1, sizeof(*pv));
     if (pv == NULL) {
@@ -241,14 +213,13 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
     pv->magic = LC_MM_MAGIC;
     p->priv = pv;
     p->priv_free = free;
-    st = lc_mm_builds[algo](p, &mm);
+    st = lc_mm_alg(algo)->build(p, &mm);
     if (st == LINCOLL_OK) st = lc_mm_finish(p, &mm, algo, pv->info.panel, pv->info.bcast);
     if (st != LINCOLL_OK) {
         lc_plan_destroy(p);
         return st;
     }
-    *plan_p = p;
-    return LINCOLL_OK;
+    return lc_bind_local(comm, p, plan_p);
 }
 
 lincoll_status_t lincoll_matmul(lincoll_comm_t *comm, lincoll_dtype_t dtype, double alpha,
@@ -269,10 +240,11 @@ lincoll_status_t lincoll_matmul(lincoll_comm_t *comm, lincoll_dtype_t dtype, dou
 lincoll_status_t lincoll_matmul_info(const lincoll_plan_t *plan, lincoll_matmul_info_t *info)
 {
     LC_CHECK_ARG(plan != NULL && info != NULL, "lincoll_matmul_info: NULL argument");
-    const lc_mm_priv_t *pv = plan->priv;
-    LC_CHECK_ARG(pv != NULL && plan->priv_free == free && pv->magic == LC_MM_MAGIC,
+    const lc_plan_t *ir = lc_plan_of(plan);
+    const lc_mm_priv_t *pv = ir->priv;
+    LC_CHECK_ARG(pv != NULL && ir->priv_free == free && pv->magic == LC_MM_MAGIC,
                  "lincoll_matmul_info: plan %s was not made by lincoll_matmul_init",
-                 plan->algorithm);
+                 ir->algorithm);
     *info = pv->info;
     return LINCOLL_OK;
 }

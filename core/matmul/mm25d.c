@@ -38,7 +38,7 @@ lincoll_status_t lc_mm_25d_check(const lc_mm_t *mm, int verbose)
 }
 
 /* dst += src elementwise over a region (one REDUCE when both are contiguous) */
-static lincoll_status_t lc_mm_add(lincoll_plan_t *p, const lc_mm_t *mm, int round,
+static lincoll_status_t lc_mm_add(lc_plan_t *p, const lc_mm_t *mm, int round,
                                   const lc_mm_region_t *dst, const lc_mm_region_t *src)
 {
     const lincoll_layout_t L = mm->dc.layout;
@@ -59,7 +59,7 @@ static lincoll_status_t lc_mm_add(lincoll_plan_t *p, const lc_mm_t *mm, int roun
     return st;
 }
 
-lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm)
+lincoll_status_t lc_mm_25d_build(lc_plan_t *p, const lc_mm_t *mm)
 {
     const int q = mm->dc.pr, c = mm->dc.layers, l = mm->pl, i = mm->pi, j = mm->pj;
     const size_t es = mm->es;
@@ -147,4 +147,18 @@ lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm)
     }
     (void)rend;
     return st;
+}
+
+/* The closed form of the file comment: predicted seconds and scratch bytes. */
+void lc_mm_25d_cost(const lc_mm_t *mm, double *sec, double *mem)
+{
+    const lc_config_t *cfg = mm->env.cfg;
+    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
+    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
+    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
+    double logc = lc_mm_hibit(mm->dc.layers - 1) + 1;
+    *sec = (2 * logc + q / c) * al + (m * k + k * n) / (q * q) * (q / c + logc) * be +
+           m * n / (q * q) * logc * be;
+    *mem = (3 * (m * k + k * n) + 2 * m * n) / (q * q) * (double)mm->es;
 }

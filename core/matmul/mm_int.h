@@ -1,8 +1,7 @@
 /*
  * core/matmul/mm_int.h: what the matmul plan compilers share.
  *
- * lc_gemm_ext_t is the ext block of an LC_STEP_GEMM step (run by
- * core/exec/steps_gemm.c); lc_mm_t is one compile request with the local
+ * The GEMM steps' operands are lc_gemm_ext_t (core/plan/plan_steps.h); lc_mm_t is one compile request with the local
  * geometry already worked out; lc_mm_region_t names a sub-matrix of a slot so
  * the compilers can pack it (COPY steps) or hand it to a GEMM step.
  */
@@ -13,24 +12,7 @@
 
 #include "core/base/log.h"
 #include "core/plan/plan.h"
-
-/* Operands of one GEMM step: C := alpha op(A) op(B) + beta C, all in one
- * layout, each a (slot, offset) with a leading dimension in elements. */
-typedef struct lc_gemm_ext {
-    int64_t m, n, k;
-    double alpha, beta;
-    lincoll_dtype_t dtype;
-    lincoll_layout_t layout;
-    lincoll_trans_t ta, tb;
-    lc_bufref_t a, b, c;
-    int64_t lda, ldb, ldc;
-    /* a DURING step: progress the transport from inside the GEMM (a kernels/gemm
-     * hook between blocks), so the round's rendezvous transfers move meanwhile */
-    int progress;
-} lc_gemm_ext_t;
-
-/* core/exec/steps_gemm.c: the step that owns g */
-lc_step_t lc_step_gemm_make(lc_gemm_ext_t *g);
+#include "core/plan/plan_steps.h"
 
 /* A rows x cols sub-matrix stored in a plan slot.  rows and cols are the
  * logical shape (of op(X)); with t set the slot holds its transpose
@@ -46,7 +28,7 @@ typedef struct lc_mm_region {
 
 /* One compile request. */
 typedef struct lc_mm {
-    lincoll_comm_t *comm;
+    lc_env_t env; /* what the compilers may know (P, rank, the model constants) */
     lincoll_dtype_t dtype;
     size_t es;
     double alpha, beta;
@@ -78,7 +60,7 @@ int64_t lc_mm_tight_ld(const lincoll_matdesc_t *d, int64_t rows, int64_t cols);
 lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, int P);
 lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank, int t);
 /* make sure round r exists */
-lincoll_status_t lc_mm_round(lincoll_plan_t *p, int r);
+lincoll_status_t lc_mm_round(lc_plan_t *p, int r);
 /* binomial tree over q ranks rooted at relative 0: parent round of v (-1 for the root), children */
 int lc_mm_hibit(int v);
 /* local array of rank (row, col) in layer 0 as a region of slot */
@@ -91,28 +73,28 @@ lc_mm_region_t lc_mm_sub(lincoll_layout_t L, const lc_mm_region_t *g, int64_t r0
                          int64_t rows, int64_t cols, size_t es);
 int lc_mm_contig(lincoll_layout_t L, const lc_mm_region_t *g);
 /* COPY steps moving src into dst (same shape); one step when both are contiguous */
-lincoll_status_t lc_mm_copy(lincoll_plan_t *p, int round, int post, lincoll_layout_t L,
+lincoll_status_t lc_mm_copy(lc_plan_t *p, int round, int post, lincoll_layout_t L,
                             const lc_mm_region_t *dst, const lc_mm_region_t *src, size_t es);
 /* A GEMM step (skipped when m or n is 0) */
-lincoll_status_t lc_mm_gemm(lincoll_plan_t *p, const lc_mm_t *mm, int round, int post, int64_t m,
+lincoll_status_t lc_mm_gemm(lc_plan_t *p, const lc_mm_t *mm, int round, int post, int64_t m,
                             int64_t n, int64_t k, double beta, const lc_mm_region_t *A,
                             const lc_mm_region_t *B, const lc_mm_region_t *C);
 /* the rank's local region of A, B or C bound as a user slot (empty when not on layer 0) */
-lc_mm_region_t lc_mm_user(lincoll_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
+lc_mm_region_t lc_mm_user(lc_plan_t *p, const lc_mm_t *mm, const lincoll_matdesc_t *d,
                           const void *ptr, int t);
 /* DURING GEMM steps must not read a buffer their round receives into nor
  * write one it sends from (the plan cannot see GEMM operands; this can) */
-lincoll_status_t lc_mm_check_during(const lincoll_plan_t *p);
-lincoll_status_t lc_mm_finish(lincoll_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
+lincoll_status_t lc_mm_check_during(const lc_plan_t *p);
+lincoll_status_t lc_mm_finish(lc_plan_t *p, const lc_mm_t *mm, lincoll_matmul_algo_t algo,
                               int64_t panel, lincoll_matmul_bcast_t bcast);
 
 /* ---- plan compilers ---- */
-lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm);
-lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm);
-lincoll_status_t lc_mm_cannon_build(lincoll_plan_t *p, const lc_mm_t *mm);
-lincoll_status_t lc_mm_25d_build(lincoll_plan_t *p, const lc_mm_t *mm);
+lincoll_status_t lc_mm_ring1d_build(lc_plan_t *p, const lc_mm_t *mm);
+lincoll_status_t lc_mm_summa_build(lc_plan_t *p, const lc_mm_t *mm);
+lincoll_status_t lc_mm_cannon_build(lc_plan_t *p, const lc_mm_t *mm);
+lincoll_status_t lc_mm_25d_build(lc_plan_t *p, const lc_mm_t *mm);
 /* Cannon on one layer of q x q starting at step t0 for nsteps; C partial region */
-lincoll_status_t lc_mm_cannon_layer(lincoll_plan_t *p, const lc_mm_t *mm, int layer, int round0,
+lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, int round0,
                                     int t0, int nsteps, const lc_mm_region_t *Aown,
                                     const lc_mm_region_t *Bown, const lc_mm_region_t *C,
                                     double beta, int *round_end);
@@ -123,6 +105,12 @@ lincoll_status_t lc_mm_summa_check(const lc_mm_t *mm, int verbose);
 lincoll_status_t lc_mm_cannon_check(const lc_mm_t *mm, int verbose);
 lincoll_status_t lc_mm_25d_check(const lc_mm_t *mm, int verbose);
 int64_t lc_mm_summa_default_panel(const lc_mm_t *mm);
+/* closed-form cost of each algorithm (its file) */
+void lc_mm_ring1d_cost(const lc_mm_t *mm, double *sec, double *mem);
+void lc_mm_summa_cost(const lc_mm_t *mm, double *sec, double *mem);
+void lc_mm_cannon_cost(const lc_mm_t *mm, double *sec, double *mem);
+void lc_mm_25d_cost(const lc_mm_t *mm, double *sec, double *mem);
+
 
 #define LC_MM_TRY(_st, _call)                                                                      \
     do {                                                                                           \

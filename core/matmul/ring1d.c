@@ -42,7 +42,7 @@ lincoll_status_t lc_mm_ring1d_check(const lc_mm_t *mm, int verbose)
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
+lincoll_status_t lc_mm_ring1d_build(lc_plan_t *p, const lc_mm_t *mm)
 {
     const int P = mm->P, me = mm->me;
     const size_t es = mm->es;
@@ -107,4 +107,16 @@ lincoll_status_t lc_mm_ring1d_build(lincoll_plan_t *p, const lc_mm_t *mm)
     }
 #undef BBLOCK
     return st;
+}
+
+/* The closed form of the file comment: predicted seconds and scratch bytes. */
+void lc_mm_ring1d_cost(const lc_mm_t *mm, double *sec, double *mem)
+{
+    const lc_config_t *cfg = mm->env.cfg;
+    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
+    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
+    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
+    *sec = (P - 1) * al + k * n * (P - 1) / P * be;
+    *mem = 2 * k * n / P * (double)mm->es;
 }

@@ -66,7 +66,7 @@ int64_t lc_mm_summa_default_panel(const lc_mm_t *mm)
      * memory: the four panel buffers should not exceed the local C block. */
     const lincoll_matdesc_t *c = &mm->dc;
     double mloc = (double)(c->m + c->pr - 1) / c->pr, nloc = (double)(c->n + c->pc - 1) / c->pc;
-    double alpha = mm->comm->ctx->cfg.model_alpha, rate = 5e10;
+    double alpha = mm->env.cfg->model_alpha, rate = 5e10;
     int64_t s = 256;
     if (mloc * nloc > 0) {
         double s_lat =
@@ -122,7 +122,7 @@ typedef struct {
     lc_mm_region_t At, Bt;
 } lc_mm_pending_t;
 
-static lincoll_status_t lc_mm_summa_flush(lincoll_plan_t *p, const lc_mm_t *mm, lc_mm_pending_t *x,
+static lincoll_status_t lc_mm_summa_flush(lc_plan_t *p, const lc_mm_t *mm, lc_mm_pending_t *x,
                                           const lc_mm_region_t *C, int when)
 {
     if (!x->have) return LINCOLL_OK;
@@ -134,7 +134,7 @@ static lincoll_status_t lc_mm_summa_flush(lincoll_plan_t *p, const lc_mm_t *mm, 
     return st;
 }
 
-lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
+lincoll_status_t lc_mm_summa_build(lc_plan_t *p, const lc_mm_t *mm)
 {
     const lincoll_matdesc_t *da = &mm->da, *db = &mm->db;
     const lincoll_layout_t L = mm->dc.layout;
@@ -283,4 +283,20 @@ lincoll_status_t lc_mm_summa_build(lincoll_plan_t *p, const lc_mm_t *mm)
         st = lc_mm_gemm(p, mm, 0, 1, mloc, nloc, 0, mm->beta, &A, &B, &C);
     }
     return st;
+}
+
+/* The closed form of the file comment: predicted seconds and scratch bytes. */
+void lc_mm_summa_cost(const lc_mm_t *mm, double *sec, double *mem)
+{
+    const lc_config_t *cfg = mm->env.cfg;
+    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
+    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
+    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
+    double s = (double)lc_mm_summa_default_panel(mm), panels = k / s;
+    double Q = pr > pc ? pr : pc;
+    double tree = panels * (lc_mm_hibit((int)Q - 1) + 1), ring = panels + 2 * (Q - 1);
+    *sec = (tree < ring ? tree : ring) * al +
+           (m * k * (pc - 1) / (pr * pc) + k * n * (pr - 1) / (pr * pc)) * be;
+    *mem = 2 * s * (m / pr + n / pc) * (double)mm->es;
 }

@@ -1,16 +1,12 @@
 /*
- * core/plan/plan.c: plan builder, validation, static cost and dump.
+ * core/plan/plan.c: the plan builder and its checks (pure data: no
+ * communicator, transport or executor is touched here).
  *
- * Static cost of the calling rank's plan:
- *   C1 = rounds that carry at least one transfer,
- *   C2 = sum over those rounds of the largest transfer of the round,
- *   predicted time = C1*alpha + (C2 + moved_bytes)*beta + compute_bytes*gamma
- * (moved_bytes: what zero-copy plans copy through mapped memory, a transfer
- * in all but name; core/coll's lc_zc_copy sets it)
- * with alpha/beta/gamma from LINCOLL_MODEL_ALPHA, _BW and _COMPUTE_BW.  For the
- * symmetric algorithms lincoll ships, this rank's C2 equals the global C2 of
- * the papers (largest message on any rank per round); the sim transport
- * measures the global figures.
+ * Checks at finalize: the multi-port limit (at most p sends/puts and p
+ * receives/waits per round), every operand inside its slot, DURING steps
+ * clear of their round's transfer buffers, ring slots inside one stride,
+ * windows and views well formed.  Then the stats (core/plan/plan_cost.c) and
+ * the receive pre-posting marks.
  */
 #include "core/plan/plan.h"
 
@@ -19,7 +15,6 @@
 #include <string.h>
 
 #include "core/base/log.h"
-#include "core/context/win.h"
 
 #define LC_GROW(_arr, _n, _cap) lc_grow((void **)&(_arr), &(_cap), (_n) + 1, sizeof(*(_arr)))
 
@@ -42,55 +37,156 @@ static int lc_grow(void **arr, unsigned *cap, unsigned need, size_t elem)
     return 0;
 }
 
-lincoll_status_t lc_plan_create(lincoll_comm_t *comm, const char *algorithm, int ports,
-                                lincoll_plan_t **plan_p)
+void lc_plan_compute_stats(lc_plan_t *p); /* plan_cost.c */
+
+lincoll_status_t lc_plan_create(const lc_env_t *env, const char *algorithm, int ports,
+                                lc_plan_t **plan_p)
 {
-    lincoll_plan_t *p = calloc(1, sizeof(*p));
+    lc_plan_t *p = calloc(1, sizeof(*p));
     if (p == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
-    p->comm = comm;
-    p->ctx = comm->ctx;
-    snprintf(p->algorithm, sizeof(p->algorithm), "%s", algorithm);
-    p->ports = ports > 0 ? ports : comm->ctx->ports;
+    p->env = *env;
+    lc_plan_rename(p, algorithm);
+    p->ports = ports > 0 ? ports : (env->ports > 0 ? env->ports : 1);
     p->elem_size = 1;
-    p->ex.status = LINCOLL_OK;
-    comm->ctx->live_plans++;
     *plan_p = p;
     return LINCOLL_OK;
 }
 
-int lc_plan_slot_user(lincoll_plan_t *p, void *ptr, size_t size)
+void lc_plan_rename(lc_plan_t *p, const char *algorithm)
+{
+    snprintf(p->algorithm, sizeof(p->algorithm), "%s", algorithm);
+}
+
+static int lc_slot_add(lc_plan_t *p, lc_slot_t s)
 {
     if (LC_GROW(p->slots, p->nslots, p->cap_slots) != 0) {
         return -1;
     }
-    p->slots[p->nslots] = (lc_slot_t){LC_SLOT_USER, ptr, size};
+    p->slots[p->nslots] = s;
     return (int)p->nslots++;
 }
 
-int lc_plan_slot_scratch(lincoll_plan_t *p, size_t size)
+int lc_plan_slot_user(lc_plan_t *p, void *ptr, size_t size)
 {
-    if (LC_GROW(p->slots, p->nslots, p->cap_slots) != 0) {
+    return lc_slot_add(p, (lc_slot_t){.kind = LC_SLOT_USER, .ptr = ptr, .size = size});
+}
+
+int lc_plan_slot_scratch(lc_plan_t *p, size_t size)
+{
+    return lc_slot_add(p, (lc_slot_t){.kind = LC_SLOT_SCRATCH, .size = size});
+}
+
+int lc_plan_slot_zero(lc_plan_t *p, size_t size)
+{
+    return lc_slot_add(p, (lc_slot_t){.kind = LC_SLOT_SCRATCH, .size = size, .zero = 1});
+}
+
+int lc_plan_slot_peer(lc_plan_t *p, int win, int peer, size_t off, size_t size)
+{
+    if (win < 0 || (unsigned)win >= p->nwins || peer < 0 || peer >= p->env.P) {
+        lc_error("plan %s: view of window %d of rank %d does not exist", p->algorithm, win, peer);
         return -1;
     }
-    p->slots[p->nslots] = (lc_slot_t){LC_SLOT_SCRATCH, NULL, size};
-    return (int)p->nslots++;
+    return lc_slot_add(p, (lc_slot_t){
+                              .kind = LC_SLOT_PEER, .size = size, .win = win, .peer = peer, .off = off});
 }
 
-int lc_plan_round(lincoll_plan_t *p)
+static int lc_win_add(lc_plan_t *p, lc_win_decl_t d)
 {
-    if (p->nrounds >= LC_TAG_MAX_ROUND) {
-        lc_error("plan %s: more than %u rounds", p->algorithm, (unsigned)LC_TAG_MAX_ROUND);
+    if (LC_GROW(p->wins, p->nwins, p->cap_wins) != 0) {
+        return -1;
+    }
+    p->wins[p->nwins] = d;
+    return (int)p->nwins++;
+}
+
+int lc_plan_win_user(lc_plan_t *p, int key, int slot)
+{
+    if (slot < 0 || (unsigned)slot >= p->nslots || p->slots[slot].kind != LC_SLOT_USER) {
+        lc_error("plan %s: a window needs a user slot (slot %d)", p->algorithm, slot);
+        return -1;
+    }
+    return lc_win_add(
+        p, (lc_win_decl_t){.kind = LC_WIN_USER, .slot = slot, .len = p->slots[slot].size, .key = key});
+}
+
+int lc_plan_win_scratch(lc_plan_t *p, int key, size_t len)
+{
+    return lc_win_add(p,
+                      (lc_win_decl_t){.kind = LC_WIN_SCRATCH, .slot = -1, .len = len, .key = key});
+}
+
+lincoll_status_t lc_plan_credit(lc_plan_t *p, int win, int peer, unsigned n)
+{
+    if (win < 0 || (unsigned)win >= p->nwins || peer < 0 || peer >= p->env.P) {
+        return LINCOLL_ERR_INTERNAL;
+    }
+    if (LC_GROW(p->credits, p->ncredits, p->cap_credits) != 0) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    p->credits[p->ncredits++] = (lc_credit_t){.win = win, .peer = peer, .n = n};
+    return LINCOLL_OK;
+}
+
+unsigned lc_plan_ring(lc_plan_t *p, unsigned depth, size_t stride)
+{
+    if (depth < 1) {
+        return 0;
+    }
+    if (p->nrings == 0) { /* ring 0 is "none" */
+        if (LC_GROW(p->rings, 0, p->cap_rings) != 0) return 0;
+        p->nrings = 1;
+    }
+    if (LC_GROW(p->rings, p->nrings, p->cap_rings) != 0) {
+        return 0;
+    }
+    p->rings[p->nrings] = (lc_ring_t){.depth = depth, .stride = stride};
+    return p->nrings++;
+}
+
+lincoll_status_t lc_plan_slot_ring(lc_plan_t *p, int slot, unsigned ring)
+{
+    if (slot < 0 || (unsigned)slot >= p->nslots || ring == 0 || ring >= p->nrings) {
+        return LINCOLL_ERR_INTERNAL;
+    }
+    p->slots[slot].ring = ring;
+    return LINCOLL_OK;
+}
+
+int lc_plan_round(lc_plan_t *p)
+{
+    if (p->nrounds >= LC_PLAN_MAX_ROUNDS) {
+        lc_error("plan %s: more than %u rounds", p->algorithm, LC_PLAN_MAX_ROUNDS);
         return -1;
     }
     if (LC_GROW(p->rounds, p->nrounds, p->cap_rounds) != 0) {
         return -1;
     }
+    p->rounds[p->nrounds].every = 1;
     return (int)p->nrounds++;
 }
 
-static lincoll_status_t lc_plan_check_ref(const lincoll_plan_t *p, lc_bufref_t ref, size_t len,
+int lc_plan_rounds_upto(lc_plan_t *p, int idx)
+{
+    while ((int)p->nrounds <= idx) {
+        if (lc_plan_round(p) < 0) return -1;
+    }
+    return idx;
+}
+
+lincoll_status_t lc_plan_round_every(lc_plan_t *p, int round, unsigned every, unsigned phase)
+{
+    if (round < 0 || (unsigned)round >= p->nrounds || every < 1 || phase >= every) {
+        return LINCOLL_ERR_INTERNAL;
+    }
+    p->rounds[round].every = every;
+    p->rounds[round].phase = phase;
+    return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_plan_check_ref(const lc_plan_t *p, lc_bufref_t ref, size_t len,
                                           const char *what)
 {
     if (ref.slot >= p->nslots || ref.off > p->slots[ref.slot].size ||
@@ -102,17 +198,23 @@ static lincoll_status_t lc_plan_check_ref(const lincoll_plan_t *p, lc_bufref_t r
     return LINCOLL_OK;
 }
 
-static lincoll_status_t lc_plan_xfer(lincoll_plan_t *p, int round, const lc_xfer_t *x)
+static lincoll_status_t lc_plan_xfer(lc_plan_t *p, int round, const lc_xfer_t *x)
 {
     if (round < 0 || (unsigned)round >= p->nrounds) {
         return LINCOLL_ERR_INTERNAL;
     }
-    if (x->peer < 0 || x->peer >= p->comm->size) {
+    if (x->peer < 0 || x->peer >= p->env.P) {
         lc_error("plan %s: peer %d outside the communicator of %d", p->algorithm, x->peer,
-                 p->comm->size);
+                 p->env.P);
         return LINCOLL_ERR_INTERNAL;
     }
-    if (x->kind != LC_XFER_WAIT_PUT) {
+    if ((x->kind == LC_XFER_PUT || x->kind == LC_XFER_WAIT) &&
+        (x->win < 0 || (unsigned)x->win >= p->nwins)) {
+        lc_error("plan %s: transfer on window %d, which the plan does not declare", p->algorithm,
+                 x->win);
+        return LINCOLL_ERR_INTERNAL;
+    }
+    if (x->kind != LC_XFER_WAIT || x->len > 0) {
         lincoll_status_t st = lc_plan_check_ref(p, x->buf, x->len, "transfer");
         if (st != LINCOLL_OK) {
             return st;
@@ -126,51 +228,70 @@ static lincoll_status_t lc_plan_xfer(lincoll_plan_t *p, int round, const lc_xfer
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_plan_send(lincoll_plan_t *p, int round, int peer, lc_bufref_t src, size_t len)
+lincoll_status_t lc_plan_send(lc_plan_t *p, int round, int peer, lc_bufref_t src, size_t len)
 {
-    lc_xfer_t x = {.kind = LC_XFER_SEND, .peer = peer, .buf = src, .len = len};
+    lc_xfer_t x = {.kind = LC_XFER_SEND, .peer = peer, .buf = src, .len = len, .win = -1};
     return lc_plan_xfer(p, round, &x);
 }
 
-lincoll_status_t lc_plan_recv(lincoll_plan_t *p, int round, int peer, lc_bufref_t dst, size_t len)
+lincoll_status_t lc_plan_recv(lc_plan_t *p, int round, int peer, lc_bufref_t dst, size_t len)
 {
-    lc_xfer_t x = {.kind = LC_XFER_RECV, .peer = peer, .buf = dst, .len = len};
+    lc_xfer_t x = {.kind = LC_XFER_RECV, .peer = peer, .buf = dst, .len = len, .win = -1};
     return lc_plan_xfer(p, round, &x);
 }
 
-lincoll_status_t lc_plan_put(lincoll_plan_t *p, int round, int peer, lc_bufref_t src, size_t len,
-                             lc_win_t *win, size_t roff)
+lincoll_status_t lc_plan_put(lc_plan_t *p, int round, int peer, lc_bufref_t src, size_t len,
+                             int win, size_t roff, unsigned ring)
 {
-    lc_xfer_t x = {
-        .kind = LC_XFER_PUT, .peer = peer, .buf = src, .len = len, .win = win, .roff = roff};
+    if (ring >= (p->nrings ? p->nrings : 1)) return LINCOLL_ERR_INTERNAL;
+    lc_xfer_t x = {.kind = LC_XFER_PUT,
+                   .peer = peer,
+                   .buf = src,
+                   .len = len,
+                   .win = win,
+                   .roff = roff,
+                   .ring = ring};
     return lc_plan_xfer(p, round, &x);
 }
 
-lincoll_status_t lc_plan_wait_put(lincoll_plan_t *p, int round, int peer, size_t len, lc_win_t *win)
+lincoll_status_t lc_plan_signal(lc_plan_t *p, int round, int peer, int win)
 {
-    lc_xfer_t x = {.kind = LC_XFER_WAIT_PUT, .peer = peer, .len = len, .win = win};
+    lc_xfer_t x = {.kind = LC_XFER_PUT, .peer = peer, .win = win, .buf = lc_ref(0, 0)};
+    if (p->nslots == 0) { /* a signal carries nothing: an empty slot to point at */
+        if (lc_plan_slot_user(p, NULL, 0) < 0) return LINCOLL_ERR_NOMEM;
+    }
     return lc_plan_xfer(p, round, &x);
 }
 
-lincoll_status_t lc_plan_step(lincoll_plan_t *p, int round, int post, const lc_step_t *step)
+lincoll_status_t lc_plan_wait(lc_plan_t *p, int round, int peer, int win, unsigned count,
+                              lc_bufref_t at, size_t len)
+{
+    lc_xfer_t x = {.kind = LC_XFER_WAIT,
+                   .peer = peer,
+                   .win = win,
+                   .count = count ? count : 1,
+                   .buf = at,
+                   .len = len};
+    return lc_plan_xfer(p, round, &x);
+}
+
+lincoll_status_t lc_plan_step(lc_plan_t *p, int round, int when, const lc_step_t *step)
 {
     if (round < 0 || (unsigned)round >= p->nrounds) {
         free(step->ext);
         return LINCOLL_ERR_INTERNAL;
     }
     lc_round_t *r = &p->rounds[round];
-    /* LC_STEP_DURING steps go to their own list (the executor runs it while
-     * the round's transfers are in flight); they used to land in post[] */
-    int fail = post == LC_STEP_DURING ? LC_GROW(r->during, r->nduring, r->cap_during)
-               : post                 ? LC_GROW(r->post, r->npost, r->cap_post)
+    int fail = when == LC_STEP_DURING ? LC_GROW(r->during, r->nduring, r->cap_during)
+               : when == LC_STEP_POST ? LC_GROW(r->post, r->npost, r->cap_post)
                                       : LC_GROW(r->pre, r->npre, r->cap_pre);
     if (fail) {
         free(step->ext);
         return LINCOLL_ERR_NOMEM;
     }
-    if (post == LC_STEP_DURING) {
+    if (when == LC_STEP_DURING) {
         r->during[r->nduring++] = *step;
-    } else if (post) {
+    } else if (when == LC_STEP_POST) {
         r->post[r->npost++] = *step;
     } else {
         r->pre[r->npre++] = *step;
@@ -178,18 +299,17 @@ lincoll_status_t lc_plan_step(lincoll_plan_t *p, int round, int post, const lc_s
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_plan_copy(lincoll_plan_t *p, int round, int post, lc_bufref_t dst,
+lincoll_status_t lc_plan_copy(lc_plan_t *p, int round, int when, lc_bufref_t dst,
                               lc_bufref_t src, size_t len)
 {
     lincoll_status_t st = lc_plan_check_ref(p, dst, len, "copy destination");
     if (st == LINCOLL_OK) st = lc_plan_check_ref(p, src, len, "copy source");
     if (st != LINCOLL_OK) return st;
-    lc_step_t s = {.kind = LC_STEP_COPY, .dst = dst, .a = src, .len = len};
-    p->compute_bytes += (double)len;
-    return lc_plan_step(p, round, post, &s);
+    lc_step_t s = {.kind = LC_STEP_COPY, .dst = dst, .a = src, .len = len, .work = (double)len};
+    return lc_plan_step(p, round, when, &s);
 }
 
-lincoll_status_t lc_plan_reduce(lincoll_plan_t *p, int round, int post, lc_bufref_t dst,
+lincoll_status_t lc_plan_reduce(lc_plan_t *p, int round, int when, lc_bufref_t dst,
                                 lc_bufref_t a, lc_bufref_t b, size_t count, lincoll_dtype_t dtype,
                                 lincoll_op_t op)
 {
@@ -198,51 +318,20 @@ lincoll_status_t lc_plan_reduce(lincoll_plan_t *p, int round, int post, lc_bufre
     if (st == LINCOLL_OK) st = lc_plan_check_ref(p, a, bytes, "reduce operand");
     if (st == LINCOLL_OK) st = lc_plan_check_ref(p, b, bytes, "reduce operand");
     if (st != LINCOLL_OK) return st;
-    lc_step_t s = {
-        .kind = LC_STEP_REDUCE, .dst = dst, .a = a, .b = b, .len = count, .dtype = dtype, .op = op};
-    p->compute_bytes += 2.0 * (double)bytes;
-    return lc_plan_step(p, round, post, &s);
+    lc_step_t s = {.kind = LC_STEP_REDUCE,
+                   .dst = dst,
+                   .a = a,
+                   .b = b,
+                   .len = count,
+                   .dtype = dtype,
+                   .op = op,
+                   .work = 2.0 * (double)bytes}; /* a reduce reads two operands */
+    return lc_plan_step(p, round, when, &s);
 }
 
-static void lc_plan_compute_stats(lincoll_plan_t *p)
+size_t lc_step_bytes(const lc_step_t *s)
 {
-    lincoll_plan_stats_t *s = &p->stats;
-    const lc_config_t *cfg = &p->ctx->cfg;
-    memset(s, 0, sizeof(*s));
-    snprintf(s->algorithm, sizeof(s->algorithm), "%s", p->algorithm);
-    s->ports = (unsigned)p->ports;
-    for (unsigned r = 0; r < p->nrounds; r++) {
-        const lc_round_t *R = &p->rounds[r];
-        size_t largest = 0;
-        for (unsigned i = 0; i < R->nxfers; i++) {
-            const lc_xfer_t *x = &R->xfers[i];
-            largest = x->len > largest ? x->len : largest;
-            if (x->kind == LC_XFER_SEND || x->kind == LC_XFER_PUT) {
-                s->msgs_sent++;
-                s->bytes_sent += x->len;
-            } else {
-                s->msgs_recvd++;
-                s->bytes_recvd += x->len;
-            }
-        }
-        for (unsigned i = 0; i < R->npre + R->npost; i++) {
-            const lc_step_t *st = i < R->npre ? &R->pre[i] : &R->post[i - R->npre];
-            s->compute_elems += st->len;
-        }
-        for (unsigned i = 0; i < R->nduring; i++) {
-            s->compute_elems += R->during[i].len;
-        }
-        if (R->nxfers > 0) {
-            s->rounds++;
-            s->c2_bytes += largest;
-        }
-    }
-    s->c2_elems = s->c2_bytes / (p->elem_size ? p->elem_size : 1);
-    s->scratch_bytes = p->scratch_bytes;
-    s->predicted_us =
-        1e6 * ((double)s->rounds * cfg->model_alpha +
-               ((double)s->c2_bytes + p->moved_bytes) / cfg->model_bw +
-               p->compute_bytes / cfg->model_compute_bw + p->compute_flops / cfg->model_flops);
+    return s->kind == LC_STEP_REDUCE ? s->len * lincoll_dtype_size(s->dtype) : s->len;
 }
 
 static int lc_ranges_overlap(lc_bufref_t a, size_t alen, lc_bufref_t b, size_t blen)
@@ -250,57 +339,59 @@ static int lc_ranges_overlap(lc_bufref_t a, size_t alen, lc_bufref_t b, size_t b
     return a.slot == b.slot && a.off < b.off + blen && b.off < a.off + alen;
 }
 
-/* Does [ref, +len) overlap anything round R touches (transfers and steps)?
- * Steps with extra operands (GF, GEMM) count as touching everything. */
-static int lc_round_touches(const lc_round_t *R, int with_post, lc_bufref_t ref, size_t len)
+/* Does a step touch [ref, +len)?  Steps with extra operands (GF, GEMM)
+ * count as touching everything. */
+static int lc_step_touches(const lc_step_t *st, lc_bufref_t ref, size_t len)
+{
+    size_t n = lc_step_bytes(st);
+    return st->ext != NULL || lc_ranges_overlap(ref, len, st->dst, n) ||
+           lc_ranges_overlap(ref, len, st->a, n) ||
+           (st->kind == LC_STEP_REDUCE && lc_ranges_overlap(ref, len, st->b, n));
+}
+
+/* Does [ref, +len) overlap anything round R touches (transfers and steps)? */
+static int lc_round_touches(const lc_round_t *R, lc_bufref_t ref, size_t len)
 {
     for (unsigned i = 0; i < R->nxfers; i++) {
         const lc_xfer_t *x = &R->xfers[i];
-        if (x->kind != LC_XFER_WAIT_PUT && lc_ranges_overlap(ref, len, x->buf, x->len)) return 1;
+        if (lc_ranges_overlap(ref, len, x->buf, x->len)) return 1;
     }
-    unsigned nsteps = R->npre + (with_post ? R->npost + R->nduring : 0);
-    for (unsigned i = 0; i < nsteps; i++) {
-        const lc_step_t *st = i < R->npre              ? &R->pre[i]
-                              : i < R->npre + R->npost ? &R->post[i - R->npre]
-                                                       : &R->during[i - R->npre - R->npost];
-        size_t n = st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype) : st->len;
-        if (st->ext != NULL || lc_ranges_overlap(ref, len, st->dst, n) ||
-            lc_ranges_overlap(ref, len, st->a, n) ||
-            (st->kind == LC_STEP_REDUCE && lc_ranges_overlap(ref, len, st->b, n))) {
-            return 1;
-        }
-    }
+    for (unsigned i = 0; i < R->npre; i++)
+        if (lc_step_touches(&R->pre[i], ref, len)) return 1;
+    for (unsigned i = 0; i < R->nduring; i++)
+        if (lc_step_touches(&R->during[i], ref, len)) return 1;
+    for (unsigned i = 0; i < R->npost; i++)
+        if (lc_step_touches(&R->post[i], ref, len)) return 1;
     return 0;
 }
 
+static int lc_slot_rotates(const lc_plan_t *p, uint32_t slot)
+{
+    return slot < p->nslots && p->slots[slot].ring != 0;
+}
+
 /* Round r+1's receives can be posted when round r's transfers are posted if
- * nothing round r does, and no PRE step of round r+1, touches their buffers. */
-static void lc_plan_mark_prepost(lincoll_plan_t *p)
+ * nothing round r does, and no PRE step of round r+1, touches their buffers,
+ * both rounds run on every start, and the buffers do not rotate. */
+static void lc_plan_mark_prepost(lc_plan_t *p)
 {
     for (unsigned r = 0; r + 1 < p->nrounds; r++) {
         lc_round_t *R = &p->rounds[r], *N = &p->rounds[r + 1];
-        int ok = 1;
+        int ok = R->every == 1 && N->every == 1;
         for (unsigned i = 0; ok && i < N->nxfers; i++) {
             const lc_xfer_t *x = &N->xfers[i];
             if (x->kind != LC_XFER_RECV) continue;
-            ok = !lc_round_touches(R, 1, x->buf, x->len);
-            /* PRE steps of round r+1 only: compare against its steps, not its own recvs */
-            for (unsigned k = 0; ok && k < N->npre; k++) {
-                const lc_step_t *st = &N->pre[k];
-                size_t n =
-                    st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype) : st->len;
-                ok = st->ext == NULL && !lc_ranges_overlap(x->buf, x->len, st->dst, n) &&
-                     !lc_ranges_overlap(x->buf, x->len, st->a, n) &&
-                     !(st->kind == LC_STEP_REDUCE && lc_ranges_overlap(x->buf, x->len, st->b, n));
-            }
+            ok = !lc_slot_rotates(p, x->buf.slot) && !lc_round_touches(R, x->buf, x->len);
+            for (unsigned k = 0; ok && k < N->npre; k++)
+                ok = !lc_step_touches(&N->pre[k], x->buf, x->len);
         }
         N->prepost = ok;
     }
 }
 
-lincoll_status_t lc_plan_finalize(lincoll_plan_t *p)
+static lincoll_status_t lc_plan_check(lc_plan_t *p)
 {
-    /* the multi-port model: at most p sends and p receives per round */
+    /* the multi-port model: at most p outgoing and p incoming transfers per round */
     for (unsigned r = 0; r < p->nrounds; r++) {
         lc_round_t *R = &p->rounds[r];
         unsigned out = 0, in = 0;
@@ -314,40 +405,17 @@ lincoll_status_t lc_plan_finalize(lincoll_plan_t *p)
                      p->algorithm, r, out, in, p->ports);
             return LINCOLL_ERR_INTERNAL;
         }
-    }
-    size_t total = 0;
-    for (unsigned i = 0; i < p->nslots; i++) {
-        if (p->slots[i].kind == LC_SLOT_SCRATCH) {
-            total += (p->slots[i].size + 63) & ~(size_t)63;
-        }
-    }
-    if (total > 0) {
-        if (posix_memalign(&p->scratch_mem, 64, total) != 0) {
-            return LINCOLL_ERR_NOMEM;
-        }
-        size_t off = 0;
-        for (unsigned i = 0; i < p->nslots; i++) {
-            if (p->slots[i].kind == LC_SLOT_SCRATCH) {
-                p->slots[i].ptr = (char *)p->scratch_mem + off;
-                off += (p->slots[i].size + 63) & ~(size_t)63;
-            }
-        }
-    }
-    p->scratch_bytes = total;
-    for (unsigned r = 0; r < p->nrounds; r++) {
-        const lc_round_t *R = &p->rounds[r];
+        /* DURING steps must not touch the round's receive buffers nor write its sends */
         for (unsigned i = 0; i < R->nduring; i++) {
             const lc_step_t *st = &R->during[i];
-            size_t n =
-                st->kind == LC_STEP_REDUCE ? st->len * lincoll_dtype_size(st->dtype) : st->len;
+            size_t n = lc_step_bytes(st);
             for (unsigned k = 0; st->ext == NULL && k < R->nxfers; k++) {
                 const lc_xfer_t *x = &R->xfers[k];
-                int recv = x->kind == LC_XFER_RECV;
-                if (x->kind == LC_XFER_WAIT_PUT) continue;
+                int in_buf = x->kind == LC_XFER_RECV || x->kind == LC_XFER_WAIT;
                 if (lc_ranges_overlap(st->dst, n, x->buf, x->len) ||
-                    (recv && (lc_ranges_overlap(st->a, n, x->buf, x->len) ||
-                              (st->kind == LC_STEP_REDUCE &&
-                               lc_ranges_overlap(st->b, n, x->buf, x->len))))) {
+                    (in_buf && (lc_ranges_overlap(st->a, n, x->buf, x->len) ||
+                                (st->kind == LC_STEP_REDUCE &&
+                                 lc_ranges_overlap(st->b, n, x->buf, x->len))))) {
                     lc_error("plan %s: round %u runs a step during its transfers that touches "
                              "their buffers",
                              p->algorithm, r);
@@ -356,10 +424,40 @@ lincoll_status_t lc_plan_finalize(lincoll_plan_t *p)
             }
         }
     }
+    for (unsigned i = 0; i < p->nslots; i++) {
+        const lc_slot_t *s = &p->slots[i];
+        if (s->ring != 0 && s->size > p->rings[s->ring].stride) {
+            lc_error("plan %s: slot %u (%zu bytes) does not fit its ring's %zu-byte stride",
+                     p->algorithm, i, s->size, p->rings[s->ring].stride);
+            return LINCOLL_ERR_INTERNAL;
+        }
+        if (s->kind == LC_SLOT_PEER && s->peer == p->env.rank && p->wins[s->win].len > 0 &&
+            s->off + s->size > p->wins[s->win].len) {
+            lc_error("plan %s: view of %zu bytes at %zu is outside this rank's window %d",
+                     p->algorithm, s->size, s->off, s->win);
+            return LINCOLL_ERR_INTERNAL;
+        }
+    }
+    for (unsigned w = 0; w < p->nwins; w++) {
+        for (unsigned k = 0; k < w; k++) {
+            if (p->wins[k].key == p->wins[w].key) {
+                lc_error("plan %s: windows %u and %u share key %d", p->algorithm, k, w,
+                         p->wins[w].key);
+                return LINCOLL_ERR_INTERNAL;
+            }
+        }
+    }
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_plan_finalize(lc_plan_t *p)
+{
+    lincoll_status_t st = lc_plan_check(p);
+    if (st != LINCOLL_OK) return st;
     lc_plan_mark_prepost(p);
     lc_plan_compute_stats(p);
     p->finalized = 1;
-    if (p->ctx->cfg.plan_dump) {
+    if (p->env.cfg != NULL && p->env.cfg->plan_dump) {
         size_t len = 4096 + 96 * (size_t)p->nrounds * 4;
         char *buf = malloc(len);
         if (buf != NULL) {
@@ -372,13 +470,10 @@ lincoll_status_t lc_plan_finalize(lincoll_plan_t *p)
     return LINCOLL_OK;
 }
 
-void lc_plan_destroy(lincoll_plan_t *p)
+void lc_plan_destroy(lc_plan_t *p)
 {
     if (p == NULL) {
         return;
-    }
-    if (p->ex.running) {
-        lc_exec_cancel(p);
     }
     for (unsigned r = 0; r < p->nrounds; r++) {
         lc_round_t *R = &p->rounds[r];
@@ -393,98 +488,13 @@ void lc_plan_destroy(lincoll_plan_t *p)
         free(R->pre);
         free(R->post);
     }
-    for (unsigned i = 0; i < p->nwins; i++) {
-        lc_win_destroy(p->wins[i]);
-    }
-    free(p->wins);
     if (p->priv_free != NULL) {
         p->priv_free(p->priv);
     }
     free(p->rounds);
     free(p->slots);
-    free(p->scratch_mem);
-    free(p->ex.reqs);
-    free(p->ex.next_reqs);
-    p->ctx->live_plans--;
+    free(p->wins);
+    free(p->credits);
+    free(p->rings);
     free(p);
-}
-
-static const char *const lc_xfer_names[] = {"send", "recv", "put", "wait_put"};
-static const char *const lc_step_names[] = {"copy", "reduce", "gf_lincomb",  "gf_mad",
-                                            "gemm", "crc32c", "crc32c_check"};
-
-void lc_plan_dump_text(const lincoll_plan_t *p, char *buf, size_t len)
-{
-    size_t used = 0;
-#define OUT(...)                                                                                   \
-    do {                                                                                           \
-        if (used < len) {                                                                          \
-            int _n = snprintf(buf + used, len - used, __VA_ARGS__);                                \
-            used += _n > 0 ? (size_t)_n : 0;                                                       \
-        }                                                                                          \
-    } while (0)
-    const lincoll_plan_stats_t *s = &p->stats;
-    OUT("plan %s rank %d/%d ports %d: C1=%u C2=%llu bytes, sent %llu msgs %llu bytes, "
-        "predicted %.2f us\n",
-        p->algorithm, p->comm->rank, p->comm->size, p->ports, s->rounds,
-        (unsigned long long)s->c2_bytes, (unsigned long long)s->msgs_sent,
-        (unsigned long long)s->bytes_sent, s->predicted_us);
-    for (unsigned r = 0; r < p->nrounds; r++) {
-        const lc_round_t *R = &p->rounds[r];
-        OUT(" round %u:\n", r);
-        for (unsigned i = 0; i < R->npre; i++) {
-            OUT("   pre  %s len %zu -> slot %u+%zu\n", lc_step_names[R->pre[i].kind], R->pre[i].len,
-                R->pre[i].dst.slot, R->pre[i].dst.off);
-        }
-        for (unsigned i = 0; i < R->nxfers; i++) {
-            const lc_xfer_t *x = &R->xfers[i];
-            OUT("   port %u %-8s peer %d len %zu slot %u+%zu\n", x->port, lc_xfer_names[x->kind],
-                x->peer, x->len, x->buf.slot, x->buf.off);
-        }
-        for (unsigned i = 0; i < R->nduring; i++) {
-            OUT("   during %s len %zu -> slot %u+%zu\n", lc_step_names[R->during[i].kind],
-                R->during[i].len, R->during[i].dst.slot, R->during[i].dst.off);
-        }
-        for (unsigned i = 0; i < R->npost; i++) {
-            OUT("   post %s len %zu -> slot %u+%zu\n", lc_step_names[R->post[i].kind],
-                R->post[i].len, R->post[i].dst.slot, R->post[i].dst.off);
-        }
-    }
-    if (used >= len && len > 4) {
-        memcpy(buf + len - 4, "...", 4);
-    }
-#undef OUT
-}
-
-/* ---- public plan API ------------------------------------------------------------ */
-
-lincoll_status_t lincoll_plan_stats(const lincoll_plan_t *plan, lincoll_plan_stats_t *stats)
-{
-    LC_CHECK_ARG(plan != NULL, "lincoll_plan_stats: plan must not be NULL");
-    LC_CHECK_ARG(stats != NULL, "lincoll_plan_stats: stats must not be NULL");
-    *stats = plan->stats;
-    return LINCOLL_OK;
-}
-
-lincoll_status_t lincoll_plan_dump(const lincoll_plan_t *plan, char *buf, size_t len)
-{
-    LC_CHECK_ARG(plan != NULL, "lincoll_plan_dump: plan must not be NULL");
-    LC_CHECK_ARG(buf != NULL && len > 0, "lincoll_plan_dump: buf must not be NULL, len > 0");
-    lc_plan_dump_text(plan, buf, len);
-    return LINCOLL_OK;
-}
-
-lincoll_status_t lincoll_plan_free(lincoll_plan_t *plan)
-{
-    lc_plan_destroy(plan);
-    return LINCOLL_OK;
-}
-
-lincoll_status_t lc_plan_run(lincoll_plan_t *plan)
-{
-    lincoll_status_t st = lc_exec_start(plan);
-    if (st != LINCOLL_OK) {
-        return st;
-    }
-    return lincoll_wait(plan);
 }

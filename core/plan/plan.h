@@ -1,25 +1,57 @@
 /*
- * core/plan/plan.h: the plan every algorithm compiles to, and its builder.
+ * core/plan/plan.h: the plan IR every algorithm compiles to, its builder,
+ * its checks, its static cost and its passes (docs/architecture.md, "The
+ * plan IR").
  *
- * A plan is data: rounds; each round holds up to p sends and p receives (the
- * multi-port model) plus puts and signal waits, and typed compute steps that
- * run before the round's transfers (PRE: prepare what is sent) or after them
- * (POST: fold what arrived).  Buffers are slots: user buffers bound at init
- * and scratch the plan owns (allocated once, in registered memory).
+ * A plan is pure data, made by a pure function of (environment, arguments):
+ * the compilers in core/coll, core/encode and core/matmul call only this
+ * builder; they never touch a communicator, a transport, a window or the
+ * executor.  The executor layer (core/exec) binds a plan to a communicator
+ * (allocates scratch, creates the declared windows, resolves peer views),
+ * lowers it and runs it.
  *
- * Algorithms (core/coll, core/encode, core/matmul) only call the builder;
- * they never touch the executor or a transport.
+ * What a plan holds:
+ *  - rounds: up to p sends and p receives (the multi-port model) plus puts
+ *    and waits on windows, and typed compute steps that run before the
+ *    round's transfers (PRE: prepare what is sent), while they fly (DURING)
+ *    or after them (POST: fold what arrived).  A round may run only on every
+ *    n-th start (credit batching of ring buffers).  Rounds are global: a
+ *    message sent in round r is received in round r.
+ *  - slots: buffers the steps and transfers address — user buffers bound at
+ *    init, scratch the plan owns (allocated at bind, optionally zeroed), and
+ *    peer views (a peer's mapped window, resolved at bind).  A slot may be
+ *    rotated through a ring region (depth, stride): start s uses
+ *    base + (s mod depth) * stride.
+ *  - windows: declared resources (a user slot's memory, or scratch the
+ *    transport allocates) that bind creates collectively; each has a key so
+ *    bind can match it with the peers' records.
+ *  - PUT (RMA into a peer's window, then +1 on the peer's signal counter for
+ *    this rank; a 0-byte put is a SIGNAL) and WAIT (until `count` more
+ *    signals from a peer arrived; initial credits are declared per window and
+ *    peer) are first-class transfers.
  */
 #ifndef LC_PLAN_H
 #define LC_PLAN_H
 
 #include <lincoll/plan.h>
 #include <lincoll/types.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "core/context/context.h"
+#include "core/base/config.h"
 
-typedef struct lc_win lc_win_t;
+/* Rounds a plan may have: the tag's round field (transports/transport.h). */
+#define LC_PLAN_MAX_ROUNDS 65535u
+
+/* What a compiler may know: everything here is the same kind of fact on
+ * every rank (P, ports, the configuration) or this rank's position. */
+typedef struct lc_env {
+    int P;                   /* ranks of the communicator */
+    int rank;                /* this rank */
+    int ports;               /* the context's ports (a plan may ask for more, e.g. P - 1) */
+    int mapped;              /* every peer's windows will be mapped here (zero copy) */
+    const lc_config_t *cfg;  /* model constants, thresholds (read only) */
+} lc_env_t;
 
 /* A position in a buffer slot. */
 typedef struct lc_bufref {
@@ -30,18 +62,20 @@ typedef struct lc_bufref {
 typedef enum lc_xfer_kind {
     LC_XFER_SEND = 0,
     LC_XFER_RECV,
-    LC_XFER_PUT,      /* RMA into the peer's window + signal */
-    LC_XFER_WAIT_PUT, /* wait for a peer's signalled put into my window */
+    LC_XFER_PUT,  /* RMA into the peer's window at roff, then signal (len 0: a signal) */
+    LC_XFER_WAIT, /* wait until `count` more signals from the peer have arrived */
 } lc_xfer_kind_t;
 
 typedef struct lc_xfer {
     lc_xfer_kind_t kind;
     uint16_t port;
     int peer;        /* communicator rank */
-    lc_bufref_t buf; /* SEND/PUT source, RECV destination */
+    lc_bufref_t buf; /* SEND/PUT source, RECV destination, WAIT: where the data lands */
     size_t len;      /* bytes */
-    lc_win_t *win;   /* PUT/WAIT_PUT: window */
+    int win;         /* PUT/WAIT: window index */
     size_t roff;     /* PUT: offset in the peer's window */
+    unsigned ring;   /* PUT: roff rotates with this ring region (0: none) */
+    unsigned count;  /* WAIT: signals to wait for (>= 1) */
 } lc_xfer_t;
 
 typedef enum lc_step_kind {
@@ -49,8 +83,8 @@ typedef enum lc_step_kind {
     LC_STEP_REDUCE,     /* dst <- a (op) b, count elements of dtype */
     LC_STEP_GF_LINCOMB, /* dsts[r] <- sum_j coeffs[r][j] * srcs[j] */
     LC_STEP_GF_MAD,     /* dsts[r] += coeffs[r] * srcs[0] */
-    LC_STEP_GEMM,       /* C <- alpha A B + beta C (row-major) */
-    LC_STEP_CRC_MAKE,   /* dst (uint32) <- crc32c of a, len bytes (core/exec/steps_crc.c) */
+    LC_STEP_GEMM,       /* C <- alpha A B + beta C */
+    LC_STEP_CRC_MAKE,   /* dst (uint32) <- crc32c of a, len bytes */
     LC_STEP_CRC_CHECK,  /* crc32c of a, len bytes, must equal b (uint32): else CORRUPT */
 } lc_step_kind_t;
 
@@ -63,7 +97,10 @@ typedef struct lc_step {
     lincoll_dtype_t dtype;
     lincoll_op_t op;
     int peer; /* CRC_CHECK: the rank the checked message came from (log line) */
-    /* GF and GEMM steps keep their operands in a plan-owned block */
+    /* model inputs: bytes the step processes (at 1/gamma; a COPY through a
+     * peer view moves them at 1/beta) and floating-point operations (GEMM) */
+    double work, flops;
+    /* GF and GEMM steps keep their operands in a plan-owned block (freed with free()) */
     void *ext;
 } lc_step_t;
 
@@ -72,79 +109,112 @@ typedef struct lc_round {
     unsigned nxfers, cap_xfers;
     lc_step_t *pre, *post, *during;
     unsigned npre, npost, cap_pre, cap_post, nduring, cap_during;
-    int prepost; /* receives may be posted while the previous round runs */
+    unsigned every, phase; /* runs on starts s with s % every == phase (every >= 1) */
+    int prepost;           /* receives may be posted while the previous round runs */
 } lc_round_t;
 
-enum { LC_SLOT_USER = 0, LC_SLOT_SCRATCH = 1 };
+enum { LC_SLOT_USER = 0, LC_SLOT_SCRATCH = 1, LC_SLOT_PEER = 2 };
 
 typedef struct lc_slot {
     int kind;
-    void *ptr;
-    size_t size;
+    void *ptr;      /* USER: the buffer */
+    size_t size;    /* bytes the plan may address */
+    int zero;       /* SCRATCH: zeroed once at bind */
+    int win, peer;  /* PEER: window and peer (this rank: its own window) */
+    size_t off;     /* PEER: offset in the peer's window */
+    unsigned ring;  /* rotates with this ring region (0: none) */
 } lc_slot_t;
 
-/* Executor state of a running plan. */
-typedef struct lc_exec_state {
-    int running;
-    lincoll_status_t status;
-    unsigned round;
-    int posted;
-    unsigned seq;       /* tag sequence of this start */
-    lc_tl_req_t **reqs; /* one per xfer of the current round */
-    unsigned nreqs;
-    lc_tl_req_t **next_reqs; /* receives of round `round + 1` posted early */
-    int next_posted;
-    double deadline; /* lc_now() limit for the current round */
-    unsigned long starts;
-} lc_exec_state_t;
+enum { LC_WIN_USER = 0, LC_WIN_SCRATCH = 1 };
 
-struct lincoll_plan {
-    lincoll_comm_t *comm;
-    lincoll_context_t *ctx;
+/* A window the plan declares; bind creates it over the communicator. */
+typedef struct lc_win_decl {
+    int kind;   /* USER: over slot's memory; SCRATCH: transport-allocated */
+    int slot;   /* USER */
+    size_t len; /* bytes of this rank's window */
+    int key;    /* identifies it in the peers' bind records (same on every rank) */
+} lc_win_decl_t;
+
+typedef struct lc_credit {
+    int win, peer;
+    unsigned n; /* signals from peer counted as arrived before the first start */
+} lc_credit_t;
+
+typedef struct lc_ring {
+    unsigned depth;
+    size_t stride;
+} lc_ring_t;
+
+/* The IR. */
+typedef struct lc_plan {
     char algorithm[32];
+    lc_env_t env;
     int ports;
     lc_round_t *rounds;
     unsigned nrounds, cap_rounds;
     lc_slot_t *slots;
     unsigned nslots, cap_slots;
-    void *scratch_mem; /* one block for all scratch slots */
-    size_t scratch_bytes;
-    lincoll_plan_stats_t stats;
-    size_t elem_size;     /* for C2 in elements (1 = bytes) */
-    double compute_bytes; /* model input: bytes processed by steps */
-    double moved_bytes;   /* model input: bytes zero-copy steps move between ranks' memory
-                           * (copies through mapped windows, counted at 1/beta) */
-    double compute_flops; /* model input: floating-point operations of GEMM steps */
-    lc_exec_state_t ex;
-    int finalized;
-    /* point-to-point plan: tags carry LC_TAG_P2P and p2p_tag instead of the
-     * communicator's collective sequence, which its starts leave alone */
+    lc_win_decl_t *wins;
+    unsigned nwins, cap_wins;
+    lc_credit_t *credits;
+    unsigned ncredits, cap_credits;
+    lc_ring_t *rings; /* rings[0] unused: ring 0 means none */
+    unsigned nrings, cap_rings;
+    lincoll_plan_stats_t stats; /* computed by lc_plan_finalize from the IR alone */
+    size_t elem_size;           /* for C2 in elements (1 = bytes) */
+    /* point-to-point plan: tags carry the point-to-point bit and p2p_tag
+     * instead of the communicator's collective sequence */
     int p2p;
     unsigned p2p_tag;
+    int finalized;
     /* algorithm-owned data freed with the plan (coefficients, GF tables, ...) */
     void (*priv_free)(void *);
     void *priv;
-    lincoll_status_t (*on_start)(lincoll_plan_t *plan); /* optional per-start hook */
-    lc_win_t **wins;                                    /* windows the plan owns */
-    unsigned nwins;
-};
+} lc_plan_t;
 
 /* ---- builder ------------------------------------------------------------- */
-lincoll_status_t lc_plan_create(lincoll_comm_t *comm, const char *algorithm, int ports,
-                                lincoll_plan_t **plan_p);
-/* Bind a user buffer (may be NULL when size is 0); returns the slot index. */
-int lc_plan_slot_user(lincoll_plan_t *plan, void *ptr, size_t size);
-/* Scratch owned by the plan, allocated at finalize; returns the slot index. */
-int lc_plan_slot_scratch(lincoll_plan_t *plan, size_t size);
-/* Append a round; returns its index (or -1 when out of memory). */
-int lc_plan_round(lincoll_plan_t *plan);
-lincoll_status_t lc_plan_send(lincoll_plan_t *plan, int round, int peer, lc_bufref_t src,
-                              size_t len);
-lincoll_status_t lc_plan_recv(lincoll_plan_t *plan, int round, int peer, lc_bufref_t dst,
-                              size_t len);
-lincoll_status_t lc_plan_copy(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
+lincoll_status_t lc_plan_create(const lc_env_t *env, const char *algorithm, int ports,
+                                lc_plan_t **plan_p);
+void lc_plan_destroy(lc_plan_t *plan);
+void lc_plan_rename(lc_plan_t *plan, const char *algorithm);
+/* Bind a user buffer (may be NULL when size is 0); returns the slot index (-1: no memory). */
+int lc_plan_slot_user(lc_plan_t *plan, void *ptr, size_t size);
+/* Scratch owned by the plan (allocated at bind); returns the slot index. */
+int lc_plan_slot_scratch(lc_plan_t *plan, size_t size);
+/* Scratch that reads as zero until the plan writes it (zeroed once at bind). */
+int lc_plan_slot_zero(lc_plan_t *plan, size_t size);
+/* A view of size bytes at off in peer's window win (peer = this rank: its own). */
+int lc_plan_slot_peer(lc_plan_t *plan, int win, int peer, size_t off, size_t size);
+/* Windows: over a user slot's memory, or transport-allocated scratch of len
+ * bytes on this rank; returns the window index (-1: no memory). */
+int lc_plan_win_user(lc_plan_t *plan, int key, int slot);
+int lc_plan_win_scratch(lc_plan_t *plan, int key, size_t len);
+/* Signals from peer on win counted as arrived before the first start. */
+lincoll_status_t lc_plan_credit(lc_plan_t *plan, int win, int peer, unsigned n);
+/* A ring region of depth slots of stride bytes; returns its id (>= 1) or 0. */
+unsigned lc_plan_ring(lc_plan_t *plan, unsigned depth, size_t stride);
+/* Rotate slot with ring (its size must fit one ring stride). */
+lincoll_status_t lc_plan_slot_ring(lc_plan_t *plan, int slot, unsigned ring);
+/* Append a round; returns its index (or -1). */
+int lc_plan_round(lc_plan_t *plan);
+/* Make sure rounds 0..idx exist; returns idx or -1. */
+int lc_plan_rounds_upto(lc_plan_t *plan, int idx);
+/* Round runs only on starts s with s % every == phase. */
+lincoll_status_t lc_plan_round_every(lc_plan_t *plan, int round, unsigned every, unsigned phase);
+lincoll_status_t lc_plan_send(lc_plan_t *plan, int round, int peer, lc_bufref_t src, size_t len);
+lincoll_status_t lc_plan_recv(lc_plan_t *plan, int round, int peer, lc_bufref_t dst, size_t len);
+/* Put len bytes of src at roff (rotated with ring, 0: none) in peer's window
+ * win, then signal; len 0 is a signal alone. */
+lincoll_status_t lc_plan_put(lc_plan_t *plan, int round, int peer, lc_bufref_t src, size_t len,
+                             int win, size_t roff, unsigned ring);
+lincoll_status_t lc_plan_signal(lc_plan_t *plan, int round, int peer, int win);
+/* Wait for count signals from peer on win; `at`/len: where its data lands
+ * (len 0 for a flag), for the checksum pass and the stats. */
+lincoll_status_t lc_plan_wait(lc_plan_t *plan, int round, int peer, int win, unsigned count,
+                              lc_bufref_t at, size_t len);
+lincoll_status_t lc_plan_copy(lc_plan_t *plan, int round, int when, lc_bufref_t dst,
                               lc_bufref_t src, size_t len);
-lincoll_status_t lc_plan_reduce(lincoll_plan_t *plan, int round, int post, lc_bufref_t dst,
+lincoll_status_t lc_plan_reduce(lc_plan_t *plan, int round, int when, lc_bufref_t dst,
                                 lc_bufref_t a, lc_bufref_t b, size_t count, lincoll_dtype_t dtype,
                                 lincoll_op_t op);
 /* When a step runs within its round. */
@@ -155,16 +225,14 @@ enum {
                          * receive buffers nor write its send buffers (checked at finalize
                          * for steps whose operands the plan can see) */
 };
-/* Append a step built by the caller (GF, GEMM); the plan takes ownership of ext.
- * `post` is LC_STEP_PRE, LC_STEP_POST or LC_STEP_DURING. */
-lincoll_status_t lc_plan_step(lincoll_plan_t *plan, int round, int post, const lc_step_t *step);
-/* Check the port limits, allocate scratch, compute static stats, dump. */
-lincoll_status_t lc_plan_finalize(lincoll_plan_t *plan);
-void lc_plan_destroy(lincoll_plan_t *plan);
-/* Checksum every tag message (core/plan/plan_checksum.c; call before
- * lc_plan_finalize): a crc32c round follows each round with transfers and a
- * corrupted message ends the plan with LINCOLL_ERR_CORRUPT. */
-lincoll_status_t lc_plan_checksum(lincoll_plan_t *plan);
+/* Append a step built by the caller (GF, GEMM, CRC; step->work and ->flops
+ * set); the plan takes ownership of ext (also when this fails). */
+lincoll_status_t lc_plan_step(lc_plan_t *plan, int round, int when, const lc_step_t *step);
+/* Check the port limits and the operands, compute the stats, dump. */
+lincoll_status_t lc_plan_finalize(lc_plan_t *plan);
+
+/* Bytes a step addresses through its dst/a/b references (REDUCE: count * size). */
+size_t lc_step_bytes(const lc_step_t *s);
 
 static inline lc_bufref_t lc_ref(int slot, size_t off)
 {
@@ -172,20 +240,28 @@ static inline lc_bufref_t lc_ref(int slot, size_t off)
     return r;
 }
 
-static inline void *lc_plan_ptr(const lincoll_plan_t *plan, lc_bufref_t ref)
-{
-    return (char *)plan->slots[ref.slot].ptr + ref.off;
-}
+/* ---- passes (core/plan/pass_*.c): plans in, plans out ---------------------- */
+/* crc32c on every message and put: each round with transfers is followed by
+ * a checksum round (call before lc_plan_finalize). */
+lincoll_status_t lc_pass_checksum(lc_plan_t *plan);
+/* Chunk pipelining: n plans of identical structure (the same algorithm
+ * compiled on n pieces of the data) merged round-major, each piece's
+ * compute moved beside another piece's transfers.  Takes the plans (freed,
+ * the first one's priv kept); the result is not finalized. */
+lincoll_status_t lc_pass_pipeline(lc_plan_t **pieces, unsigned n, lc_plan_t **out_p);
+/* The piece size (bytes, a multiple of quantum, >= min_piece unless it is
+ * all of them) every rank chooses alike for a plan of T rounds over `bytes`
+ * bytes; bytes itself means: do not cut. */
+size_t lc_pipeline_piece(const lc_config_t *cfg, unsigned T, size_t bytes, size_t min_piece,
+                         size_t quantum, unsigned max_pieces);
+/* The predicted seconds of one start of a finalized plan (the stats' model). */
+double lc_plan_predict(const lc_plan_t *plan);
 
-/* ---- executor (core/exec) -------------------------------------------------- */
-lincoll_status_t lc_exec_start(lincoll_plan_t *plan);
-lincoll_status_t lc_exec_test(lincoll_plan_t *plan);
-void lc_exec_cancel(lincoll_plan_t *plan);
+/* The IR of a bound plan (its stats, name, priv), for the families' public
+ * queries (lincoll_encode_chunks, lincoll_matmul_info); core/exec defines it. */
+const lc_plan_t *lc_plan_of(const lincoll_plan_t *plan);
 
-/* Run a blocking internal operation (split, barrier) to completion. */
-lincoll_status_t lc_plan_run(lincoll_plan_t *plan);
-
-/* Text dump (LINCOLL_PLAN_DUMP=1). */
-void lc_plan_dump_text(const lincoll_plan_t *plan, char *buf, size_t len);
+/* ---- text dump (LINCOLL_PLAN_DUMP=1, lincoll_plan_dump) -------------------- */
+void lc_plan_dump_text(const lc_plan_t *plan, char *buf, size_t len);
 
 #endif

@@ -118,6 +118,8 @@ typedef enum lincoll_encode_algo {
     LINCOLL_ENCODE_ALGO_DIRECT,        /**< baseline: gather what is needed, encode locally */
     LINCOLL_ENCODE_ALGO_SPECIFIC,      /**< the matrix family's own schedule (DFT, ...) */
     LINCOLL_ENCODE_ALGO_ZCOPY, /**< one node, lincoll memory: read the peers' packets in place */
+    LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT, /**< zcopy, outputs in lincoll memory too: rank k computes
+                                          segment k of every output */
     LINCOLL_ENCODE_ALGO_LAST
 } lincoll_encode_algo_t;
 

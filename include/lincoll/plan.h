@@ -25,8 +25,10 @@ typedef struct lincoll_plan lincoll_plan_t;
 typedef struct lincoll_plan_stats {
     char algorithm[32];   /**< name of the algorithm that compiled it (a copy: valid after
                                the plan is freed) */
-    unsigned rounds;      /**< C1: communication rounds */
-    uint64_t c2_elems;    /**< C2: sum over rounds of the largest message (elements) on any rank */
+    unsigned rounds;      /**< C1: rounds in which this rank sends, receives, puts or waits */
+    uint64_t c2_elems;    /**< C2: sum over rounds of the largest transfer (elements) of this
+                               rank, or of the bytes its steps load from or store into peers'
+                               memory in that round when that is larger (zero copy) */
     uint64_t c2_bytes;    /**< C2 in bytes */
     uint64_t msgs_sent;   /**< messages (and puts) this rank sends per start */
     uint64_t bytes_sent;  /**< bytes this rank sends per start */
@@ -35,7 +37,14 @@ typedef struct lincoll_plan_stats {
     uint64_t compute_elems; /**< elements this rank touches in compute steps */
     uint64_t scratch_bytes; /**< scratch memory the plan owns on this rank */
     unsigned ports;         /**< ports p the plan was compiled for */
-    double predicted_us;    /**< alpha-beta-gamma prediction of one start, microseconds */
+    double predicted_us;    /**< alpha-beta-gamma prediction of one start, microseconds: per
+                                 round alpha (if it transfers) + max(its largest transfer at
+                                 beta, the compute that overlaps it at gamma) + the rest of its
+                                 compute; rounds that run every n-th start weigh 1/n */
+    unsigned global_rounds; /**< rounds of the whole schedule (the same on every rank; a rank
+                                 that sits some out has rounds < global_rounds) */
+    uint64_t moved_bytes;   /**< bytes this rank's steps load from or store into peers'
+                                 mapped memory per start (zero-copy plans) */
 } lincoll_plan_stats_t;
 
 /**

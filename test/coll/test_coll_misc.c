@@ -16,6 +16,7 @@
 
 #include "common/sim_harness.h"
 #include "core/coll/coll_int.h"
+#include "core/exec/exec.h"
 
 static double rnd(unsigned *s)
 {

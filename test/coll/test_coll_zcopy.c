@@ -2,10 +2,10 @@
  * test/coll/test_coll_zcopy.c: the zero-copy allreduce plans on K virtual
  * ranks (sim transport, whose rkey_ptr maps every rank's memory).
  *
- * The windows are exchanged by hand (lc_win_prepare on every rank, then
- * lc_win_attach) because one thread drives every virtual rank: the public
- * *_init path would block in its collective agreement.  The public path is
- * exercised over UCX by coll_ucx (lincoll_mem_alloc buffers).
+ * Each plan is compiled from the registry for mapped peers and its bind
+ * records are exchanged by hand (lc_simh_bind) because one thread drives
+ * every virtual rank: the public *_init would block in its exchange.  The
+ * public path is exercised over UCX by coll_ucx (lincoll_mem_alloc buffers). by coll_ucx (lincoll_mem_alloc buffers).
  *
  * Checked for P = 2..9, 16 and several counts, in place and out of place:
  *  - results bitwise equal to the forced rhd_allreduce plan on random doubles
@@ -32,7 +32,7 @@
 
 #include "common/sim_harness.h"
 #include "core/coll/coll_int.h"
-#include "core/context/win.h"
+#include "core/exec/exec.h"
 
 static double rnd(unsigned *s)
 {
@@ -40,70 +40,22 @@ static double rnd(unsigned *s)
     return ((double)(*s >> 8) / (double)(1u << 24) - 0.5) * 1e3;
 }
 
-/* Windows over bufs[r] (bytes each) on every rank, exchanged by hand. */
-static void make_wins(lc_simh_t *h, void **bufs, size_t bytes, lc_win_t **wins)
+/* One zero-copy plan per rank: the registry's algorithm `name` of op,
+ * compiled for mapped peers (also at sizes the model would not pick it for)
+ * and bound by hand (lc_simh_bind exchanges the bind records). */
+static void zc_plans(lc_simh_t *h, lc_coll_op_t op, const char *name, const lc_coll_args_t *a,
+                     lincoll_plan_t **plans)
 {
-    int P = h->K;
-    void **blobs = calloc((size_t)P, sizeof(void *));
-    size_t *lens = calloc((size_t)P, sizeof(size_t));
-    for (int r = 0; r < P; r++) {
-        assert_int_equal(lc_win_prepare(h->comm[r], bufs[r], bytes, &wins[r], &blobs[r], &lens[r]),
-                         LINCOLL_OK);
+    const lc_coll_alg_t *alg = lc_coll_find(op, name);
+    assert_non_null(alg);
+    assert_true(alg->mapped);
+    lc_plan_t **irs = calloc((size_t)h->K, sizeof(*irs));
+    for (int r = 0; r < h->K; r++) {
+        lc_env_t env = lc_exec_env(h->comm[r], 1);
+        assert_int_equal(lc_coll_compile_any(alg, &env, &a[r], &irs[r]), LINCOLL_OK);
     }
-    for (int r = 0; r < P; r++) {
-        assert_int_equal(lc_win_attach(wins[r], (const void *const *)blobs, lens), LINCOLL_OK);
-    }
-    for (int r = 0; r < P; r++)
-        free(blobs[r]);
-    free(blobs);
-    free(lens);
-}
-
-/* Windows over transport-allocated scratch of lens[r] bytes on rank r. */
-static void make_scratch_wins(lc_simh_t *h, const size_t *wl, lc_win_t **wins)
-{
-    int P = h->K;
-    void **blobs = calloc((size_t)P, sizeof(void *));
-    size_t *lens = calloc((size_t)P, sizeof(size_t));
-    for (int r = 0; r < P; r++) {
-        assert_int_equal(lc_win_prepare(h->comm[r], NULL, wl[r], &wins[r], &blobs[r], &lens[r]),
-                         LINCOLL_OK);
-    }
-    for (int r = 0; r < P; r++) {
-        assert_int_equal(lc_win_attach(wins[r], (const void *const *)blobs, lens), LINCOLL_OK);
-    }
-    for (int r = 0; r < P; r++)
-        free(blobs[r]);
-    free(blobs);
-    free(lens);
-}
-
-/* One zcopy plan per rank; the plan takes ownership of the windows. */
-static lincoll_plan_t *zc_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, lc_win_t *ws,
-                               lc_win_t *wo)
-{
-    lincoll_plan_t *p = NULL;
-    assert_int_equal(lc_plan_create(comm, "zcopy_allreduce", comm->size - 1, &p), LINCOLL_OK);
-    p->elem_size = a->es;
-    p->wins = calloc(2, sizeof(*p->wins));
-    p->wins[p->nwins++] = wo;
-    if (ws != NULL) p->wins[p->nwins++] = ws;
-    assert_int_equal(lc_zc_allreduce_build(p, a, ws, wo), LINCOLL_OK);
-    assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
-    return p;
-}
-
-/* The small-message plan over a scratch window. */
-static lincoll_plan_t *rd_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, lc_win_t *ws)
-{
-    lincoll_plan_t *p = NULL;
-    assert_int_equal(lc_plan_create(comm, "zcopy_rd_allreduce", 1, &p), LINCOLL_OK);
-    p->elem_size = a->es;
-    p->wins = calloc(1, sizeof(*p->wins));
-    p->wins[p->nwins++] = ws;
-    assert_int_equal(lc_zc_rd_allreduce_build(p, a, ws), LINCOLL_OK);
-    assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
-    return p;
+    assert_int_equal(lc_simh_bind(h, irs, plans), LINCOLL_OK);
+    free(irs);
 }
 
 /* The reference every zero-copy reduction must equal bit for bit: the forced
@@ -146,7 +98,7 @@ static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned s
     char **ref_in = calloc((size_t)P, sizeof(char *)),
          **ref_out = calloc((size_t)P, sizeof(char *));
     lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
-    lc_win_t **wo = calloc((size_t)P, sizeof(*wo)), **ws = calloc((size_t)P, sizeof(*ws));
+    lc_coll_args_t *args = calloc((size_t)P, sizeof(*args));
     unsigned s = seed;
     for (int r = 0; r < P; r++) {
         assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &in[r]), LINCOLL_OK);
@@ -168,28 +120,19 @@ static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned s
     int k = 0;
     while ((1 << k) < P)
         k++;
-    if (rd) {
-        void **none = calloc((size_t)P, sizeof(void *));
-        make_wins(&h, none, 2 * (size_t)k * bytes, wo); /* scratch the transport allocates */
-        free(none);
-    } else {
-        make_wins(&h, out, bytes, wo);
-        if (!inplace) make_wins(&h, in, bytes, ws);
-    }
     for (int r = 0; r < P; r++) {
         if (inplace) memcpy(out[r], in[r], bytes);
-        lc_coll_args_t a = {.op = LC_COLL_ALLREDUCE,
-                            .sbuf = inplace ? NULL : in[r],
-                            .rbuf = out[r],
-                            .count = n,
-                            .total = n,
-                            .dtype = dt,
-                            .rop = LINCOLL_SUM,
-                            .inplace = inplace,
-                            .es = es};
-        plans[r] = rd ? rd_plan(h.comm[r], &a, wo[r])
-                      : zc_plan(h.comm[r], &a, inplace ? NULL : ws[r], wo[r]);
+        args[r] = (lc_coll_args_t){.op = LC_COLL_ALLREDUCE,
+                                   .sbuf = inplace ? NULL : in[r],
+                                   .rbuf = out[r],
+                                   .count = n,
+                                   .total = n,
+                                   .dtype = dt,
+                                   .rop = LINCOLL_SUM,
+                                   .inplace = inplace,
+                                   .es = es};
     }
+    zc_plans(&h, LC_COLL_ALLREDUCE, rd ? "zcopy_rd" : "zcopy", args, plans);
     for (int start = 0; start < 3; start++) {
         if (inplace && start > 0) {
             for (int r = 0; r < P; r++)
@@ -245,8 +188,7 @@ static void run_one(int P, size_t n, int inplace, lincoll_dtype_t dt, unsigned s
     free(ref_in);
     free(ref_out);
     free(plans);
-    free(wo);
-    free(ws);
+    free(args);
     lc_simh_destroy(&h);
 }
 
@@ -281,13 +223,12 @@ static void test_zcopy_dead_peer(void **state)
     lc_simh_t h;
     assert_int_equal(lc_simh_create(&h, P, 1), 0);
     void *buf[3];
-    lc_win_t *wo[3];
     lincoll_plan_t *plans[3];
+    lc_coll_args_t a[3];
     for (int r = 0; r < P; r++)
         assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &buf[r]), LINCOLL_OK);
-    make_wins(&h, buf, bytes, wo);
     for (int r = 0; r < P; r++) {
-        lc_coll_args_t a = {.op = LC_COLL_ALLREDUCE,
+        a[r] = (lc_coll_args_t){.op = LC_COLL_ALLREDUCE,
                             .rbuf = buf[r],
                             .count = n,
                             .total = n,
@@ -295,8 +236,8 @@ static void test_zcopy_dead_peer(void **state)
                             .rop = LINCOLL_SUM,
                             .inplace = 1,
                             .es = sizeof(float)};
-        plans[r] = zc_plan(h.comm[r], &a, NULL, wo[r]);
     }
+    zc_plans(&h, LC_COLL_ALLREDUCE, "zcopy", a, plans);
     lc_sim_world_kill(h.world, 2);
     lincoll_plan_t *live[3] = {plans[0], plans[1], NULL};
     lincoll_status_t st = lc_simh_run(&h, live);
@@ -324,8 +265,6 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
     void **in = calloc((size_t)P, sizeof(void *)), **out = calloc((size_t)P, sizeof(void *));
     double **ref_in = calloc((size_t)P, sizeof(double *)), *ref_out = malloc(bytes);
     lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
-    lc_win_t **w = calloc((size_t)P, sizeof(*w));
-    size_t *wl = calloc((size_t)P, sizeof(size_t));
     unsigned s = seed;
     for (int r = 0; r < P; r++) {
         assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &in[r]), LINCOLL_OK);
@@ -345,29 +284,8 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
                                 .root = root,
                                 .inplace = op == LC_COLL_BCAST || inplace,
                                 .es = es};
-        wl[r] = lc_zc_small_winlen(&a[r], P, r);
     }
-    if (direct) {
-        make_wins(&h, out, bytes, w); /* zcopy_direct_bcast: windows over the buffers */
-    } else {
-        make_scratch_wins(&h, wl, w);
-    }
-    for (int r = 0; r < P; r++) {
-        lincoll_plan_t *p = NULL;
-        assert_int_equal(lc_plan_create(h.comm[r],
-                                        op == LC_COLL_BCAST ? "zcopy_bcast" : "zcopy_reduce", P - 1,
-                                        &p),
-                         LINCOLL_OK);
-        p->elem_size = es;
-        p->wins = calloc(1, sizeof(*p->wins));
-        p->wins[p->nwins++] = w[r];
-        assert_int_equal(direct                ? lc_zc_bcast_direct_build(p, &a[r], w[r])
-                         : op == LC_COLL_BCAST ? lc_zc_bcast_build(p, &a[r], w[r])
-                                               : lc_zc_reduce_build(p, &a[r], w[r]),
-                         LINCOLL_OK);
-        assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
-        plans[r] = p;
-    }
+    zc_plans(&h, op, direct ? "zcopy_direct" : "zcopy", a, plans);
     for (int start = 0; start < 11; start++) {
         for (int r = 0; r < P; r++) {
             for (size_t i = 0; i < n; i++)
@@ -429,8 +347,6 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
     free(ref_in);
     free(ref_out);
     free(plans);
-    free(w);
-    free(wl);
     lc_simh_destroy(&h);
 }
 
@@ -446,7 +362,7 @@ static void run_dred(int P, size_t n, int root, int inplace, unsigned seed)
     double **ref_in = calloc((size_t)P, sizeof(double *)),
            **ref_out = calloc((size_t)P, sizeof(double *));
     lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
-    lc_win_t **wi = calloc((size_t)P, sizeof(*wi)), **wo = calloc((size_t)P, sizeof(*wo));
+    lc_coll_args_t *args = calloc((size_t)P, sizeof(*args));
     unsigned s = seed;
     for (int r = 0; r < P; r++) {
         assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &in[r]), LINCOLL_OK);
@@ -456,10 +372,8 @@ static void run_dred(int P, size_t n, int root, int inplace, unsigned seed)
         inb[r] = inplace ? out[r] : in[r];
         outb[r] = r == root ? out[r] : inb[r];
     }
-    make_wins(&h, inb, bytes, wi);
-    make_wins(&h, outb, bytes, wo);
     for (int r = 0; r < P; r++) {
-        lc_coll_args_t a = {.op = LC_COLL_REDUCE,
+        args[r] = (lc_coll_args_t){.op = LC_COLL_REDUCE,
                             .sbuf = inplace ? NULL : in[r],
                             .rbuf = out[r],
                             .count = n,
@@ -469,16 +383,8 @@ static void run_dred(int P, size_t n, int root, int inplace, unsigned seed)
                             .root = root,
                             .inplace = inplace,
                             .es = es};
-        lincoll_plan_t *p = NULL;
-        assert_int_equal(lc_plan_create(h.comm[r], "zcopy_direct_reduce", P - 1, &p), LINCOLL_OK);
-        p->elem_size = es;
-        p->wins = calloc(2, sizeof(*p->wins));
-        p->wins[p->nwins++] = wi[r];
-        p->wins[p->nwins++] = wo[r];
-        assert_int_equal(lc_zc_reduce_direct_build(p, &a, wi[r], wo[r]), LINCOLL_OK);
-        assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
-        plans[r] = p;
     }
+    zc_plans(&h, LC_COLL_REDUCE, "zcopy_direct", args, plans);
     for (int start = 0; start < 3; start++) {
         for (int r = 0; r < P; r++) {
             for (size_t i = 0; i < n; i++)
@@ -507,8 +413,7 @@ static void run_dred(int P, size_t n, int root, int inplace, unsigned seed)
     free(ref_in);
     free(ref_out);
     free(plans);
-    free(wi);
-    free(wo);
+    free(args);
     lc_simh_destroy(&h);
 }
 
@@ -569,7 +474,6 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed, int r
     double **ref_in = calloc((size_t)P, sizeof(double *)),
            **ref_out = calloc((size_t)P, sizeof(double *));
     lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
-    lc_win_t **w = calloc((size_t)P, sizeof(*w));
     lc_coll_args_t a[64];
     unsigned s = seed;
     for (int r = 0; r < P; r++) {
@@ -588,36 +492,8 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed, int r
                                 .inplace = inplace,
                                 .es = es};
     }
-    if (ring) {
-        size_t *wl = calloc((size_t)P, sizeof(size_t));
-        for (int r = 0; r < P; r++)
-            wl[r] = LC_ZC_DEPTH * lc_zc_ring_stride((op == LC_COLL_ALLGATHER ? 1 : (size_t)k) * tb);
-        make_scratch_wins(&h, wl, w);
-        free(wl);
-    } else {
-        make_wins(&h, op == LC_COLL_ALLGATHER ? out : in, tb, w);
-    }
-    for (int r = 0; r < P; r++) {
-        lincoll_plan_t *p = NULL;
-        const char *name = op == LC_COLL_ALLGATHER
-                               ? (ring ? "zcopy_rd_allgather" : "zcopy_allgather")
-                           : ring ? "zcopy_rh_reduce_scatter"
-                                  : "zcopy_reduce_scatter";
-        assert_int_equal(lc_plan_create(h.comm[r], name, ring ? 1 : P - 1, &p), LINCOLL_OK);
-        p->elem_size = es;
-        p->wins = calloc(1, sizeof(*p->wins));
-        p->wins[p->nwins++] = w[r];
-        lincoll_status_t bst;
-        if (op == LC_COLL_ALLGATHER)
-            bst = ring ? lc_zc_rd_allgather_build(p, &a[r], w[r])
-                       : lc_zc_allgather_build(p, &a[r], w[r]);
-        else
-            bst = ring ? lc_zc_rh_reduce_scatter_build(p, &a[r], w[r])
-                       : lc_zc_reduce_scatter_build(p, &a[r], w[r]);
-        assert_int_equal(bst, LINCOLL_OK);
-        assert_int_equal(lc_plan_finalize(p), LINCOLL_OK);
-        plans[r] = p;
-    }
+    zc_plans(&h, op, op == LC_COLL_ALLGATHER ? (ring ? "zcopy_rd" : "zcopy") : (ring ? "zcopy_rh" : "zcopy"),
+             a, plans);
     for (int start = 0; start < (ring ? 10 : 3); start++) {
         for (int r = 0; r < P; r++) {
             for (size_t i = 0; i < total; i++)
@@ -688,7 +564,6 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed, int r
     free(ref_in);
     free(ref_out);
     free(plans);
-    free(w);
     free(counts);
     free(displs);
     lc_simh_destroy(&h);

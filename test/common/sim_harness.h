@@ -23,4 +23,11 @@ void lc_simh_destroy(lc_simh_t *h);
  * first error (or LINCOLL_OK). NULL entries are skipped. */
 lincoll_status_t lc_simh_run(lc_simh_t *h, lincoll_plan_t **plans);
 
+/* Bind one IR per virtual rank (irs[r] for rank r, taken; NULL: none) into
+ * plans[r]; plans that declare windows exchange their bind records by hand
+ * (the public inits cannot: one thread drives every rank).  Returns the
+ * first error; on error no plan is returned. */
+struct lc_plan;
+lincoll_status_t lc_simh_bind(lc_simh_t *h, struct lc_plan **irs, lincoll_plan_t **plans);
+
 #endif

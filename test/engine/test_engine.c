@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "common/sim_harness.h"
-#include "core/plan/plan.h"
+#include "core/exec/exec.h"
 
 static unsigned char pattern(int rank, size_t block, size_t i, int iter)
 {
@@ -142,9 +142,10 @@ static void test_port_limit(void **state)
     (void)state;
     lc_simh_t h;
     assert_int_equal(lc_simh_create(&h, 4, 1), 0);
-    lincoll_plan_t *p;
+    lc_plan_t *p;
     char buf[64];
-    assert_int_equal(lc_plan_create(h.comm[0], "too_many_ports", 1, &p), LINCOLL_OK);
+    lc_env_t env = lc_exec_env(h.comm[0], 0);
+    assert_int_equal(lc_plan_create(&env, "too_many_ports", 1, &p), LINCOLL_OK);
     int s = lc_plan_slot_user(p, buf, sizeof(buf));
     int r = lc_plan_round(p);
     assert_int_equal(lc_plan_send(p, r, 1, lc_ref(s, 0), 8), LINCOLL_OK);

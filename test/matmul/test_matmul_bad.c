@@ -151,6 +151,9 @@ static void test_bad(void **state)
     /* memory limit: nothing fits in 1 byte */
     setenv("LINCOLL_MATMUL_MAX_MEM", "1", 1);
     assert_int_equal(init(comm, &a, &b, &c, LINCOLL_MATMUL_AUTO, &p), LINCOLL_ERR_UNSUPPORTED);
+    setenv("LINCOLL_MATMUL_MAX_MEM", "1g", 1); /* the table's sizes: 1 GiB fits */
+    assert_int_equal(init(comm, &a, &b, &c, LINCOLL_MATMUL_AUTO, &p), LINCOLL_OK);
+    lincoll_plan_free(p);
     setenv("LINCOLL_MATMUL_MAX_MEM", "lots", 1);
     assert_int_equal(init(comm, &a, &b, &c, LINCOLL_MATMUL_AUTO, &p), LINCOLL_ERR_INVALID);
     unsetenv("LINCOLL_MATMUL_MAX_MEM");

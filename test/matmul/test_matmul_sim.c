@@ -610,8 +610,10 @@ static void test_transposes(void **state)
  * Cannon multiply while shifting (the last block after its round), SUMMA
  * multiplies panel t during panel t+1's round.  (LC_STEP_DURING steps were
  * once filed under POST, which silently removed every overlap.) */
-static void count_gemms(lincoll_plan_t *p, unsigned *during, unsigned *post, unsigned *during_xfer)
+static void count_gemms(lincoll_plan_t *plan, unsigned *during, unsigned *post,
+                        unsigned *during_xfer)
 {
+    const lc_plan_t *p = lc_plan_of(plan);
     *during = *post = *during_xfer = 0;
     for (unsigned r = 0; r < p->nrounds; r++) {
         const lc_round_t *R = &p->rounds[r];

@@ -26,7 +26,7 @@
 #include <lincoll/coll.h>
 
 #include "common/sim_harness.h"
-#include "core/plan/plan.h"
+#include "core/exec/exec.h"
 #include "core/topo/topo.h"
 
 enum { LAYOUT_BLOCK, LAYOUT_CYCLIC, LAYOUT_UNEVEN };
@@ -74,13 +74,13 @@ static double measure(lc_simh_t *h, const int *order, const int *host_of, size_t
         assert_int_equal(lincoll_allreduce_init(&comms[w], in[w], out[w], count, LINCOLL_INT64,
                                                 LINCOLL_SUM, &plans[w]),
                          LINCOLL_OK);
-        assert_string_equal(plans[w]->algorithm, "rhd_allreduce");
+        assert_string_equal(lc_plan_of(plans[w])->algorithm, "rhd_allreduce");
     }
     double cross = 0;
     *total = 0;
     *fold_cross = 0;
     for (int w = 0; w < p; w++) {
-        const lincoll_plan_t *pl = plans[w];
+        const lc_plan_t *pl = lc_plan_of(plans[w]);
         for (unsigned R = 0; R < pl->nrounds; R++) {
             for (unsigned x = 0; x < pl->rounds[R].nxfers; x++) {
                 const lc_xfer_t *xf = &pl->rounds[R].xfers[x];

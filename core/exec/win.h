@@ -1,5 +1,5 @@
 /*
- * core/context/win.h: RMA windows — a registered region on every rank of a
+ * core/exec/win.h: RMA windows — a registered region on every rank of a
  * communicator, with everyone's remote keys, plus a signal counter per
  * source rank.  A put with signal lands the data, fences, then adds 1 to
  * sig[source] in the target's window; the target reads its own counter.
@@ -53,9 +53,5 @@ lincoll_status_t lc_win_put(lc_win_t *win, int peer, const void *src, size_t len
                             int signal, unsigned round, lc_tl_req_t **req_p);
 /* Non-zero once `count` more signals from peer have arrived; consumes them. */
 int lc_win_signal_ready(lc_win_t *win, int peer, uint64_t count);
-
-/* Allgather of len bytes per rank over comm (blocking, through the transport). */
-lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
-                                         size_t len);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * core/context/comm.c: communicator split/free, barrier, and a small
- * allgather of bytes — all compiled to plans and run by the executor, so
- * they get timeouts and peer-failure detection like every operation.
+ * core/api/comm.c: communicator split/free and the barrier — compiled to
+ * plans and run by the executor, so they get timeouts and peer-failure
+ * detection like every operation.
  *
  * Communicator ids (the 12-bit field of the tag): each process counts the
  * ids it has used; a split allgathers every member's counter and takes the
@@ -12,59 +12,27 @@
 #include <string.h>
 
 #include "core/base/log.h"
-#include "core/context/win.h"
-#include "core/plan/plan.h"
-
-/* Ring allgather: P-1 rounds, each forwards the block received last round. */
-lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
-                                         size_t len)
-{
-    int P = comm->size, me = comm->rank;
-    memcpy((char *)out + (size_t)me * len, in, len);
-    if (P == 1) {
-        return LINCOLL_OK;
-    }
-    lincoll_plan_t *p;
-    lincoll_status_t st = lc_plan_create(comm, "ring_allgather_bytes", 1, &p);
-    if (st != LINCOLL_OK) {
-        return st;
-    }
-    int slot = lc_plan_slot_user(p, out, (size_t)P * len);
-    int right = (me + 1) % P, left = (me - 1 + P) % P;
-    for (int r = 0; r < P - 1 && st == LINCOLL_OK; r++) {
-        int round = lc_plan_round(p);
-        size_t sblk = (size_t)((me - r + P) % P), rblk = (size_t)((me - r - 1 + P) % P);
-        st = lc_plan_send(p, round, right, lc_ref(slot, sblk * len), len);
-        if (st == LINCOLL_OK) st = lc_plan_recv(p, round, left, lc_ref(slot, rblk * len), len);
-    }
-    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
-    if (st == LINCOLL_OK) st = lc_plan_run(p);
-    lc_plan_destroy(p);
-    return st;
-}
+#include "core/coll/coll_int.h"
+#include "core/exec/exec.h"
 
 lincoll_status_t lincoll_barrier(lincoll_comm_t *comm)
 {
     LC_CHECK_ARG(comm != NULL, "lincoll_barrier: comm must not be NULL");
-    int P = comm->size, me = comm->rank;
-    if (P == 1) {
+    if (comm->size == 1) {
         return LINCOLL_OK;
     }
-    lincoll_plan_t *p;
-    lincoll_status_t st = lc_plan_create(comm, "dissemination_barrier", 1, &p);
+    lc_env_t env = lc_exec_env(comm, 0);
+    lc_plan_t *p;
+    lincoll_status_t st = lc_plan_create(&env, "dissemination_barrier", 1, &p);
     if (st != LINCOLL_OK) {
         return st;
     }
-    int slot = lc_plan_slot_user(p, NULL, 0);
-    for (int d = 1; d < P && st == LINCOLL_OK; d *= 2) {
-        int round = lc_plan_round(p);
-        st = lc_plan_send(p, round, (me + d) % P, lc_ref(slot, 0), 0);
-        if (st == LINCOLL_OK) st = lc_plan_recv(p, round, (me - d + P) % P, lc_ref(slot, 0), 0);
+    st = lc_dissemination_barrier_build(p);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(p);
+        return st;
     }
-    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
-    if (st == LINCOLL_OK) st = lc_plan_run(p);
-    lc_plan_destroy(p);
-    return st;
+    return lc_exec_run_ir(comm, p);
 }
 
 static int lc_split_cmp(const void *a, const void *b)
@@ -149,8 +117,6 @@ lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
     return st;
 }
 
-void lc_coll_cache_flush(lincoll_context_t *ctx, lincoll_comm_t *comm); /* core/coll */
-
 lincoll_status_t lincoll_comm_free(lincoll_comm_t *comm)
 {
     if (comm == NULL) {
@@ -158,7 +124,7 @@ lincoll_status_t lincoll_comm_free(lincoll_comm_t *comm)
     }
     LC_CHECK_ARG(comm != comm->ctx->world, "lincoll_comm_free: the world communicator is "
                                            "owned by the context");
-    lc_coll_cache_flush(comm->ctx, comm); /* plans the blocking collectives kept */
+    lc_context_flush(comm->ctx, comm); /* e.g. plans the blocking collectives kept */
     comm->ctx->live_comms--;
     free(comm->to_world);
     free(comm);

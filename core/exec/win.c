@@ -6,7 +6,7 @@
  * then blobs padded to the longest) give every rank everyone's keys, which
  * are unpacked once per peer.
  */
-#include "core/context/win.h"
+#include "core/exec/exec.h"
 
 #include <lincoll/rma.h>
 #include <stdlib.h>

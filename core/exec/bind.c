@@ -1,0 +1,448 @@
+/*
+ * core/exec/bind.c: from an IR to a plan that can run on a communicator
+ * (docs/architecture.md, "Bind").
+ *
+ * Every plan: its scratch slots get one block of memory (zeroed where the
+ * IR asks), user slots keep their pointers, and the rounds are lowered.
+ *
+ * Plans that declare windows also need every rank's remote keys: one
+ * exchange of fixed-size bind records (LC_BIND_REC_BYTES) over the
+ * communicator.  A record holds the call's shape (so ranks that passed
+ * other arguments fail alike with LINCOLL_ERR_MISMATCH), this host's
+ * identity, the window keys this rank offers, and their packed remote keys.
+ * A rank offers a window when its memory allows it (a user slot must be
+ * lincoll memory; the transport maps it into this process through
+ * rkey_ptr) and its keys fit the record.  Every rank computes the same
+ * verdict from the same records: the AND of the offered keys, and nothing at
+ * all unless every record comes from this host.  The family then binds the
+ * candidate whose windows were agreed (or a tag plan when none was), so
+ * every rank takes the same path.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/base/log.h"
+#include "core/exec/exec.h"
+
+#define LC_BIND_MAGIC    UINT64_C(0x6c63626e64726563) /* "lcbndrec" */
+#define LC_BIND_MAX_KEYS 16
+#define LC_BIND_HDR      56
+
+struct lc_bind {
+    lincoll_comm_t *comm;
+    lc_bind_shape_t shape;
+    lc_win_t *win[LC_BIND_MAX_KEYS];
+    unsigned offered, agreed;
+    unsigned char *recs; /* every rank's record (gathered) */
+};
+
+/* ---- the bound plan -------------------------------------------------------- */
+
+static lincoll_status_t lc_bind_alloc(lincoll_comm_t *comm, lc_plan_t *ir, lincoll_plan_t **plan_p)
+{
+    lincoll_plan_t *p = calloc(1, sizeof(*p));
+    if (p == NULL) return LINCOLL_ERR_NOMEM;
+    p->ir = ir;
+    p->comm = comm;
+    p->ctx = comm->ctx;
+    p->sptr = calloc(ir->nslots ? ir->nslots : 1, sizeof(*p->sptr));
+    p->sbase = calloc(ir->nslots ? ir->nslots : 1, sizeof(*p->sbase));
+    p->wins = calloc(ir->nwins ? ir->nwins : 1, sizeof(*p->wins));
+    p->nwins = ir->nwins;
+    if (p->sptr == NULL || p->sbase == NULL || p->wins == NULL) {
+        free(p->sptr);
+        free(p->sbase);
+        free(p->wins);
+        free(p);
+        return LINCOLL_ERR_NOMEM;
+    }
+    comm->ctx->live_plans++;
+    *plan_p = p;
+    return LINCOLL_OK;
+}
+
+/* Scratch, user slots and peer views to pointers; credits; lowering. */
+static lincoll_status_t lc_bind_resolve(lincoll_plan_t *p)
+{
+    lc_plan_t *ir = p->ir;
+    size_t total = 0;
+    for (unsigned i = 0; i < ir->nslots; i++) {
+        if (ir->slots[i].kind == LC_SLOT_SCRATCH) total += (ir->slots[i].size + 63) & ~(size_t)63;
+    }
+    if (total > 0 && posix_memalign(&p->scratch_mem, 64, total) != 0) {
+        p->scratch_mem = NULL;
+        return LINCOLL_ERR_NOMEM;
+    }
+    size_t off = 0;
+    for (unsigned i = 0; i < ir->nslots; i++) {
+        const lc_slot_t *s = &ir->slots[i];
+        char *ptr = NULL;
+        switch (s->kind) {
+        case LC_SLOT_USER:
+            ptr = s->ptr;
+            break;
+        case LC_SLOT_SCRATCH:
+            ptr = (char *)p->scratch_mem + off;
+            off += (s->size + 63) & ~(size_t)63;
+            if (s->zero) memset(ptr, 0, s->size);
+            break;
+        case LC_SLOT_PEER: {
+            lc_win_t *w = p->wins[s->win];
+            char *base = w != NULL ? lc_win_peer_ptr(w, s->peer) : NULL;
+            if (base == NULL) {
+                lc_error("plan %s: rank %d's window %d is not mapped here", ir->algorithm,
+                         s->peer, s->win);
+                return LINCOLL_ERR_UNSUPPORTED;
+            }
+            ptr = base + s->off;
+            break;
+        }
+        }
+        p->sbase[i] = p->sptr[i] = ptr;
+    }
+    for (unsigned i = 0; i < ir->ncredits; i++) {
+        const lc_credit_t *c = &ir->credits[i];
+        p->wins[c->win]->consumed[c->peer] -= c->n;
+    }
+    return lc_lower(p);
+}
+
+void lc_exec_free(lincoll_plan_t *p)
+{
+    if (p == NULL) return;
+    if (p->ex.running) lc_exec_cancel(p);
+    lc_lower_free(p->low);
+    for (unsigned i = 0; i < p->nwins; i++)
+        lc_win_destroy(p->wins[i]);
+    free(p->wins);
+    free(p->sptr);
+    free(p->sbase);
+    free(p->scratch_mem);
+    free(p->ex.reqs);
+    free(p->ex.next);
+    free(p->ex.ringoff);
+    p->ctx->live_plans--;
+    lc_plan_destroy(p->ir);
+    free(p);
+}
+
+lincoll_status_t lc_bind_local(lincoll_comm_t *comm, lc_plan_t *ir, lincoll_plan_t **plan_p)
+{
+    if (!ir->finalized || ir->nwins > 0 || ir->env.P != comm->size || ir->env.rank != comm->rank) {
+        lc_error("plan %s cannot be bound here (%s)", ir->algorithm,
+                 !ir->finalized ? "not finalized"
+                 : ir->nwins    ? "it declares windows"
+                                : "compiled for another communicator");
+        lc_plan_destroy(ir);
+        return LINCOLL_ERR_INTERNAL;
+    }
+    lincoll_plan_t *p;
+    lincoll_status_t st = lc_bind_alloc(comm, ir, &p);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(ir);
+        return st;
+    }
+    st = lc_bind_resolve(p);
+    if (st != LINCOLL_OK) {
+        lc_exec_free(p);
+        return st;
+    }
+    *plan_p = p;
+    return LINCOLL_OK;
+}
+
+/* ---- windows: records, agreement ----------------------------------------- */
+
+unsigned lc_bind_keys(const lc_plan_t *ir)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < ir->nwins; i++)
+        k |= 1u << ir->wins[i].key;
+    return k;
+}
+
+/* This host, as a number every process on it computes alike. */
+static uint64_t lc_host_id(void)
+{
+    char buf[512] = {0};
+    if (gethostname(buf, 255) != 0) buf[0] = '\0';
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f != NULL) {
+        size_t n = strlen(buf);
+        if (fgets(buf + n, (int)(sizeof(buf) - n), f) == NULL) buf[n] = '\0';
+        fclose(f);
+    }
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (const char *c = buf; *c != '\0'; c++)
+        h = (h ^ (unsigned char)*c) * UINT64_C(1099511628211);
+    return h;
+}
+
+/* Does this process map the memory behind its own packed key?  (The
+ * transport maps a peer's memory only when it maps its own: UCX without a
+ * shared-memory transport maps neither.) */
+static int lc_bind_self_maps(lincoll_comm_t *comm, const void *blob, size_t len)
+{
+    lincoll_context_t *ctx = comm->ctx;
+    if (ctx->tl_ops->rkey_ptr == NULL || len < 40) return 0;
+    uint64_t h[4];
+    memcpy(h, blob, 32);
+    lc_tl_rkey_t *rk = NULL;
+    int wself = comm->to_world[comm->rank];
+    if (ctx->tl_ops->rkey_unpack(ctx->tl, wself, (const char *)blob + 32, h[0], &rk) !=
+        LINCOLL_OK)
+        return 0;
+    int ok = ctx->tl_ops->rkey_ptr(ctx->tl, rk, h[2]) != NULL;
+    ctx->tl_ops->rkey_destroy(ctx->tl, rk);
+    return ok;
+}
+
+void lc_bind_drop(lc_bind_t *b)
+{
+    if (b == NULL) return;
+    for (int k = 0; k < LC_BIND_MAX_KEYS; k++)
+        lc_win_destroy(b->win[k]);
+    free(b->recs);
+    free(b);
+}
+
+lincoll_status_t lc_bind_prepare(lincoll_comm_t *comm, const lc_plan_t *ir,
+                                 const lc_bind_shape_t *shape, lc_bind_t **bind_p, void **rec_p)
+{
+    lincoll_context_t *ctx = comm->ctx;
+    lc_bind_t *b = calloc(1, sizeof(*b));
+    unsigned char *rec = calloc(1, LC_BIND_REC_BYTES);
+    if (b == NULL || rec == NULL) {
+        free(b);
+        free(rec);
+        return LINCOLL_ERR_NOMEM;
+    }
+    b->comm = comm;
+    b->shape = *shape;
+    size_t used = LC_BIND_HDR;
+    uint32_t nblobs = 0;
+    lincoll_status_t st = LINCOLL_OK;
+    for (unsigned i = 0; st == LINCOLL_OK && i < ir->nwins; i++) {
+        const lc_win_decl_t *d = &ir->wins[i];
+        if (d->key < 0 || d->key >= LC_BIND_MAX_KEYS || b->win[d->key] != NULL) {
+            lc_error("plan %s: window key %d is out of range or repeated", ir->algorithm, d->key);
+            st = LINCOLL_ERR_INTERNAL;
+            break;
+        }
+        void *base = NULL;
+        if (d->kind == LC_WIN_USER) {
+            base = ir->slots[d->slot].ptr;
+            /* only lincoll memory is mapped by the peers */
+            if (d->len == 0 || base == NULL || lc_mem_find(ctx, base, d->len) == NULL) continue;
+        }
+        lc_win_t *w = NULL;
+        void *blob = NULL;
+        size_t bl = 0;
+        if (lc_win_prepare(comm, base, d->len ? d->len : 1, &w, &blob, &bl) != LINCOLL_OK) {
+            continue; /* not offered: the peers learn it from the record */
+        }
+        if (used + 8 + bl > LC_BIND_REC_BYTES || !lc_bind_self_maps(comm, blob, bl)) {
+            lc_win_destroy(w);
+            free(blob);
+            continue;
+        }
+        uint32_t kl[2] = {(uint32_t)d->key, (uint32_t)bl};
+        memcpy(rec + used, kl, 8);
+        memcpy(rec + used + 8, blob, bl);
+        used += 8 + bl;
+        nblobs++;
+        free(blob);
+        b->win[d->key] = w;
+        b->offered |= 1u << d->key;
+    }
+    if (st != LINCOLL_OK) {
+        lc_bind_drop(b);
+        free(rec);
+        return st;
+    }
+    uint64_t h[7] = {LC_BIND_MAGIC,  shape->w[0], shape->w[1], shape->w[2],
+                     lc_host_id(),   b->offered,  nblobs};
+    memcpy(rec, h, LC_BIND_HDR);
+    *bind_p = b;
+    *rec_p = rec;
+    return LINCOLL_OK;
+}
+
+/* The blob of key k in record r, or NULL. */
+static const unsigned char *lc_rec_blob(const unsigned char *r, int key, size_t *len_p)
+{
+    uint64_t h[7];
+    memcpy(h, r, LC_BIND_HDR);
+    size_t at = LC_BIND_HDR;
+    for (uint64_t i = 0; i < h[6] && at + 8 <= LC_BIND_REC_BYTES; i++) {
+        uint32_t kl[2];
+        memcpy(kl, r + at, 8);
+        if (at + 8 + kl[1] > LC_BIND_REC_BYTES) return NULL;
+        if ((int)kl[0] == key) {
+            *len_p = kl[1];
+            return r + at + 8;
+        }
+        at += 8 + kl[1];
+    }
+    return NULL;
+}
+
+lincoll_status_t lc_bind_gathered(lc_bind_t *b, const void *recs, unsigned *keys_p)
+{
+    lincoll_comm_t *comm = b->comm;
+    const int P = comm->size;
+    const unsigned char *all = recs;
+    unsigned agreed = b->offered;
+    uint64_t mine[7];
+    memcpy(mine, all + (size_t)comm->rank * LC_BIND_REC_BYTES, LC_BIND_HDR);
+    lincoll_status_t st = LINCOLL_OK;
+    for (int i = 0; i < P; i++) {
+        uint64_t h[7];
+        memcpy(h, all + (size_t)i * LC_BIND_REC_BYTES, LC_BIND_HDR);
+        if (h[0] != LC_BIND_MAGIC || h[1] != mine[1] || h[2] != mine[2] || h[3] != mine[3]) {
+            lc_error("rank %d passed other arguments to this call (or took another path): every "
+                     "rank of the communicator must make the same call",
+                     i);
+            st = LINCOLL_ERR_MISMATCH;
+        }
+        if (h[4] != mine[4]) agreed = 0; /* ranks on other hosts map nothing */
+        agreed &= (unsigned)h[5];
+    }
+    if (st != LINCOLL_OK) agreed = 0;
+    /* windows nobody else will use go now; the agreed ones are attached by
+     * lc_bind_finish (every rank computed the same set from the same records,
+     * so no peer unpacks a key of a window this rank drops) */
+    for (int k = 0; k < LC_BIND_MAX_KEYS; k++) {
+        if (b->win[k] != NULL && !((agreed >> k) & 1)) {
+            lc_win_destroy(b->win[k]);
+            b->win[k] = NULL;
+        }
+    }
+    if (agreed != 0) {
+        b->recs = malloc((size_t)P * LC_BIND_REC_BYTES);
+        if (b->recs == NULL) return LINCOLL_ERR_NOMEM;
+        memcpy(b->recs, all, (size_t)P * LC_BIND_REC_BYTES);
+    }
+    b->agreed = agreed;
+    *keys_p = agreed;
+    return st;
+}
+
+/* Attach the agreed window of key k: every peer's keys, every peer mapped. */
+static lincoll_status_t lc_bind_attach_key(lc_bind_t *b, int k)
+{
+    const int P = b->comm->size;
+    const void **blobs = calloc((size_t)P, sizeof(*blobs));
+    size_t *lens = calloc((size_t)P, sizeof(*lens));
+    lincoll_status_t st = blobs != NULL && lens != NULL ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
+    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
+        blobs[i] = lc_rec_blob(b->recs + (size_t)i * LC_BIND_REC_BYTES, k, &lens[i]);
+        if (blobs[i] == NULL) st = LINCOLL_ERR_INTERNAL;
+    }
+    if (st == LINCOLL_OK) st = lc_win_attach(b->win[k], blobs, lens);
+    for (int i = 0; st == LINCOLL_OK && i < P; i++) {
+        if (lc_win_peer_ptr(b->win[k], i) == NULL) st = LINCOLL_ERR_INTERNAL;
+    }
+    if (st != LINCOLL_OK)
+        lc_error("window key %d: a peer's memory is not mapped here although every rank "
+                 "offered it (%s)",
+                 k, lincoll_strerror(st));
+    free(blobs);
+    free(lens);
+    return st;
+}
+
+lincoll_status_t lc_bind_agree(lincoll_comm_t *comm, const lc_plan_t *ir,
+                               const lc_bind_shape_t *shape, lc_bind_t **bind_p, unsigned *keys_p)
+{
+    void *rec = NULL;
+    lc_bind_t *b = NULL;
+    *bind_p = NULL;
+    *keys_p = 0;
+    lincoll_status_t st = lc_bind_prepare(comm, ir, shape, &b, &rec);
+    if (st != LINCOLL_OK) {
+        /* still take part in the exchange, offering nothing, so no peer hangs */
+        lc_bind_shape_t none = {{0, 0, 0}};
+        st = lc_bind_prepare(comm, &(lc_plan_t){.env = ir->env}, &none, &b, &rec);
+        if (st != LINCOLL_OK) return st;
+    }
+    void *all = malloc((size_t)comm->size * LC_BIND_REC_BYTES);
+    if (all == NULL) {
+        free(rec);
+        lc_bind_drop(b);
+        return LINCOLL_ERR_NOMEM;
+    }
+    st = lc_comm_allgather_bytes(comm, rec, all, LC_BIND_REC_BYTES);
+    if (st == LINCOLL_OK) st = lc_bind_gathered(b, all, keys_p);
+    free(rec);
+    free(all);
+    if (st != LINCOLL_OK) {
+        lc_bind_drop(b);
+        *keys_p = 0;
+        return st;
+    }
+    *bind_p = b;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_bind_finish(lc_bind_t *b, lc_plan_t *ir, lincoll_plan_t **plan_p)
+{
+    lincoll_comm_t *comm = b->comm;
+    lincoll_status_t st = LINCOLL_OK;
+    if (!ir->finalized || ir->env.P != comm->size || ir->env.rank != comm->rank) {
+        st = LINCOLL_ERR_INTERNAL;
+    }
+    for (unsigned i = 0; st == LINCOLL_OK && i < ir->nwins; i++) {
+        int k = ir->wins[i].key;
+        if (k < 0 || k >= LC_BIND_MAX_KEYS || b->win[k] == NULL || !((b->agreed >> k) & 1)) {
+            lc_error("plan %s: window key %d was not agreed", ir->algorithm, k);
+            st = LINCOLL_ERR_INTERNAL;
+        } else {
+            st = lc_bind_attach_key(b, k);
+        }
+    }
+    lincoll_plan_t *p = NULL;
+    if (st == LINCOLL_OK) st = lc_bind_alloc(comm, ir, &p);
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(ir);
+        lc_bind_drop(b);
+        return st;
+    }
+    for (unsigned i = 0; i < ir->nwins; i++) { /* the plan takes the windows it uses */
+        p->wins[i] = b->win[ir->wins[i].key];
+        b->win[ir->wins[i].key] = NULL;
+    }
+    lc_bind_drop(b);
+    st = lc_bind_resolve(p);
+    if (st != LINCOLL_OK) {
+        lc_exec_free(p);
+        return st;
+    }
+    *plan_p = p;
+    return LINCOLL_OK;
+}
+
+/* ---- the environment ------------------------------------------------------- */
+
+lc_env_t lc_exec_env(const lincoll_comm_t *comm, int mapped)
+{
+    lc_env_t e = {.P = comm->size,
+                  .rank = comm->rank,
+                  .ports = comm->ctx->ports,
+                  .mapped = mapped,
+                  .cfg = &comm->ctx->cfg};
+    return e;
+}
+
+int lc_exec_can_map(const lincoll_comm_t *comm)
+{
+    const lincoll_context_t *ctx = comm->ctx;
+    /* a real bootstrap (sim ranks driven from one thread cannot agree at
+     * init), a transport whose puts into mapped memory are stores, and a job
+     * that may live on one host (every rank sees the same local_size) */
+    return comm->size >= 2 && ctx->boot != NULL && ctx->tl_ops->rkey_ptr != NULL &&
+           ctx->tl_ops->mapped_put_is_store &&
+           (ctx->boot->local_size < 0 || ctx->boot->local_size == ctx->size);
+}

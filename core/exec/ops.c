@@ -1,0 +1,42 @@
+/*
+ * core/exec/ops.c: the executor's own collective, the allgather of a few
+ * bytes per rank that bind (bind records) and lincoll_comm_split use.
+ *
+ * Ring allgather: P-1 rounds, each forwards the block received the round
+ * before (cost (P-1)(alpha + len beta)).  Compiled with the plan builder,
+ * bound and run like every plan, so it gets timeouts and peer-failure
+ * detection like every operation.
+ */
+#include <string.h>
+
+#include "core/exec/exec.h"
+
+lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
+                                         size_t len)
+{
+    int P = comm->size, me = comm->rank;
+    memcpy((char *)out + (size_t)me * len, in, len);
+    if (P == 1) {
+        return LINCOLL_OK;
+    }
+    lc_env_t env = lc_exec_env(comm, 0);
+    lc_plan_t *p;
+    lincoll_status_t st = lc_plan_create(&env, "ring_allgather_bytes", 1, &p);
+    if (st != LINCOLL_OK) {
+        return st;
+    }
+    int slot = lc_plan_slot_user(p, out, (size_t)P * len);
+    int right = (me + 1) % P, left = (me - 1 + P) % P;
+    if (slot < 0) st = LINCOLL_ERR_NOMEM;
+    for (int r = 0; r < P - 1 && st == LINCOLL_OK; r++) {
+        int round = lc_plan_round(p);
+        size_t sblk = (size_t)((me - r + P) % P), rblk = (size_t)((me - r - 1 + P) % P);
+        st = round < 0 ? LINCOLL_ERR_NOMEM : lc_plan_send(p, round, right, lc_ref(slot, sblk * len), len);
+        if (st == LINCOLL_OK) st = lc_plan_recv(p, round, left, lc_ref(slot, rblk * len), len);
+    }
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(p);
+        return st;
+    }
+    return lc_exec_run_ir(comm, p);
+}
