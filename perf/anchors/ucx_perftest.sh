@@ -9,9 +9,10 @@
 #     ARGS      passed on to the client (e.g. -O 32); UCX_* variables reach both
 # prints one line:
 #     TEST SIZE ITERS P50_US AVG_US MBPS MSGPS
-#   (ucx_perftest's final figures: latency percentile 50 and average in us,
-#   bandwidth MB/s and message rate /s, the client's "average" columns;
-#   latency tests report half a round trip, as ucx_perftest does).
+#   (the client's final figures: latency percentile 50 of the last
+#   iterations, and over the whole run the mean latency in us, bandwidth MB/s
+#   and message rate /s -- ucx_perftest's "overall" columns; latency tests
+#   report half a round trip, as ucx_perftest does).
 # The server listens on a port the kernel picks (-p 0); the script reads the
 # port from the server's socket in /proc/net/tcp and hands it to the client,
 # so two runs at once never collide.  Exit 1, with both sides' output, when
@@ -92,4 +93,4 @@ if [ "$rc" != 0 ] || [ -z "$line" ]; then
   exit 1
 fi
 # iterations, p50 lat, avg lat, overall lat, avg bw, overall bw, avg mr, overall mr
-echo "$line" | awk -F, -v t="$test" -v s="$size" '{ print t, s, $1, $2, $3, $5, $7 }'
+echo "$line" | awk -F, -v t="$test" -v s="$size" '{ print t, s, $1, $2, $4, $6, $8 }'
