@@ -37,8 +37,7 @@ static inline uint64_t anchor_parse_size(const char *prog, const char *usage, co
                                          const char *s, uint64_t lo, uint64_t hi)
 {
     char *end = NULL;
-    if (s == NULL || *s < '0' || *s > '9')
-        anchor_usage_exit(prog, usage, name, s);
+    if (s == NULL || *s < '0' || *s > '9') anchor_usage_exit(prog, usage, name, s);
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     unsigned shift = 0;
@@ -48,8 +47,7 @@ static inline uint64_t anchor_parse_size(const char *prog, const char *usage, co
         shift = 20;
     else if (*end == 'g' || *end == 'G')
         shift = 30;
-    if (shift != 0)
-        end++;
+    if (shift != 0) end++;
     if (errno != 0 || *end != '\0' || (v << shift) >> shift != v)
         anchor_usage_exit(prog, usage, name, s);
     v <<= shift;
@@ -76,13 +74,11 @@ static inline int anchor_parse_int(const char *prog, const char *usage, const ch
  */
 static inline void anchor_drop_openblas_override(char **argv)
 {
-    if (getenv("OPENBLAS_CORETYPE") == NULL && getenv("OPENBLAS_L2_SIZE") == NULL)
-        return;
+    if (getenv("OPENBLAS_CORETYPE") == NULL && getenv("OPENBLAS_L2_SIZE") == NULL) return;
     unsetenv("OPENBLAS_CORETYPE");
     unsetenv("OPENBLAS_L2_SIZE");
     execv("/proc/self/exe", argv);
-    fprintf(stderr, "%s: re-exec without OPENBLAS_CORETYPE failed: %s\n", argv[0],
-            strerror(errno));
+    fprintf(stderr, "%s: re-exec without OPENBLAS_CORETYPE failed: %s\n", argv[0], strerror(errno));
     exit(1);
 }
 

@@ -28,8 +28,7 @@ static double entry(size_t i, size_t j, unsigned seed)
 int main(int argc, char **argv)
 {
     anchor_drop_openblas_override(argv);
-    if (argc < 3 || argc > 5)
-        anchor_usage_exit(argv[0], usage, NULL, NULL);
+    if (argc < 3 || argc > 5) anchor_usage_exit(argv[0], usage, NULL, NULL);
     int n = anchor_parse_int(argv[0], usage, "N (matrix order, 1..32768)", argv[1], 1, 32768);
     if (strcmp(argv[2], "d") != 0 && strcmp(argv[2], "s") != 0)
         anchor_usage_exit(argv[0], usage, "type (d or s)", argv[2]);
@@ -57,11 +56,10 @@ int main(int argc, char **argv)
     }
     /* the check: one call with beta = 0, then sampled entries */
     if (dbl)
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.0, C,
-                    n);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 0.0, C, n);
     else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A, n, B, n, 0.0f,
-                    C, n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A, n, B, n, 0.0f, C,
+                    n);
     for (int s = 0; s < 16; s++) {
         size_t i = ((size_t)s * 7919u) % (size_t)n, j = ((size_t)s * 104729u + 3) % (size_t)n;
         double want = 0, got, scale = 0;
@@ -80,14 +78,13 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         double t0 = anchor_now();
         if (dbl)
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 1.0,
-                        C, n);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, A, n, B, n, 1.0, C,
+                        n);
         else
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A, n, B, n,
-                        1.0f, C, n);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A, n, B, n, 1.0f,
+                        C, n);
         double t = anchor_now() - t0;
-        if (t < best)
-            best = t;
+        if (t < best) best = t;
     }
     printf("%cgemm n=%d threads=%d core=%s: %.1f GFLOP/s\n", dbl ? 'd' : 's', n, threads,
            openblas_get_corename(), 2.0 * (double)n * (double)n * (double)n / best / 1e9);

@@ -19,8 +19,7 @@ static const char usage[] = "K M LEN ITERS   (K + M <= 255; e.g. 10 4 1m 200)";
 
 int main(int argc, char **argv)
 {
-    if (argc != 5)
-        anchor_usage_exit(argv[0], usage, NULL, NULL);
+    if (argc != 5) anchor_usage_exit(argv[0], usage, NULL, NULL);
     int k = anchor_parse_int(argv[0], usage, "K (data fragments, 1..254)", argv[1], 1, 254);
     int m = anchor_parse_int(argv[0], usage, "M (parity fragments, 1..254)", argv[2], 1, 254);
     uint64_t len = anchor_parse_size(argv[0], usage, "LEN (bytes per fragment)", argv[3], 64,
@@ -35,12 +34,10 @@ int main(int argc, char **argv)
     unsigned char **data = calloc((size_t)k, sizeof(*data));
     unsigned char **parity = calloc((size_t)m, sizeof(*parity));
     unsigned char **ref = calloc((size_t)m, sizeof(*ref));
-    if (a == NULL || tables == NULL || data == NULL || parity == NULL || ref == NULL)
-        goto nomem;
+    if (a == NULL || tables == NULL || data == NULL || parity == NULL || ref == NULL) goto nomem;
     uint32_t x = 12345;
     for (int i = 0; i < k; i++) {
-        if (posix_memalign((void **)&data[i], 64, len) != 0)
-            goto nomem;
+        if (posix_memalign((void **)&data[i], 64, len) != 0) goto nomem;
         for (uint64_t j = 0; j < len; j++) {
             x = x * 1103515245u + 12345u;
             data[i][j] = (unsigned char)(x >> 24);

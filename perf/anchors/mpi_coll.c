@@ -65,8 +65,7 @@ static long check(enum op op, float *s, float *d, int n, int blk, int me, int P)
     switch (op) {
     case ALLREDUCE:
     case REDUCE:
-        if (op == REDUCE && me != 0)
-            break;
+        if (op == REDUCE && me != 0) break;
         for (long i = 0; i < n; i++)
             bad += d[i] != ranks + (float)P * (float)(i % 7);
         break;
@@ -96,20 +95,18 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     if (argc < 3 || argc > 4) {
-        if (me == 0)
-            fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+        if (me == 0) fprintf(stderr, "usage: %s %s\n", argv[0], usage);
         MPI_Finalize();
         return 2;
     }
     int op = -1;
     for (int i = 0; i < 5; i++)
-        if (strcmp(argv[1], op_names[i]) == 0)
-            op = i;
-    if (op < 0)
-        anchor_usage_exit(argv[0], usage, "OP", argv[1]);
-    uint64_t maxb = anchor_parse_size(argv[0], usage, "MAXBYTES (8 B .. 1 GiB)", argv[2], 8,
-                                      (uint64_t)1 << 30);
-    int fixed_iters = argc > 3 ? anchor_parse_int(argv[0], usage, "ITERS", argv[3], 1, 10000000) : 0;
+        if (strcmp(argv[1], op_names[i]) == 0) op = i;
+    if (op < 0) anchor_usage_exit(argv[0], usage, "OP", argv[1]);
+    uint64_t maxb =
+        anchor_parse_size(argv[0], usage, "MAXBYTES (8 B .. 1 GiB)", argv[2], 8, (uint64_t)1 << 30);
+    int fixed_iters =
+        argc > 3 ? anchor_parse_int(argv[0], usage, "ITERS", argv[3], 1, 10000000) : 0;
 
     /* reduce_scatter's input and allgather's output are P blocks */
     size_t cap = (size_t)maxb / sizeof(float) * (size_t)P + (size_t)P + 16;
@@ -121,13 +118,16 @@ int main(int argc, char **argv)
     for (uint64_t b = 8; b <= maxb; b *= 4) {
         int n = (int)(b / sizeof(float));
         int blk = n / P > 0 ? n / P : 1;
-        int iters = fixed_iters ? fixed_iters : b < 65536 ? 2000 : b < ((uint64_t)4 << 20) ? 200 : 40;
+        int iters = fixed_iters               ? fixed_iters
+                    : b < 65536               ? 2000
+                    : b < ((uint64_t)4 << 20) ? 200
+                                              : 40;
         long bad = check((enum op)op, s, d, n, blk, me, P), all;
         MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         if (all != 0) {
             if (me == 0)
-                fprintf(stderr, "%s: %s of %llu bytes: %ld wrong elements\n", argv[0],
-                        op_names[op], (unsigned long long)b, all);
+                fprintf(stderr, "%s: %s of %llu bytes: %ld wrong elements\n", argv[0], op_names[op],
+                        (unsigned long long)b, all);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         for (int i = 0; i < iters / 10 + 1; i++)

@@ -28,14 +28,13 @@ void Cblacs_get(int ctxt, int what, int *val);
 void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
 void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int ctxt);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc,
-            const int *nprocs);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrcproc, const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
                const int *irsrc, const int *icsrc, const int *ctxt, const int *lld, int *info);
 void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-             const double *alpha, const double *a, const int *ia, const int *ja,
-             const int *desca, const double *b, const int *ib, const int *jb, const int *descb,
-             const double *beta, double *c, const int *ic, const int *jc, const int *descc);
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc);
 
 static const char usage[] = "N NB [check]   (under mpirun; e.g. 2048 64)";
 
@@ -71,8 +70,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "check") != 0)) {
-        if (me == 0)
-            fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+        if (me == 0) fprintf(stderr, "usage: %s %s\n", argv[0], usage);
         MPI_Finalize();
         return 2;
     }
@@ -82,8 +80,7 @@ int main(int argc, char **argv)
 
     int ctxt, pr = 1, pc, myr, myc, zero = 0, one = 1, info = 0;
     for (int d = 1; d * d <= P; d++)
-        if (P % d == 0)
-            pr = d;
+        if (P % d == 0) pr = d;
     pc = P / pr;
     Cblacs_get(-1, 0, &ctxt);
     Cblacs_gridinit(&ctxt, "Row", pr, pc);
@@ -118,8 +115,7 @@ int main(int argc, char **argv)
                 &one, &one, desc);
         double t = MPI_Wtime() - t0, tmax;
         MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (tmax < best)
-            best = tmax;
+        if (tmax < best) best = tmax;
         if (rep == 0 && ml > 0 && nl > 0) {
             /* a sample of this rank's entries (each call recomputes C) */
             for (int s = 0; s < 8; s++) {
@@ -127,8 +123,8 @@ int main(int argc, char **argv)
                 long gi = global_of(i, nb, myr, pr), gj = global_of(j, nb, myc, pc);
                 double want = c_at(gi, gj, n), got = C[i + (size_t)j * lld];
                 if (got != want) {
-                    fprintf(stderr, "%s: rank %d: C(%ld,%ld) = %.17g, expected %.17g\n",
-                            argv[0], me, gi, gj, got, want);
+                    fprintf(stderr, "%s: rank %d: C(%ld,%ld) = %.17g, expected %.17g\n", argv[0],
+                            me, gi, gj, got, want);
                     MPI_Abort(MPI_COMM_WORLD, 1);
                 }
             }
@@ -144,8 +140,8 @@ int main(int argc, char **argv)
         double err = 0, maxerr;
         for (int j = 0; j < nl; j++)
             for (int i = 0; i < ml; i++)
-                err = fmax(err, fabs(C[i + (size_t)j * lld] -
-                                     c_at(global_of(i, nb, myr, pr), global_of(j, nb, myc, pc), n)));
+                err = fmax(err, fabs(C[i + (size_t)j * lld] - c_at(global_of(i, nb, myr, pr),
+                                                                   global_of(j, nb, myc, pc), n)));
         MPI_Allreduce(&err, &maxerr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         rc = maxerr != 0.0;
         if (me == 0)
