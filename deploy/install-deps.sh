@@ -14,7 +14,7 @@
 #             clang + libFuzzer runtime (deploy/fuzz.sh)
 #   slurm     a local Slurm with PMIx for the srun tests (deploy/slurm-local.sh):
 #             slurmctld, slurmd, the client commands, the mpi/pmix plugin
-#             (slurm-wlm-basic-plugins) and munge
+#             (slurm-wlm-basic-plugins), munge, python3 (picks free ports)
 #   anchors   the programs lincoll is measured against (perf/anchors/build.sh):
 #             Open MPI, OpenBLAS, ScaLAPACK, Gloo, ISA-L, ucx_perftest, a C++
 #             compiler; ctest builds and runs them once (label anchors)
@@ -29,7 +29,7 @@ group[build]="build-essential cmake pkg-config git ca-certificates
 group[test]="python3 ucx-utils hwloc openmpi-bin libopenmpi-dev openssh-client
   iproute2 procps util-linux coreutils clang-format valgrind
   clang libclang-rt-14-dev"
-group[slurm]="slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2"
+group[slurm]="slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2 python3"
 group[anchors]="g++ openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev
   libgloo-dev libisal-dev ucx-utils procps"
 group[bench]="gnuplot-nox"

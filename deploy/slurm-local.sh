@@ -101,7 +101,7 @@ print(*(x.getsockname()[1] for x in s))'
 
 write_conf() { # ctld_port slurmd_port
   local host cpus
-  host=$(hostname -s)
+  host=$(uname -n | cut -d. -f1)
   cpus=${LINCOLL_SLURM_CPUS:-8}
   case $cpus in '' | *[!0-9]*) die "LINCOLL_SLURM_CPUS=$cpus: expected a CPU count" ;; esac
   cat >"$dir/slurm.conf" <<CONF
@@ -201,7 +201,7 @@ start() {
     stop_all
     die "this Slurm has no PMIx plugin (srun --mpi=list; package slurm-wlm-basic-plugins)"
   }
-  say "up in $dir: node $(hostname -s) $state, slurmctld port ${ports%% *}, slurmd port ${ports##* }"
+  say "up in $dir: node $(uname -n | cut -d. -f1) $state, slurmctld port ${ports%% *}, slurmd port ${ports##* }"
   echo "export SLURM_CONF=$SLURM_CONF"
 }
 

@@ -10,7 +10,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 bdir=${LINCOLL_VALGRIND_BUILD:-$top/build-rel}
-command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install -y valgrind)"; exit 1; }
+command -v valgrind >/dev/null || "$top/deploy/install-deps.sh" build test
 cmake -S "$top" -B "$bdir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$bdir" -j"$(nproc)"
 cd "$bdir"
