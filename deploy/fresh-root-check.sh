@@ -13,6 +13,9 @@
 # last lines of the output; the whole log is ROOT.log.
 #
 # What the root gets from the host, and why:
+#   ROOT bind-mounted onto itself: `ip netns exec` enters a new mount
+#     namespace and marks "/" a slave mount, which fails (EINVAL) when the
+#     chroot's "/" is a plain directory rather than a mount point;
 #   /proc (a fresh procfs), /sys and /dev (recursive bind mounts, slaves):
 #     processes, hwloc's topology, /dev/shm for UCX's shared-memory
 #     transports, /dev/pts;
@@ -98,8 +101,9 @@ if [ "$reuse" = 0 ] || [ ! -x "$root/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase bookworm "$root" "$mirror" >>"$log" 2>&1 ||
     { echo "fresh-root-check: debootstrap failed; see $log" >&2; exit 1; }
 fi
-say "mounts: /proc, /sys, /dev (rbind), tmpfs /run"
-mount -t proc proc "$root/proc" &&
+say "mounts: ROOT onto itself, /proc, /sys, /dev (rbind), tmpfs /run"
+mount --bind "$root" "$root" && mount --make-private "$root" &&
+  mount -t proc proc "$root/proc" &&
   mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys" &&
   mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" &&
   mount -t tmpfs -o mode=755 tmpfs "$root/run" ||
