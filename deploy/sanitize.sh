@@ -2,8 +2,10 @@
 # The whole ctest suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Builds into build-asan/ with -DLINCOLL_SANITIZE=ON (gcc), then runs ctest.
 #   deploy/sanitize.sh [ctest args]      e.g. deploy/sanitize.sh -L unit
-# Every test runs, multi-process ones too (lincoll-run, mpirun, srun start
-# instrumented ranks; the environment below reaches them).  The two big sim
+# Every test of lincoll's code runs, multi-process ones too (lincoll-run,
+# mpirun, srun start instrumented ranks; the environment below reaches them);
+# the anchor checks (label anchors: other projects' programs) are left to
+# the main suite.  The two big sim
 # suites (test_coll_sim, test_encode_sim) run at LC_TEST_SCALE=reduced:
 # every algorithm and code path, fewer rank counts (the main suite runs the
 # full scale).
