@@ -11,11 +11,8 @@ runs=${1:-20000}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_store_server fuzz_store_client fuzz_config)
-if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
-  echo "== installing clang and libclang-rt-14-dev"
-  sudo_=""; [ "$(id -u)" = 0 ] || sudo_=sudo
-  $sudo_ apt-get install -y clang libclang-rt-14-dev >/dev/null
-fi
+# clang and libFuzzer's runtime (libclang-rt-14-dev): the "test" group
+"$top/deploy/install-deps.sh" build test
 san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 cmake -S "$top" -B "$top/build-fuzz" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLINCOLL_FUZZ=ON -DLINCOLL_BUILD_PERF=OFF -DCMAKE_C_FLAGS="$san" >/dev/null

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite in one command: install what is missing, check the
-# formatting, build with -Werror, start a local Slurm (for the srun test),
-# run ctest.  Exit status is ctest's.
+# The whole test suite in one command: install what is missing
+# (deploy/install-deps.sh), check the formatting, build with -Werror, start a
+# local Slurm with PMIx (deploy/slurm-local.sh, for the srun and sbatch
+# tests), run ctest, stop Slurm again (also on failure or interrupt).  Exit
+# status is ctest's.
 #   deploy/test.sh [ctest args]      e.g. deploy/test.sh -L unit
+# LINCOLL_TEST_SLURM=0 runs without Slurm: the srun tests then report SKIPPED
+# with the reason (never in CI).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -13,20 +17,9 @@ git ls-files '*.c' '*.h' | while read -r f; do head -n 1 "$f" | grep -q 'generat
   xargs clang-format --dry-run -Werror
 echo "== build"
 deploy/build.sh
-slurm_started=0
-if [ "${LINCOLL_TEST_SLURM:-1}" = 1 ] && [ -f ../shared/tools/slurm-local.sh ]; then
-  echo "== local Slurm"
-  if out=$(bash ../shared/tools/slurm-local.sh start 2>&1); then
-    eval "$(echo "$out" | grep '^export SLURM_CONF=')"
-    slurm_started=1
-  else
-    echo "$out" | tail -5
-    echo "local Slurm did not start; the srun test will report SKIPPED"
-  fi
-fi
-slurm_tool=$(cd .. && pwd)/shared/tools/slurm-local.sh
-cleanup() { [ "$slurm_started" = 1 ] && bash "$slurm_tool" stop || true; }
-trap cleanup EXIT
+# shellcheck source=deploy/slurm-env.sh
+. deploy/slurm-env.sh
+lincoll_slurm_start
 echo "== ctest"
 cd build
 ctest --output-on-failure --timeout 600 "$@"

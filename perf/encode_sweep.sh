@@ -5,7 +5,7 @@
 #
 # Usage: perf/encode_sweep.sh [-b BUILD_DIR] [-K "2 4 8"] [-p "1"] [-s SIZES]
 #            [-A "zcopy prepare_shoot best_window direct dft"] [-n ITERS] [-c CPUS]
-#            [-m lincoll|host] [-r REPS] [-t BUDGET_S] [-o RAW_FILE]
+#            [-m lincoll|host] [-r REPS] [-t BUDGET_S] [-o RAW_FILE] [-a ANCHORS_DIR]
 # SIZES as lincoll_perf -s (default 4k,64k,1m,16m; the full issue range is
 # -s 4k:16m).  1. Calibration, in the same run: alpha = tag_lat p50 of 8
 # bytes (2 ranks); for every packet size S, 1/tau(S) = tag_bw of S bytes one
@@ -26,8 +26,15 @@
 #   K p size algo chunks | measured us (median of ITERS) | predicted us
 #   (C1 alpha + C2 tau(S), C1/C2 the schedule's) | ratio measured/predicted |
 #   model-choice (what auto compiles) | fastest-measured (over the
-#   algorithms and the direct baseline at that K, p, size); algo is the plan
-#   that ran (a forced zcopy that cannot run falls back and shows it).
+#   algorithms and the direct baseline at that K, p, size) | isal_us;
+#   algo is the plan that ran (a forced zcopy that cannot run falls back and
+#   shows it).  isal_us, the anchor: ISA-L's ec_encode_data computing what
+#   the direct baseline computes on each rank, K packets of S bytes into one
+#   GF(2^8) combination (perf/anchors/isal_encode K 1 S, same CPUs, same
+#   run): the direct encode's arithmetic on one core without communication
+#   (not a bound: plans that split the products between ranks, as
+#   zcopy_split does, can be faster); "-" for K > 254.  The anchors are built in ANCHORS_DIR (default
+#   anchors-build/ in the repository) by perf/anchors/build.sh when missing.
 # Runs that would start after BUDGET_S seconds (default 270) are skipped and a
 # run still going at BUDGET_S + 20 s is stopped (lincoll-run --timeout; its
 # finished sizes are kept), so the sweep ends within 5 minutes even on a
@@ -35,17 +42,21 @@
 # the raw "#encode" lines.  Figures on a loaded or oversubscribed machine
 # (K ranks on fewer cores) are not the library's speed: compare within a run.
 set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+ANCH=$TOP/anchors-build
 BUILD=build; KS="2 4 8"; PS="1"; SIZES="4k,64k,1m,16m"; ALGOS="zcopy prepare_shoot best_window direct dft"
 ITERS=20; CPUS=""; BUDGET=270; RAW=""; MEM=lincoll; REPS=1
-while getopts b:K:p:s:A:n:c:t:o:m:r: f; do
+while getopts b:K:p:s:A:n:c:t:o:m:r:a: f; do
   case $f in
     b) BUILD=$OPTARG;; K) KS=$OPTARG;; p) PS=$OPTARG;; s) SIZES=$OPTARG;; A) ALGOS=$OPTARG;;
     n) ITERS=$OPTARG;; c) CPUS=$OPTARG;; t) BUDGET=$OPTARG;; o) RAW=$OPTARG;; m) MEM=$OPTARG;; r) REPS=$OPTARG;;
-    *) sed -n 2,38p "$0"; exit 2;;
+    a) ANCH=$OPTARG;;
+    *) sed -n 2,42p "$0"; exit 2;;
   esac
 done
 RUN=$BUILD/bin/lincoll-run; PERF=$BUILD/bin/lincoll_perf
 [ -x "$RUN" ] && [ -x "$PERF" ] || { echo "encode_sweep: build $BUILD first (lincoll-run, lincoll_perf)" >&2; exit 1; }
+"$TOP/perf/anchors/build.sh" "$ANCH" >/dev/null || { echo "encode_sweep: building the anchors in $ANCH failed" >&2; exit 1; }
 TS=""
 if [ -n "$CPUS" ]; then
   if command -v taskset >/dev/null; then TS="taskset -c $CPUS"; else echo "encode_sweep: no taskset; -c ignored" >&2; fi
@@ -94,6 +105,21 @@ else
     echo "#   tag_bw(-W 1) at $S bytes = $bw MB/s (median of$bws)"
   done
 fi
+# the anchor: ISA-L computing the direct encode's share of one rank (K packets -> one output)
+: >"$TMP/isal"
+for K in $KS; do
+  [ "$K" -le 254 ] || continue
+  for S in $LIST; do
+    it=200; [ "$S" -gt 65536 ] && it=50; [ "$S" -gt 1048576 ] && it=10
+    # "isal_encode k=K m=1 len=S iters=I: X GB/s (data in)"
+    # shellcheck disable=SC2086
+    gbs=$($TS "$ANCH/isal_encode" "$K" 1 "$S" "$it" | awk '/GB\/s/ { print $(NF - 3) }')
+    case $gbs in [0-9]*) ;; *) echo "encode_sweep: isal_encode $K 1 $S failed" >&2; exit 1;; esac
+    us=$(awk -v k="$K" -v s="$S" -v g="$gbs" 'BEGIN { printf "%.1f", k * s / (g * 1e9) * 1e6 }')
+    echo "$K $S $us" >>"$TMP/isal"
+    echo "# ISA-L: K=$K size=$S: $us us (ec_encode_data $K -> 1, $gbs GB/s data in)"
+  done
+done
 echo "# LINCOLL_ENCODE_CHUNK=${LINCOLL_ENCODE_CHUNK:-0 (model)}; packets: $MEM memory;" \
   "$(nproc 2>/dev/null || echo '?') cores"
 
@@ -123,7 +149,8 @@ done
 # 3. the table: per (K, p, size, algorithm) the median over the -r repetitions;
 # fastest-measured compares those medians and the median of every direct
 # baseline timed at that K, p, size (each run times one beside its algorithm)
-awk '
+awk -v isalf="$TMP/isal" '
+FILENAME == isalf { ISAL[$1 " " $2] = $3; next }
 function v(k,   i, kv) { for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] } return "" }
 function med(str,   a, n, i, j, t) {
   n = split(str, a, " ")
@@ -142,13 +169,14 @@ END {
     if (!(key in bt) || m < bt[key]) { bt[key] = m; best[key] = AL[r] }
   }
   for (key in D) { d = med(D[key]); if (d < bt[key]) { bt[key] = d; best[key] = "direct" } }
-  printf "%3s %2s %10s %-16s %6s %4s %13s %13s %7s %-16s %-16s\n", "K", "p", "size", "algo", "chunks",
-         "runs", "measured_us", "predicted_us", "ratio", "model-choice", "fastest-measured"
+  printf "%3s %2s %10s %-16s %6s %4s %13s %13s %7s %-16s %-16s %9s\n", "K", "p", "size", "algo", "chunks",
+         "runs", "measured_us", "predicted_us", "ratio", "model-choice", "fastest-measured", "isal_us"
   for (i = 1; i <= n; i++) {
     r = ROW[i]
-    printf "%3s %2s %10s %-16s %6s %4d %13.1f %13.1f %7.2f %-16s %-16s\n", K[i], P[i], S[i], AL[r], CH[r],
-           R[r], MM[r], PR[r], (PR[r] > 0 ? MM[r] / PR[r] : 0), C[r], best[KEY[i]]
+    fl = (K[i] " " S[i]) in ISAL ? ISAL[K[i] " " S[i]] : "-"
+    printf "%3s %2s %10s %-16s %6s %4d %13.1f %13.1f %7.2f %-16s %-16s %9s\n", K[i], P[i], S[i], AL[r], CH[r],
+           R[r], MM[r], PR[r], (PR[r] > 0 ? MM[r] / PR[r] : 0), C[r], best[KEY[i]], fl
   }
-}' "$RAW"
+}' "$TMP/isal" "$RAW"
 [ "$skipped" -eq 0 ] || echo "# $skipped run(s) skipped: budget of $BUDGET s reached (-t to raise it)"
 echo "# $(($(date +%s) - T0)) s"

@@ -2,14 +2,16 @@
 # Distributed matmul beside ScaLAPACK, one command, same run:
 #   perf/matmul_compare.sh [BUILD_DIR] [ANCHOR_DIR]
 #     BUILD_DIR   lincoll build with bin/lincoll-run and bin/lincoll_perf (default: build)
-#     ANCHOR_DIR  built anchors with scalapack_pdgemm (default: /work/anchors-build;
-#                 ../shared/anchors/build.sh DIR builds them)
+#     ANCHOR_DIR  the anchors' build directory (default: anchors-build/ in the
+#                 repository); perf/anchors/build.sh ANCHOR_DIR builds
+#                 scalapack_pdgemm there first when it is missing or stale
 # Environment: SIZES (default "1024 2048"), RANKS (default "1 2 4"), ITERS (lincoll
 # timed iterations per run, default 7), NB (ScaLAPACK block size, default 64).
 #
 # For every P in RANKS and n in SIZES: scalapack_pdgemm on P ranks (mpirun, Open
-# MPI + ScaLAPACK + OpenBLAS with its AVX-512 kernel: OPENBLAS_CORETYPE and
-# OPENBLAS_L2_SIZE are unset for that one command only, one BLAS thread per
+# MPI + ScaLAPACK + OpenBLAS with the kernel OpenBLAS picks for the CPU, AVX-512
+# where there is one: OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for that
+# one command only -- the anchor also drops them itself --, one BLAS thread per
 # rank), then lincoll_perf -t matmul -d double for ring, SUMMA, Cannon and 2.5D
 # wherever the algorithm's grid fits P (ring P x 1, SUMMA the most square
 # grid, Cannon sqrt P x sqrt P, 2.5D q x q x c) on P ranks under lincoll-run.
@@ -26,16 +28,19 @@
 # those rows as a functional check, not as performance.  Runs in about 2-4
 # minutes on a quiet 2-core VM.
 set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
-anchors=${2:-/work/anchors-build}
+anchors=${2:-$top/anchors-build}
 sizes=${SIZES:-"1024 2048"}
 ranks=${RANKS:-"1 2 4"}
 iters=${ITERS:-7}
 nb=${NB:-64}
 bin="$build/bin"
-for f in "$bin/lincoll-run" "$bin/lincoll_perf" "$anchors/scalapack_pdgemm"; do
-  [ -x "$f" ] || { echo "matmul_compare: $f not found (build it first)" >&2; exit 1; }
+for f in "$bin/lincoll-run" "$bin/lincoll_perf"; do
+  [ -x "$f" ] || { echo "matmul_compare: $f not found (build lincoll first: deploy/build.sh)" >&2; exit 1; }
 done
+"$top/perf/anchors/build.sh" "$anchors" >/dev/null ||
+  { echo "matmul_compare: building the anchors in $anchors failed" >&2; exit 1; }
 command -v mpirun >/dev/null || { echo "matmul_compare: mpirun not found" >&2; exit 1; }
 
 algos_for() { # P -> algorithms whose grid fits

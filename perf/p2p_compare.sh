@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Side-by-side point-to-point benchmark: lincoll_perf (2 ranks under
-# lincoll-run) against ucx_perftest (server + client on loopback), same
+# lincoll-run) against ucx_perftest (server + client on loopback, started by
+# the anchor wrapper perf/anchors/ucx_perftest.sh on a port the kernel picks;
+# ANCHORS env: its build directory, default anchors-build/ in the
+# repository, built by perf/anchors/build.sh when missing), same
 # iteration and warm-up counts, each rank pinned to its own core, the two
 # programs alternating REPS times (odd repetitions lincoll first, even ones
 # ucx_perftest first, so a drift in the machine's load hits both alike).
@@ -20,6 +23,7 @@
 # About a minute (69 s with REPS=5 on the loaded 2-core VM); figures are only
 # comparable within one run (absolute numbers drift with the machine's load).
 set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}
 reps=${2:-5}
 tests=${3:-tag_lat,tag_bw,put_bw}
@@ -27,25 +31,21 @@ bin="$build/bin"
 for p in "$bin/lincoll-run" "$bin/lincoll_perf"; do
   [ -x "$p" ] || { echo "p2p_compare: $p not found (build first)" >&2; exit 2; }
 done
+anchors=${ANCHORS:-$top/anchors-build}
+"$top/perf/anchors/build.sh" "$anchors" >/dev/null ||
+  { echo "p2p_compare: building the anchors in $anchors failed" >&2; exit 2; }
 command -v ucx_perftest >/dev/null || { echo "p2p_compare: ucx_perftest not found (ucx-utils)" >&2; exit 2; }
 # two CPUs this script may use: rank 0 / ucx_perftest server on the first
 read -r cpu0 cpu1 < <(python3 -c 'import os; c=sorted(os.sched_getaffinity(0)); print(c[0], c[1 % len(c)])')
-port=$((20000 + RANDOM % 20000))
 t_start=$(date +%s)
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 ucx_run() { # envs test size iters warmup kind -> value (p50 us or MB/s), empty on failure
-  local envs=$1 test=$2 size=$3 iters=$4 warmup=$5 kind=$6 line
-  port=$((port + 1))
-  env $envs timeout 60 taskset -c "$cpu0" ucx_perftest -p $port >/dev/null 2>&1 &
-  local srv=$!
-  sleep 0.3
-  line=$(env $envs timeout 60 taskset -c "$cpu1" ucx_perftest 127.0.0.1 -p $port -t "$test" \
-           -s "$size" -n "$iters" -w "$warmup" -f 2>/dev/null | awk '/^ *[0-9]+ +[0-9.]+/ {l=$0} END {print l}')
-  wait $srv 2>/dev/null
-  # -f line: iters p50 avg overall bw_avg bw_overall rate_avg rate_overall
-  if [ "$kind" = lat ]; then echo "$line" | awk '{print $2}'; else echo "$line" | awk '{print $6}'; fi
+  local envs=$1 test=$2 size=$3 iters=$4 warmup=$5 kind=$6
+  # one line: TEST SIZE ITERS P50_US AVG_US MBPS MSGPS (whole-run figures)
+  env $envs "$anchors/ucx_perftest.sh" -c "$cpu0,$cpu1" -T 60 "$test" "$size" "$iters" "$warmup" 2>/dev/null |
+    awk -v k="$kind" '{print (k == "lat") ? $4 : $6}'
 }
 
 lc_run() { # envs test size iters warmup kind -> value (p50 us or MB/s), empty on failure

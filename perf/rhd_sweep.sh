@@ -1,8 +1,11 @@
 #!/bin/sh
 # perf/rhd_sweep.sh: side-by-side sweep of lincoll's five collectives against
-# Open MPI 4.1 (shared/anchors/mpi_coll: MPI_Allreduce, MPI_Reduce_scatter_block,
+# Open MPI 4.1 (perf/anchors/mpi_coll.c: MPI_Allreduce, MPI_Reduce_scatter_block,
 # MPI_Allgather, MPI_Bcast, MPI_Reduce) and Gloo halving-doubling allreduce
-# (gloo_run.sh), in one run, with gnuplot PNGs of time and bus bandwidth vs size.
+# (perf/anchors/gloo_run.sh), in one run, with gnuplot PNGs of time and bus
+# bandwidth vs size.  The anchors live in ANCHORS_DIR (default anchors-build/
+# in the repository); perf/anchors/build.sh builds them there first when they
+# are missing or older than their sources.
 #
 # Usage: perf/rhd_sweep.sh [--quick] [-b BUILD_DIR] [-a ANCHORS_DIR] [-o OUT_DIR]
 #                          [-n RANKS] [-r REPS] [-m MAXBYTES] [-t "allreduce bcast ..."]
@@ -29,18 +32,21 @@
 # Bus bandwidth: size/time times 2(P-1)/P for allreduce, (P-1)/P for
 # reduce-scatter and allgather, 1 for bcast and reduce.
 set -eu
-BUILD=build; ANCH=/work/anchors-build; OUT=rhd_sweep_out; N=2; REPS=2; MAX=67108864
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=build; ANCH=$TOP/anchors-build; OUT=rhd_sweep_out; N=2; REPS=2; MAX=67108864
 OPS="allreduce reduce_scatter allgather bcast reduce"
 if [ "${1:-}" = "--quick" ]; then shift; REPS=1; MAX=2097152; fi
 while getopts b:a:o:n:r:m:t: f; do
   case $f in
     b) BUILD=$OPTARG;; a) ANCH=$OPTARG;; o) OUT=$OPTARG;; n) N=$OPTARG;; r) REPS=$OPTARG;;
-    m) MAX=$OPTARG;; t) OPS=$OPTARG;; *) sed -n 2,31p "$0"; exit 2;;
+    m) MAX=$OPTARG;; t) OPS=$OPTARG;; *) sed -n 2,34p "$0"; exit 2;;
   esac
 done
 T0=$(date +%s)
 RUN=$BUILD/bin/lincoll-run; PERF=$BUILD/bin/lincoll_perf
 [ -x "$RUN" ] && [ -x "$PERF" ] || { echo "rhd_sweep: build $BUILD first (lincoll-run, lincoll_perf)" >&2; exit 1; }
+command -v mpirun >/dev/null || { echo "rhd_sweep: mpirun not found (deploy/install-deps.sh anchors)" >&2; exit 1; }
+"$TOP/perf/anchors/build.sh" "$ANCH" >/dev/null || { echo "rhd_sweep: building the anchors in $ANCH failed" >&2; exit 1; }
 mkdir -p "$OUT/raw"
 SIZES=""; s=8; while [ "$s" -le "$MAX" ]; do SIZES="$SIZES${SIZES:+,}$s"; s=$((s * 4)); done
 
@@ -87,14 +93,13 @@ for rep in $(seq 1 "$REPS"); do
         sed 's/^\[0\] //' | grep "^$op," >>"$OUT/raw/lincoll_$op.$rep.csv" ||
         echo "rhd_sweep: lincoll $op ($part sizes) failed (see $OUT/raw/lincoll_$op.$rep.err)" >&2
     done
-    if [ -x "$ANCH/mpi_coll" ] && command -v mpirun >/dev/null; then
-      mpirun --allow-run-as-root --oversubscribe -np "$N" "$ANCH/mpi_coll" "$op" "$MAX" \
-        >"$OUT/raw/ompi_$op.$rep.txt" 2>/dev/null || echo "rhd_sweep: mpi_coll $op failed" >&2
-    fi
+    mpirun --allow-run-as-root --oversubscribe -np "$N" "$ANCH/mpi_coll" "$op" "$MAX" \
+      >"$OUT/raw/ompi_$op.$rep.txt" 2>"$OUT/raw/ompi_$op.$rep.err" ||
+      echo "rhd_sweep: mpi_coll $op failed (see $OUT/raw/ompi_$op.$rep.err)" >&2
   done
-  if [ -x "$ANCH/gloo_allreduce" ] && echo "$OPS" | grep -qw allreduce; then
-    GLOO_BIN=$ANCH/gloo_allreduce "$ANCH/gloo_run.sh" "$N" hd "$MAX" >"$OUT/raw/gloo_allreduce.$rep.txt" 2>/dev/null ||
-      echo "rhd_sweep: gloo failed" >&2
+  if echo "$OPS" | grep -qw allreduce; then
+    "$ANCH/gloo_run.sh" "$N" hd "$MAX" >"$OUT/raw/gloo_allreduce.$rep.txt" 2>"$OUT/raw/gloo_allreduce.$rep.err" ||
+      echo "rhd_sweep: gloo failed (see $OUT/raw/gloo_allreduce.$rep.err)" >&2
   fi
 done
 
@@ -132,7 +137,9 @@ for op in $OPS; do
     tail -n +2 "$tsv" | awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$10}'
     echo
   } >>"$OUT/summary.md"
-  if command -v gnuplot >/dev/null; then
+  if ! command -v gnuplot >/dev/null; then
+    echo "rhd_sweep: gnuplot not found (deploy/install-deps.sh bench): no PNGs for $op" >&2
+  else
     f=$(factor "$op")
     GLOO_T=""; GLOO_B=""
     if [ "$op" = allreduce ] && [ -s "$OUT/raw/gloo_allreduce.1.txt" ]; then

@@ -18,7 +18,7 @@ mpirun)
         "$prog" --expect pmix --size "$n"
     ;;
 srun)
-    hint="start a local Slurm first: eval \$(bash ../shared/tools/slurm-local.sh start)"
+    hint="start a local Slurm first: eval \"\$(deploy/slurm-local.sh start)\" (from the repository root; deploy/test.sh does it)"
     command -v srun >/dev/null 2>&1 || skip "srun not found; $hint"
     [ -n "${SLURM_CONF:-}" ] || skip "SLURM_CONF is not set; $hint"
     [ -f "$SLURM_CONF" ] || skip "SLURM_CONF=$SLURM_CONF does not exist; $hint"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare test/coll/coll_expect.c (printed by expect_dump) with the Python
-model of design/RHD.md (test/coll/model: rhd.py, test_rhd.py, copied from
-shared/models/rhd).  RHD lines are checked against the model's exp_*
+model of docs/collectives.md (test/coll/model: rhd.py, test_rhd.py).
+RHD lines are checked against the model's exp_*
 closed forms AND against the model's simulated run (rhd.run), and the
 rounds against the longest per-rank message chain; ring and binomial-reduce
 lines against simple simulations written here.  Usage: check_expect.py DUMP_PROGRAM"""

@@ -3,7 +3,7 @@
  * rank sends and receives, and the rounds, for each collective algorithm.
  *
  * RHD: a C port of the exp_* functions of the executable model
- * (design/RHD.md §7, models/rhd/test_rhd.py); ring and binomial reduce are
+ * (docs/collectives.md, test/coll/model/test_rhd.py); ring and binomial reduce are
  * derived here (the binomial reduce is the time reverse of the binomial
  * broadcast: sent and received swap).  The test_coll_model ctest checks this
  * port against the Python model itself.

@@ -7,9 +7,10 @@
  * rotation, both for K <= 40), every rank's output equals x A computed
  * serially; the *measured* rounds and per-round largest messages give
  * C1 = ceil(log_{p+1} K) and C2 equal to the closed forms (lincoll_encode_cost)
- * and to the exact model of design/ENCODE.md (model_table.h, generated from
- * shared/models/encode); the plan's static stats agree.  The per-round sizes
- * of ENCODE.md §6 item 4 are checked one by one.  Direct baseline for K <= 64.
+ * and to the schedule model of docs/encode.md (model_table.h, generated from
+ * test/encode/model); the plan's static stats agree.  The per-round sizes
+ * of the pruned variant (docs/encode.md; ps_model.round_sizes) are checked
+ * one by one.  Direct baseline for K <= 64.
  * Then K = 1000 and 4096 (p = 2), GF(2^16) and Goldilocks spot checks,
  * persistent restarts and a larger packet.
  * LC_TEST_SCALE=reduced (set by deploy/sanitize.sh and deploy/valgrind.sh):
@@ -168,7 +169,7 @@ static void test_universal_sweep(void **state)
     lincoll_gf_field_destroy(fp);
 }
 
-/* ENCODE.md §6 item 4: per-round sizes d_t of the pruned variant */
+/* per-round sizes d_t of the pruned variant (docs/encode.md, test/encode/model) */
 static void test_round_profiles(void **state)
 {
     (void)state;
@@ -191,7 +192,7 @@ static void test_round_profiles(void **state)
         assert_int_equal(res.c1, prof[i].n);
         for (int t = 0; t < prof[i].n; t++) {
             if (res.max_round_bytes[t] != (unsigned long long)prof[i].d[t] * B)
-                fail_msg("K=%d p=%d round %d: %llu packets, ENCODE.md says %d", prof[i].K,
+                fail_msg("K=%d p=%d round %d: %llu packets, the model says %d", prof[i].K,
                          prof[i].p, t, res.max_round_bytes[t] / B, prof[i].d[t]);
         }
     }

@@ -3,13 +3,13 @@
  * collectives on K virtual ranks (sim transport), forced algorithms, bad
  * input.
  *
- * - DFT test vectors of design/ENCODE.md §6 item 6 (K = 4, q = 5, w = 2,
+ * - DFT test vectors of docs/encode.md (K = 4, q = 5, w = 2,
  *   x = (1,2,3,4) -> (0,3,4,2) digit-reversed, (0,4,3,2) natural; K = 8, 9,
  *   16), C1 = C2 = L (natural: L + 1), inverse DFT, K = P^L up to 4096 (sim),
  *   universal fallback for K not a power of p + 1.
- * - Coset Vandermonde: the (C1, C2) pairs of ENCODE.md §4.2 (C2 with the
+ * - Coset Vandermonde: the (C1, C2) pairs of docs/encode.md (C2 with the
  *   best window in stage 1), results against f(a_k) at the reported points.
- * - Lagrange: (C1, C2) = (2L, 2L) for (16, 1) and (27, 2) (ENCODE.md §4.3),
+ * - Lagrange: (C1, C2) = (2L, 2L) for (16, 1) and (27, 2) (docs/encode.md),
  *   universal with given points; results against l_i(a_k).
  * - [N, k] systematic RS encode and repair for several N, k, p, every algorithm.
  * - LINCOLL_ENCODE_ALGO forcing, bad values, fallback of "specific".
@@ -205,7 +205,7 @@ static uint64_t *vdm_matrix(const lincoll_field_t *f, int K, const uint64_t *a)
 static void test_vandermonde(void **state)
 {
     (void)state;
-    /* ENCODE.md §4.2 table: (K, p, q chosen so that M is as listed) -> (C1, C2);
+    /* docs/encode.md, Vandermonde table: (K, p, q chosen so that M is as listed) -> (C1, C2);
      * (10, 1): the table's C2 = 5 uses the paper window in stage 1, ours 4 */
     static const struct {
         int K, p;

@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 case $kind in
 slurm)
-  hint="start a local Slurm first: eval \$(bash ../shared/tools/slurm-local.sh start)"
+  hint="start a local Slurm first: eval \"\$(deploy/slurm-local.sh start)\" (from the repository root; deploy/test.sh does it)"
   command -v sbatch >/dev/null 2>&1 || skip "sbatch not found; $hint"
   [ -n "${SLURM_CONF:-}" ] && [ -f "$SLURM_CONF" ] || skip "SLURM_CONF is not set or missing; $hint"
   grep -Eq 'idle|mix|alloc' <<<"$(timeout 20 sinfo -h -o %t 2>/dev/null)" || skip "no Slurm node is up; $hint"
