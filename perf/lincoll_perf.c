@@ -5,6 +5,7 @@
  *   lincoll-run -n 2 lincoll_perf -t tag_lat -s 8
  *   lincoll-run -n 2 lincoll_perf -t tag_bw -s 4194304 -f csv
  *   lincoll-run -n 2 lincoll_perf -t put_bw -s 4m
+ *   lincoll-run -n 4 lincoll_perf -t tag_bw -s 4m   (pairs 0-1 and 2-3 at once)
  *   lincoll-run -n 4 lincoll_perf -t alltoall -s 1k:1m -p 2
  *   lincoll_perf -t gf|gemm|reduce ...        (single-process kernel benchmarks)
  *
@@ -12,6 +13,16 @@
  * ping-pong tag_lat), bandwidth in MB/s with MB = 2^20 bytes, message rate in
  * messages per second.  p50 is the median of per-iteration times.  Rank 0
  * prints one row per size as soon as it finishes.
+ *
+ * The point-to-point tests (tag_lat, tag_bw, put_bw) run on any even number
+ * of ranks as disjoint pairs 0-1, 2-3, ... measuring at the same time (OSU's
+ * osu_mbw_mr, but with neighbouring ranks paired); with an odd count the
+ * last rank sits out (one line on stderr).  Each pair times its own
+ * iterations; after the run rank 0 gathers every pair's figures
+ * (lincoll_allgather) and prints a row per pair (column "pair", e.g. 0-1)
+ * and, with two pairs or more, an aggregate row "all": bandwidth and message
+ * rate summed over the pairs, p50 the largest pair p50 (the slowest pair),
+ * average the mean of the pairs' averages.
  */
 #include <lincoll/lincoll.h>
 
@@ -100,13 +111,17 @@ static void usage(void)
            "  encode, matmul (2+ ranks or 1; -A ALGO, -d DTYPE, -K K)\n"
            "  -t TEST   tag_lat | tag_bw | put_bw | alltoall   (2+ ranks; under lincoll-run,\n"
            "            mpirun or srun)  |  gf | gemm | reduce (one process, kernels)\n"
+           "            tag_lat/tag_bw/put_bw: pairs 0-1, 2-3, ... at once, a row per pair\n"
+           "            and (2+ pairs) a row \"all\": summed MB/s and msg/s, largest p50,\n"
+           "            mean average; an odd last rank sits out\n"
            "  -s SIZES  bytes: 8,64k,4m  or  MIN:MAX (doubling)           default 8\n"
            "  -n ITERS  measured iterations            default 1000 (100 above 1 MiB)\n"
            "  -w ITERS  warm-up iterations             default ITERS/10\n"
            "  -p PORTS  ports (alltoall)                default LINCOLL_PORTS\n"
            "  -W N      tag_bw/put_bw: messages in flight (ucx_perftest's window)  default 32\n"
            "  -m MEM    lincoll (lincoll_mem_alloc, default) | host (malloc)\n"
-           "  -f csv    CSV: test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate\n");
+           "  -f csv    CSV: test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate\n"
+           "            (+ pair for tag_lat/tag_bw/put_bw, + algo,predicted_us for collectives)\n");
 }
 
 /* ---- one measurement loop over a plan -------------------------------------------- */
@@ -230,26 +245,36 @@ void lc_perf_bufs_free(lc_perf_bufs_t *bf)
 
 /* ---- tests --------------------------------------------------------------------------- */
 
+/* The point-to-point tests pair rank 2i (the sender, which reports) with
+ * rank 2i + 1; the last rank of an odd count has no partner (-1). */
+static int p2p_peer(lincoll_comm_t *world)
+{
+    int peer = lincoll_comm_rank(world) ^ 1;
+    return peer < lincoll_comm_size(world) ? peer : -1;
+}
+
 static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
                     size_t size, long warmup, long iters, perf_result_t *r)
 {
-    int me = lincoll_comm_rank(world);
+    int me = lincoll_comm_rank(world), peer = p2p_peer(world), even = me % 2 == 0;
     int lat = strcmp(o->test, "tag_lat") == 0;
     lc_perf_bufs_t b;
     if (lc_perf_bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_plan_t *plan = NULL;
     lincoll_status_t st = LINCOLL_OK;
-    if (me > 1) {
-        /* extra ranks idle */
+    if (peer < 0) {
+        /* no partner: sits out */
     } else if (lat) {
-        st = lincoll_sendrecv_init(
-            world, b.a, size, 1 - me, b.b, size, 1 - me,
-            me == 0 ? LINCOLL_SENDRECV_SEND_FIRST : LINCOLL_SENDRECV_RECV_FIRST, &plan);
+        st = lincoll_sendrecv_init(world, b.a, size, peer, b.b, size, peer,
+                                   even ? LINCOLL_SENDRECV_SEND_FIRST : LINCOLL_SENDRECV_RECV_FIRST,
+                                   &plan);
     } else {
-        st = lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size, me == 1 ? 0 : -1,
+        st = lincoll_sendrecv_init(world, b.a, size, even ? peer : -1, b.b, size, even ? -1 : peer,
                                    LINCOLL_SENDRECV_CONCURRENT, &plan);
     }
     int rc = st == LINCOLL_OK ? 0 : -1;
+    /* two pairs or more start together (a lone pair lines up in its warm-up) */
+    if (lincoll_comm_size(world) >= 4 && lincoll_barrier(world) != LINCOLL_OK) rc = -1;
     double *samples = malloc(sizeof(double) * (size_t)iters);
     if (rc == 0 && plan != NULL && samples != NULL) {
         rc = lc_perf_run_plan(plan, warmup, iters, samples);
@@ -265,12 +290,13 @@ static int test_p2p(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_op
 }
 
 /* tag_bw as ucx_perftest runs it: rank 0 streams `iters` messages to rank 1
- * keeping up to W sends in flight, rank 1 up to W receives (W = 32, the
- * window ucx_perftest's tag_bw uses; -W changes it).  W persistent plans
- * serve as a ring: iteration i waits for plan i % W's previous start, then
- * starts it again, so the window slides instead of draining every W
- * messages.  The time runs from the first start to the last completion;
- * per-message samples are the intervals between starts. */
+ * (every pair 2i -> 2i + 1 at once) keeping up to W sends in flight, rank 1
+ * up to W receives (W = 32, the window ucx_perftest's tag_bw uses; -W
+ * changes it).  W persistent plans serve as a ring: iteration i waits for
+ * plan i % W's previous start, then starts it again, so the window slides
+ * instead of draining every W messages.  The time runs from the first start
+ * to the last completion; per-message samples are the intervals between
+ * starts. */
 #define LC_PERF_BW_WINDOW 32
 static int bw_window(const perf_opts_t *o)
 {
@@ -303,23 +329,23 @@ static int tag_bw_loop(lincoll_plan_t **plans, int W, long n, double *stamps)
 static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
                        size_t size, long warmup, long iters, perf_result_t *r)
 {
-    int me = lincoll_comm_rank(world);
+    int me = lincoll_comm_rank(world), peer = p2p_peer(world), even = me % 2 == 0;
     int W = bw_window(o);
     lc_perf_bufs_t b;
     if (lc_perf_bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_plan_t **plans = calloc((size_t)W, sizeof(*plans));
     double *stamps = malloc(sizeof(double) * (size_t)(iters + 1));
     int rc = plans != NULL && stamps != NULL ? 0 : -1;
-    for (int w = 0; rc == 0 && me <= 1 && w < W; w++) {
-        if (lincoll_sendrecv_init(world, b.a, size, me == 0 ? 1 : -1, b.b, size, me == 1 ? 0 : -1,
+    for (int w = 0; rc == 0 && peer >= 0 && w < W; w++) {
+        if (lincoll_sendrecv_init(world, b.a, size, even ? peer : -1, b.b, size, even ? -1 : peer,
                                   LINCOLL_SENDRECV_CONCURRENT, &plans[w]) != LINCOLL_OK) {
             rc = -1;
         }
     }
-    if (rc == 0 && me <= 1) rc = tag_bw_loop(plans, W, warmup, NULL);
+    if (rc == 0 && peer >= 0) rc = tag_bw_loop(plans, W, warmup, NULL);
     if (rc == 0 && lincoll_barrier(world) != LINCOLL_OK) rc = -1;
-    if (rc == 0 && me <= 1) rc = tag_bw_loop(plans, W, iters, stamps);
-    if (rc == 0 && me == 0) {
+    if (rc == 0 && peer >= 0) rc = tag_bw_loop(plans, W, iters, stamps);
+    if (rc == 0 && peer >= 0 && even) {
         for (long i = 0; i < iters; i++)
             stamps[i] = stamps[i + 1] - stamps[i];
         p2p_summarize(stamps, iters, 1.0, size, 1.0, r);
@@ -334,13 +360,14 @@ static int test_tag_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
 }
 
 /* put_bw as ucx_perftest's ucp_put_bw: `iters` puts of `size` bytes into
- * rank 1's window (lincoll_mem_alloc memory: true one-sided), at most W
- * (32) outstanding: a flush after every W puts and at the end.  The target
- * only waits for the closing signal. */
+ * rank 1's window (rank 2i + 1's from rank 2i; lincoll_mem_alloc memory:
+ * true one-sided), at most W (32) outstanding: a flush after every W puts
+ * and at the end.  The target only waits for the closing signal. */
 static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
                        size_t size, long warmup, long iters, perf_result_t *r)
 {
-    int me = lincoll_comm_rank(world);
+    int me = lincoll_comm_rank(world), peer = p2p_peer(world);
+    int origin = peer >= 0 && me % 2 == 0;
     lc_perf_bufs_t b;
     if (lc_perf_bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
     lincoll_win_t *win;
@@ -352,13 +379,13 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
     }
     int rc = 0;
     double *stamps = malloc(sizeof(double) * (size_t)(iters + 1));
-    if (me == 0 && stamps != NULL) {
+    if (origin && stamps != NULL) {
         for (long i = 0; i < warmup + iters && st == LINCOLL_OK; i++) {
             if (i == warmup) {
                 st = lincoll_win_flush(win);
                 stamps[0] = lc_perf_now();
             }
-            if (st == LINCOLL_OK) st = lincoll_put(win, 1, b.a, size, 0, 0);
+            if (st == LINCOLL_OK) st = lincoll_put(win, peer, b.a, size, 0, 0);
             if (st == LINCOLL_OK && (i + 1) % W == 0) st = lincoll_win_flush(win);
             if (i >= warmup) stamps[i - warmup + 1] = lc_perf_now();
         }
@@ -366,7 +393,7 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
         if (iters > 0) stamps[iters] = lc_perf_now();
         if (st != LINCOLL_OK) rc = -1;
         /* tell the target we are done */
-        if (rc == 0 && (lincoll_put(win, 1, b.a, 0, 0, LINCOLL_PUT_SIGNAL) != LINCOLL_OK ||
+        if (rc == 0 && (lincoll_put(win, peer, b.a, 0, 0, LINCOLL_PUT_SIGNAL) != LINCOLL_OK ||
                         lincoll_win_flush(win) != LINCOLL_OK)) {
             rc = -1;
         }
@@ -375,11 +402,11 @@ static int test_put_bw(lincoll_context_t *ctx, lincoll_comm_t *world, const perf
                 stamps[i] = stamps[i + 1] - stamps[i];
             p2p_summarize(stamps, iters, 1.0, size, 1.0, r);
         }
-    } else if (me == 0) {
+    } else if (origin) {
         rc = -1;
-    } else if (me == 1) {
+    } else if (peer >= 0) {
         /* the target only progresses (puts into lincoll memory need none) */
-        if (lincoll_win_wait_signal(win, 0, 1) != LINCOLL_OK) rc = -1;
+        if (lincoll_win_wait_signal(win, peer, 1) != LINCOLL_OK) rc = -1;
     }
     free(stamps);
     if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
@@ -428,33 +455,99 @@ static void print_header(const perf_opts_t *o)
 {
     if (o->csv) {
         printf("test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate%s\n",
-               o->coll ? ",algo,predicted_us" : "");
+               o->coll  ? ",algo,predicted_us"
+               : o->p2p ? ",pair"
+                        : "");
         return;
     }
+    const char *rule = o->p2p ? "---------+" : "";
     printf("+--------------+-------+-------+------------+---------+------------------------+"
-           "--------------+-------------+\n");
+           "--------------+-------------+%s\n",
+           rule);
     printf("|              |       |       |            |         |     latency (usec)     |"
-           "  bandwidth   | message rate|\n");
+           "  bandwidth   | message rate|%s\n",
+           o->p2p ? "         |" : "");
     printf("| test         | ranks | ports |       size |   iters |   50.0%%ile     average |"
-           "      (MB/s)  |     (msg/s) |\n");
+           "      (MB/s)  |     (msg/s) |%s\n",
+           o->p2p ? " pair    |" : "");
     printf("+--------------+-------+-------+------------+---------+------------------------+"
-           "--------------+-------------+\n");
+           "--------------+-------------+%s\n",
+           rule);
 }
 
-static void print_row(const perf_opts_t *o, int P, int ports, size_t size, const perf_result_t *r)
+/* pair: the point-to-point tests' last column ("0-1", ..., "all"), else NULL */
+static void print_row(const perf_opts_t *o, int P, int ports, size_t size, const perf_result_t *r,
+                      const char *pair)
 {
     if (o->csv) {
         printf("%s,%d,%d,%zu,%ld,%.3f,%.3f,%.2f,%.0f", o->test, P, ports, size, r->iters, r->p50_us,
                r->avg_us, r->bw_mbs, r->msg_rate);
         if (o->coll) printf(",%s,%.3f", r->algo, r->predicted_us);
+        if (pair != NULL) printf(",%s", pair);
         printf("\n");
     } else {
         printf("| %-12s | %5d | %5d | %10zu | %7ld | %10.3f  %10.3f | %12.2f | %11.0f |", o->test,
                P, ports, size, r->iters, r->p50_us, r->avg_us, r->bw_mbs, r->msg_rate);
         if (o->coll) printf(" %s (predicted %.2f us)", r->algo, r->predicted_us);
+        if (pair != NULL) printf(" %-7s |", pair);
         printf("\n");
     }
     fflush(stdout);
+}
+
+/* After a point-to-point size: every rank passes whether its run succeeded
+ * and, on a pair's sender (rank 2i), the pair's figures; one allgather
+ * brings them to rank 0, which prints a row per pair and, with two pairs or
+ * more, the aggregate row "all" (MB/s and msg/s summed, p50 the largest of
+ * the pairs', average the mean of the pairs').  Every rank calls it, even
+ * one whose run failed, so that all of them stop together: returns 0, or -1
+ * on every rank when any rank failed. */
+enum { P2P_OK, P2P_P50, P2P_AVG, P2P_BW, P2P_RATE, P2P_ITERS, P2P_FIELDS };
+static int p2p_report(lincoll_comm_t *world, const perf_opts_t *o, int ports, size_t size,
+                      int run_rc, const perf_result_t *r)
+{
+    int me = lincoll_comm_rank(world), P = lincoll_comm_size(world);
+    double mine[P2P_FIELDS] = {
+        run_rc == 0 ? 1.0 : 0.0, r->p50_us, r->avg_us, r->bw_mbs, r->msg_rate, (double)r->iters};
+    double *all = calloc((size_t)P * P2P_FIELDS, sizeof(double));
+    if (all == NULL) {
+        fprintf(stderr, "lincoll_perf: rank %d: no memory for %d results\n", me, P);
+        return -1; /* the others' gather ends with the context timeout */
+    }
+    lincoll_status_t st = lincoll_allgather(world, mine, all, P2P_FIELDS, LINCOLL_DOUBLE);
+    int rc = st == LINCOLL_OK ? 0 : -1;
+    if (st != LINCOLL_OK)
+        fprintf(stderr, "lincoll_perf: rank %d: gathering the pairs' results: %s\n", me,
+                lincoll_strerror(st));
+    for (int j = 0; rc == 0 && j < P; j++) {
+        if (all[j * P2P_FIELDS + P2P_OK] != 1.0) rc = -1;
+    }
+    if (rc == 0 && me == 0) {
+        perf_result_t agg = {0};
+        int npairs = 0;
+        for (int j = 0; j + 1 < P; j += 2, npairs++) {
+            const double *v = all + j * P2P_FIELDS;
+            perf_result_t pr = {.p50_us = v[P2P_P50],
+                                .avg_us = v[P2P_AVG],
+                                .bw_mbs = v[P2P_BW],
+                                .msg_rate = v[P2P_RATE],
+                                .iters = (long)v[P2P_ITERS]};
+            char label[32];
+            snprintf(label, sizeof(label), "%d-%d", j, j + 1);
+            print_row(o, P, ports, size, &pr, label);
+            if (pr.p50_us > agg.p50_us) agg.p50_us = pr.p50_us;
+            agg.avg_us += pr.avg_us;
+            agg.bw_mbs += pr.bw_mbs;
+            agg.msg_rate += pr.msg_rate;
+            agg.iters = pr.iters;
+        }
+        if (npairs > 1) {
+            agg.avg_us /= npairs;
+            print_row(o, P, ports, size, &agg, "all");
+        }
+    }
+    free(all);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -554,20 +647,29 @@ int main(int argc, char **argv)
                     o.test, min_ranks);
         rc = 2;
     }
-    o.coll = strcmp(o.test, "tag_lat") && strcmp(o.test, "tag_bw") && strcmp(o.test, "put_bw") &&
-             strcmp(o.test, "alltoall");
+    o.p2p = !strcmp(o.test, "tag_lat") || !strcmp(o.test, "tag_bw") || !strcmp(o.test, "put_bw");
+    o.coll = !o.p2p && strcmp(o.test, "alltoall");
+    if (rc == 0 && o.p2p && P % 2 && me == 0)
+        fprintf(stderr,
+                "lincoll_perf: %s on %d ranks, an odd count: rank %d has no partner and sits "
+                "out (%d pair%s measure%s)\n",
+                o.test, P, P - 1, P / 2, P / 2 > 1 ? "s" : "", P / 2 > 1 ? "" : "s");
     if (rc == 0 && me == 0) print_header(&o);
     for (int i = 0; rc == 0 && i < o.nsizes; i++) {
         size_t size = o.sizes[i];
         long iters = o.iters > 0 ? o.iters : (size > (1u << 20) ? 100 : 1000);
         long warmup = o.warmup >= 0 ? o.warmup : iters / 10 + 1;
         perf_result_t r = {0};
-        if (test(perf_ctx, world, &o, size, warmup, iters, &r) != 0) {
+        int ports = o.ports > 0 ? o.ports : 1;
+        int trc = test(perf_ctx, world, &o, size, warmup, iters, &r);
+        if (trc != 0)
             fprintf(stderr, "lincoll_perf: rank %d: %s at %zu bytes failed\n", me, o.test, size);
+        if (o.p2p) trc = p2p_report(world, &o, ports, size, trc, &r);
+        if (trc != 0) {
             rc = 1;
             break;
         }
-        if (me == 0) print_row(&o, P, o.ports > 0 ? o.ports : 1, size, &r);
+        if (me == 0 && !o.p2p) print_row(&o, P, ports, size, &r, NULL);
     }
     lincoll_finalize(perf_ctx);
     return rc;

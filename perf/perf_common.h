@@ -25,6 +25,7 @@ typedef struct perf_opts {
     int K;             /* -K: encode group size (0 = all ranks) */
     int window;        /* -W: tag_bw/put_bw messages in flight (default 32, as ucx_perftest) */
     int coll;          /* table gets algo and predicted columns */
+    int p2p;           /* tag_lat/tag_bw/put_bw: pairs 0-1, 2-3, ...; table gets a pair column */
 } perf_opts_t;
 
 typedef struct perf_result {
