@@ -32,10 +32,9 @@ lincoll_status_t lincoll_sendrecv_init(lincoll_comm_t *comm, const void *sbuf, s
                                         plan_p);
 }
 
-lincoll_status_t lincoll_sendrecv_tagged_init(lincoll_comm_t *comm, const void *sbuf,
-                                              size_t sbytes, int dst, void *rbuf, size_t rbytes,
-                                              int src, unsigned tag,
-                                              lincoll_sendrecv_order_t order,
+lincoll_status_t lincoll_sendrecv_tagged_init(lincoll_comm_t *comm, const void *sbuf, size_t sbytes,
+                                              int dst, void *rbuf, size_t rbytes, int src,
+                                              unsigned tag, lincoll_sendrecv_order_t order,
                                               lincoll_plan_t **plan_p)
 {
     LC_CHECK_ARG(comm != NULL, "lincoll_sendrecv_init: comm must not be NULL");

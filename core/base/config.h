@@ -22,38 +22,38 @@ typedef enum lc_cfg_type {
 } lc_cfg_type_t;
 
 typedef struct lc_config {
-    int log_level;            /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
-    double timeout;           /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
-    int transport;            /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
-    long ports;               /* LINCOLL_PORTS; 0 = automatic */
-    int plan_dump;            /* LINCOLL_PLAN_DUMP */
-    int kernel_isa;           /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
-    size_t gf_stream_bytes;   /* LINCOLL_GF_STREAM_BYTES (read by kernels/gf itself) */
-    int bootstrap_kind;       /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
-    char bootstrap[256];      /* LINCOLL_BOOTSTRAP host:port of the TCP store */
-    long rank;                /* LINCOLL_RANK, -1 unset */
-    long size;                /* LINCOLL_SIZE, -1 unset */
-    char job_secret[128];     /* LINCOLL_JOB_SECRET */
-    double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
-    int ucx_err_mode;         /* LINCOLL_UCX_ERR_MODE: peer|none */
-    size_t zcopy_threshold;   /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
-    int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
-    int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
-    double model_alpha;       /* LINCOLL_MODEL_ALPHA: seconds per message round */
+    int log_level;             /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
+    double timeout;            /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
+    int transport;             /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
+    long ports;                /* LINCOLL_PORTS; 0 = automatic */
+    int plan_dump;             /* LINCOLL_PLAN_DUMP */
+    int kernel_isa;            /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
+    size_t gf_stream_bytes;    /* LINCOLL_GF_STREAM_BYTES (read by kernels/gf itself) */
+    int bootstrap_kind;        /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
+    char bootstrap[256];       /* LINCOLL_BOOTSTRAP host:port of the TCP store */
+    long rank;                 /* LINCOLL_RANK, -1 unset */
+    long size;                 /* LINCOLL_SIZE, -1 unset */
+    char job_secret[128];      /* LINCOLL_JOB_SECRET */
+    double bootstrap_timeout;  /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
+    int ucx_err_mode;          /* LINCOLL_UCX_ERR_MODE: peer|none */
+    size_t zcopy_threshold;    /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
+    int bind;                  /* LINCOLL_BIND: auto|core|numa|none */
+    int algo_fallback;         /* LINCOLL_ALGO_FALLBACK: warn|error */
+    double model_alpha;        /* LINCOLL_MODEL_ALPHA: seconds per message round */
     double model_alpha_mapped; /* LINCOLL_MODEL_ALPHA_MAPPED: seconds per round of stores/flags */
-    double model_bw;          /* LINCOLL_MODEL_BW: bytes/s per port */
-    double model_compute_bw;  /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
-    double model_flops;       /* LINCOLL_MODEL_FLOPS: flop/s of the local GEMM */
-    long gemm_threads;        /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
+    double model_bw;           /* LINCOLL_MODEL_BW: bytes/s per port */
+    double model_compute_bw;   /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
+    double model_flops;        /* LINCOLL_MODEL_FLOPS: flop/s of the local GEMM */
+    long gemm_threads;         /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
     /* Forced algorithms by name ("auto" or a registry name): each family
      * rereads its variable through the table (lc_config_reread) when it
      * compiles a plan, so a program may change it between calls. */
     char algo_allreduce[32], algo_reduce_scatter[32], algo_allgather[32], algo_bcast[32];
     char algo_reduce[32], algo_matmul[32], algo_encode[32];
     size_t matmul_max_mem; /* LINCOLL_MATMUL_MAX_MEM bytes; 0 = no limit */
-    size_t encode_chunk; /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
-    size_t coll_chunk;   /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
-    int encode_checksum; /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
+    size_t encode_chunk;   /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
+    size_t coll_chunk;     /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
+    int encode_checksum;   /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
 } lc_config_t;
 
 enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };

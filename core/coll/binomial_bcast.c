@@ -57,7 +57,7 @@ static double lc_binomial_bcast_cost(const lc_env_t *env, const lc_coll_args_t *
 }
 
 const lc_coll_alg_t lc_alg_binomial_bcast = {.name = "binomial",
-                                     .plan_name = "binomial_bcast",
-                                     .op = LC_COLL_BCAST,
-                                     .cost = lc_binomial_bcast_cost,
-                                     .compile = lc_binomial_bcast_build};
+                                             .plan_name = "binomial_bcast",
+                                             .op = LC_COLL_BCAST,
+                                             .cost = lc_binomial_bcast_cost,
+                                             .compile = lc_binomial_bcast_build};

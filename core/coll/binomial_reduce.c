@@ -87,7 +87,7 @@ static double lc_binomial_reduce_cost(const lc_env_t *env, const lc_coll_args_t 
 }
 
 const lc_coll_alg_t lc_alg_binomial_reduce = {.name = "binomial",
-                                     .plan_name = "binomial_reduce",
-                                     .op = LC_COLL_REDUCE,
-                                     .cost = lc_binomial_reduce_cost,
-                                     .compile = lc_binomial_reduce_build};
+                                              .plan_name = "binomial_reduce",
+                                              .op = LC_COLL_REDUCE,
+                                              .cost = lc_binomial_reduce_cost,
+                                              .compile = lc_binomial_reduce_build};

@@ -44,7 +44,6 @@ static lc_cc_entry_t lc_cc[LC_CC_N];
 static unsigned long lc_cc_clock;
 static _Thread_local int lc_cc_building;
 
-
 int lc_coll_blocking_build(void)
 {
     return lc_cc_building;

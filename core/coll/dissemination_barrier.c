@@ -18,7 +18,8 @@ lincoll_status_t lc_dissemination_barrier_build(lc_plan_t *p)
     lincoll_status_t st = slot < 0 ? LINCOLL_ERR_NOMEM : LINCOLL_OK;
     for (int d = 1; d < P && st == LINCOLL_OK; d *= 2) {
         int round = lc_plan_round(p);
-        st = round < 0 ? LINCOLL_ERR_NOMEM : lc_plan_send(p, round, (me + d) % P, lc_ref(slot, 0), 0);
+        st = round < 0 ? LINCOLL_ERR_NOMEM
+                       : lc_plan_send(p, round, (me + d) % P, lc_ref(slot, 0), 0);
         if (st == LINCOLL_OK) st = lc_plan_recv(p, round, (me - d + P) % P, lc_ref(slot, 0), 0);
     }
     return st;

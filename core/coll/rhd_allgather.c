@@ -84,7 +84,7 @@ static double lc_rhd_allgather_cost(const lc_env_t *env, const lc_coll_args_t *a
 }
 
 const lc_coll_alg_t lc_alg_rhd_allgather = {.name = "rhd",
-                                     .plan_name = "rhd_allgather",
-                                     .op = LC_COLL_ALLGATHER,
-                                     .cost = lc_rhd_allgather_cost,
-                                     .compile = lc_rhd_allgather_build};
+                                            .plan_name = "rhd_allgather",
+                                            .op = LC_COLL_ALLGATHER,
+                                            .cost = lc_rhd_allgather_cost,
+                                            .compile = lc_rhd_allgather_build};

@@ -109,11 +109,12 @@ static double lc_rhd_allreduce_cost(const lc_env_t *env, const lc_coll_args_t *a
 {
     lc_coll_model_t m;
     if (lc_coll_model(env, a, &m)) return 0;
-    return (2 * m.k + 2 * m.d) * m.al + (2 * m.fr + 2 * m.d) * m.n * m.be + (m.fr + m.d) * m.n * m.ga;
+    return (2 * m.k + 2 * m.d) * m.al + (2 * m.fr + 2 * m.d) * m.n * m.be +
+           (m.fr + m.d) * m.n * m.ga;
 }
 
 const lc_coll_alg_t lc_alg_rhd_allreduce = {.name = "rhd",
-                                     .plan_name = "rhd_allreduce",
-                                     .op = LC_COLL_ALLREDUCE,
-                                     .cost = lc_rhd_allreduce_cost,
-                                     .compile = lc_rhd_allreduce_build};
+                                            .plan_name = "rhd_allreduce",
+                                            .op = LC_COLL_ALLREDUCE,
+                                            .cost = lc_rhd_allreduce_cost,
+                                            .compile = lc_rhd_allreduce_build};

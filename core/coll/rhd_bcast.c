@@ -79,7 +79,7 @@ static double lc_rhd_bcast_cost(const lc_env_t *env, const lc_coll_args_t *a)
 }
 
 const lc_coll_alg_t lc_alg_rhd_bcast = {.name = "rhd",
-                                     .plan_name = "rhd_bcast",
-                                     .op = LC_COLL_BCAST,
-                                     .cost = lc_rhd_bcast_cost,
-                                     .compile = lc_rhd_bcast_build};
+                                        .plan_name = "rhd_bcast",
+                                        .op = LC_COLL_BCAST,
+                                        .cost = lc_rhd_bcast_cost,
+                                        .compile = lc_rhd_bcast_build};

@@ -114,7 +114,7 @@ static double lc_rhd_reduce_cost(const lc_env_t *env, const lc_coll_args_t *a)
 }
 
 const lc_coll_alg_t lc_alg_rhd_reduce = {.name = "rhd",
-                                     .plan_name = "rhd_reduce",
-                                     .op = LC_COLL_REDUCE,
-                                     .cost = lc_rhd_reduce_cost,
-                                     .compile = lc_rhd_reduce_build};
+                                         .plan_name = "rhd_reduce",
+                                         .op = LC_COLL_REDUCE,
+                                         .cost = lc_rhd_reduce_cost,
+                                         .compile = lc_rhd_reduce_build};

@@ -123,11 +123,12 @@ static double lc_rhd_reduce_scatter_cost(const lc_env_t *env, const lc_coll_args
 {
     lc_coll_model_t m;
     if (lc_coll_model(env, a, &m)) return 0;
-    return (m.k + 2 * m.d) * m.al + (m.fr * m.n + m.d * (m.n + m.b)) * m.be + (m.fr + m.d) * m.n * m.ga;
+    return (m.k + 2 * m.d) * m.al + (m.fr * m.n + m.d * (m.n + m.b)) * m.be +
+           (m.fr + m.d) * m.n * m.ga;
 }
 
 const lc_coll_alg_t lc_alg_rhd_reduce_scatter = {.name = "rhd",
-                                     .plan_name = "rhd_reduce_scatter",
-                                     .op = LC_COLL_REDUCE_SCATTER,
-                                     .cost = lc_rhd_reduce_scatter_cost,
-                                     .compile = lc_rhd_reduce_scatter_build};
+                                                 .plan_name = "rhd_reduce_scatter",
+                                                 .op = LC_COLL_REDUCE_SCATTER,
+                                                 .cost = lc_rhd_reduce_scatter_cost,
+                                                 .compile = lc_rhd_reduce_scatter_build};

@@ -46,7 +46,7 @@ static double lc_ring_allgather_cost(const lc_env_t *env, const lc_coll_args_t *
 }
 
 const lc_coll_alg_t lc_alg_ring_allgather = {.name = "ring",
-                                     .plan_name = "ring_allgather",
-                                     .op = LC_COLL_ALLGATHER,
-                                     .cost = lc_ring_allgather_cost,
-                                     .compile = lc_ring_allgather_build};
+                                             .plan_name = "ring_allgather",
+                                             .op = LC_COLL_ALLGATHER,
+                                             .cost = lc_ring_allgather_cost,
+                                             .compile = lc_ring_allgather_build};

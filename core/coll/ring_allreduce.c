@@ -66,7 +66,7 @@ static double lc_ring_allreduce_cost(const lc_env_t *env, const lc_coll_args_t *
 }
 
 const lc_coll_alg_t lc_alg_ring_allreduce = {.name = "ring",
-                                     .plan_name = "ring_allreduce",
-                                     .op = LC_COLL_ALLREDUCE,
-                                     .cost = lc_ring_allreduce_cost,
-                                     .compile = lc_ring_allreduce_build};
+                                             .plan_name = "ring_allreduce",
+                                             .op = LC_COLL_ALLREDUCE,
+                                             .cost = lc_ring_allreduce_cost,
+                                             .compile = lc_ring_allreduce_build};

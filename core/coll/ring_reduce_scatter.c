@@ -65,7 +65,7 @@ static double lc_ring_reduce_scatter_cost(const lc_env_t *env, const lc_coll_arg
 }
 
 const lc_coll_alg_t lc_alg_ring_reduce_scatter = {.name = "ring",
-                                     .plan_name = "ring_reduce_scatter",
-                                     .op = LC_COLL_REDUCE_SCATTER,
-                                     .cost = lc_ring_reduce_scatter_cost,
-                                     .compile = lc_ring_reduce_scatter_build};
+                                                  .plan_name = "ring_reduce_scatter",
+                                                  .op = LC_COLL_REDUCE_SCATTER,
+                                                  .cost = lc_ring_reduce_scatter_cost,
+                                                  .compile = lc_ring_reduce_scatter_build};

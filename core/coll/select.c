@@ -184,8 +184,8 @@ static const lc_coll_alg_t *lc_coll_best(const lc_env_t *env, const lc_coll_args
 }
 
 /* A forced algorithm that cannot serve: warn once and choose (NULL), or fail. */
-static lincoll_status_t lc_coll_fallback(const lc_config_t *cfg, lc_coll_op_t op,
-                                         const char *name, const char *why)
+static lincoll_status_t lc_coll_fallback(const lc_config_t *cfg, lc_coll_op_t op, const char *name,
+                                         const char *why)
 {
     if (cfg->algo_fallback == LC_FALLBACK_ERROR) {
         lc_error("%s=%s: %s (LINCOLL_ALGO_FALLBACK=error)", lc_op_vars[op], name, why);
@@ -291,8 +291,8 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
         if (alg == NULL) return LINCOLL_ERR_INTERNAL;
     }
     env.mapped = 0;
-    lc_debug("%s of %zu elements on %d ranks: %s (predicted %.2f us)", lc_op_names[a->op],
-             a->total, comm->size, alg->plan_name, cost * 1e6);
+    lc_debug("%s of %zu elements on %d ranks: %s (predicted %.2f us)", lc_op_names[a->op], a->total,
+             comm->size, alg->plan_name, cost * 1e6);
     st = lc_coll_compile(alg, &env, a, &ir);
     if (st != LINCOLL_OK) return st;
     return lc_bind_local(comm, ir, plan_p);

@@ -43,14 +43,16 @@ static lincoll_status_t lc_zc_dreduce_build(lc_plan_t *p, const lc_coll_args_t *
     int outs = me == R ? (a->inplace ? in : lc_plan_slot_user(p, a->rbuf, bytes)) : in;
     int win_in = in >= 0 ? lc_plan_win_user(p, LC_ZC_KEY_IN, in) : -1;
     /* the root exposes its output under OUT, the others their input again */
-    int win_out = outs >= 0 ? (outs == in ? lc_plan_win_user(p, LC_ZC_KEY_OUT,
-                                                             lc_plan_slot_user(p, (void *)inp, bytes))
-                                          : lc_plan_win_user(p, LC_ZC_KEY_OUT, outs))
-                            : -1;
+    int win_out = outs >= 0
+                      ? (outs == in ? lc_plan_win_user(p, LC_ZC_KEY_OUT,
+                                                       lc_plan_slot_user(p, (void *)inp, bytes))
+                                    : lc_plan_win_user(p, LC_ZC_KEY_OUT, outs))
+                      : -1;
     int *x = calloc((size_t)np, sizeof(int));
-    lincoll_status_t st = (win_in >= 0 && win_out >= 0 && x != NULL) ? LINCOLL_OK
-                                                                      : LINCOLL_ERR_NOMEM;
-    int outR = st == LINCOLL_OK ? (me == R ? outs : lc_plan_slot_peer(p, win_out, R, 0, bytes)) : -1;
+    lincoll_status_t st =
+        (win_in >= 0 && win_out >= 0 && x != NULL) ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
+    int outR =
+        st == LINCOLL_OK ? (me == R ? outs : lc_plan_slot_peer(p, win_out, R, 0, bytes)) : -1;
     if (outR < 0) st = LINCOLL_ERR_NOMEM;
     for (int j = 0; j < np && st == LINCOLL_OK; j++) {
         x[j] = j == me ? in : lc_plan_slot_peer(p, win_in, j, 0, bytes);

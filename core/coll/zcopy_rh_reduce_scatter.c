@@ -70,8 +70,8 @@ static lincoll_status_t lc_zc_rh_build(lc_plan_t *p, const lc_coll_args_t *a)
         const size_t kn = goff[keep + h] - goff[keep], ko = goff[keep];
         const size_t gn = goff[give + h] - goff[give];
         lc_bufref_t t = lc_ref(scr, (size_t)R * region);
-        st = lc_plan_put(p, R, peer, lc_ref(cur, goff[give] * es), gn * es, win,
-                         (size_t)R * region, ring);
+        st = lc_plan_put(p, R, peer, lc_ref(cur, goff[give] * es), gn * es, win, (size_t)R * region,
+                         ring);
         LC_COLL_TRY(st, lc_plan_wait(p, R, peer, win, 1, t, kn * es));
         /* the last step out of place reduces straight into rbuf */
         const int direct = j == 0 && !a->inplace;
@@ -87,8 +87,8 @@ static lincoll_status_t lc_zc_rh_build(lc_plan_t *p, const lc_coll_args_t *a)
     }
     free(goff);
     if (st == LINCOLL_OK && a->inplace && dme > 0 && mine > 0)
-        st = lc_plan_copy(p, k - 1, LC_STEP_POST, lc_ref(out, 0), lc_ref(work, dme * es),
-                          mine * es);
+        st =
+            lc_plan_copy(p, k - 1, LC_STEP_POST, lc_ref(out, 0), lc_ref(work, dme * es), mine * es);
     return st;
 }
 

@@ -67,8 +67,7 @@ static lincoll_status_t lc_zc_tree(lc_zc_t *z, int lo, int n, lc_bufref_t target
 }
 
 lincoll_status_t lc_zc_reduce_tree(lc_plan_t *p, const lc_coll_args_t *a, int round,
-                                   const int *src_slots, size_t off, size_t cnt,
-                                   lc_bufref_t target)
+                                   const int *src_slots, size_t off, size_t cnt, lc_bufref_t target)
 {
     lc_zc_t z = {.p = p, .round = round, .a = a, .src = src_slots, .off = off, .cnt = cnt};
     for (int i = 0; i < 64; i++)

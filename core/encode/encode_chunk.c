@@ -104,8 +104,9 @@ static lincoll_status_t lc_enc_piece(const lc_plan_t *tp, size_t B, size_t o, si
             st = LINCOLL_ERR_INTERNAL;
         } else if (sl->kind == LC_SLOT_USER) {
             /* a user slot holds one packet: its chunk */
-            r = sl->size == B ? lc_plan_slot_user(np, sl->ptr != NULL ? (char *)sl->ptr + o : NULL, l)
-                              : (st = LINCOLL_ERR_INTERNAL, -1);
+            r = sl->size == B
+                    ? lc_plan_slot_user(np, sl->ptr != NULL ? (char *)sl->ptr + o : NULL, l)
+                    : (st = LINCOLL_ERR_INTERNAL, -1);
         } else if (sl->kind == LC_SLOT_SCRATCH) {
             r = sl->zero ? lc_plan_slot_zero(np, sl->size / B * l)
                          : lc_plan_slot_scratch(np, sl->size / B * l);
@@ -130,7 +131,8 @@ static lincoll_status_t lc_enc_piece(const lc_plan_t *tp, size_t B, size_t o, si
             st = x->kind == LC_XFER_SEND ? lc_plan_send(np, (int)t, x->peer, ref, len)
                                          : lc_plan_recv(np, (int)t, x->peer, ref, len);
         }
-        if (st == LINCOLL_OK) st = lc_enc_csteps(np, tp, B, R->pre, R->npre, (int)t, LC_STEP_PRE, l);
+        if (st == LINCOLL_OK)
+            st = lc_enc_csteps(np, tp, B, R->pre, R->npre, (int)t, LC_STEP_PRE, l);
         if (st == LINCOLL_OK)
             st = lc_enc_csteps(np, tp, B, R->during, R->nduring, (int)t, LC_STEP_DURING, l);
         if (st == LINCOLL_OK)

@@ -338,8 +338,7 @@ lincoll_status_t lc_enc_requested_algo(const lc_config_t *cfg, const lincoll_enc
     return LINCOLL_ERR_INVALID;
 }
 
-double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B,
-                      double gf_bytes)
+double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B, double gf_bytes)
 {
     return (double)c1 * cfg->model_alpha + (double)c2 * (double)B / cfg->model_bw +
            gf_bytes / cfg->model_compute_bw;
@@ -494,9 +493,9 @@ static void lc_enc_swap(lc_enc_b_t *b, lc_plan_t *n)
 }
 
 /* A zcopy candidate compiled for mapped peers into a fresh IR. */
-static lincoll_status_t lc_enc_zc_compile(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K,
-                                          int me, lc_enc_coef_fn_t coef, const void *arg,
-                                          lc_bufref_t in, lc_bufref_t out, lc_plan_t **z_p)
+static lincoll_status_t lc_enc_zc_compile(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K, int me,
+                                          lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
+                                          lc_bufref_t out, lc_plan_t **z_p)
 {
     lc_env_t env = lc_exec_env(b->comm, 1);
     lc_plan_t *z, *keep = b->plan;
@@ -583,8 +582,8 @@ lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int
         int used;
         /* zcopy (forced or chosen) takes the split form when the outputs map
          * too; a forced zcopy_split alone does not take plain zcopy */
-        st = lc_enc_try_zcopy(b, want == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT, K, me, coef, arg, in,
-                              out, &used);
+        st = lc_enc_try_zcopy(b, want == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT, K, me, coef, arg, in, out,
+                              &used);
         if (st != LINCOLL_OK) return st;
         if (used) {
             lc_debug("encode K=%d packet %zu bytes: %s (peers' memory mapped)", K, b->B,

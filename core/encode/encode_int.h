@@ -142,8 +142,7 @@ int lc_enc_rev(int k, int L, int P);
 lincoll_status_t lc_enc_requested_algo(const lc_config_t *cfg, const lincoll_encode_opts_t *opts,
                                        lincoll_encode_algo_t *algo_p);
 /* Predicted seconds of a (C1, C2, GF coefficient-bytes) triple. */
-double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B,
-                      double gf_bytes);
+double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B, double gf_bytes);
 /* Compile a universal encode (prepare_shoot, best_window or direct; auto picks
  * the cheapest) of an explicit matrix on the group of all ranks of b.  in or
  * out with slot < 0: zero input / no output wanted. */

@@ -106,8 +106,8 @@ lincoll_status_t lincoll_encode_lagrange_init(lincoll_comm_t *comm, const lincol
     if (specific && algo == LINCOLL_ENCODE_ALGO_AUTO) {
         double tu;
         lc_enc_pick_universal(&comm->ctx->cfg, K, p, packet_bytes, algo, &tu);
-        specific = lc_enc_predict(&comm->ctx->cfg, (unsigned)(2 * L), (uint64_t)(2 * L), packet_bytes,
-                                  2.0 * L * P * (double)packet_bytes) <= tu;
+        specific = lc_enc_predict(&comm->ctx->cfg, (unsigned)(2 * L), (uint64_t)(2 * L),
+                                  packet_bytes, 2.0 * L * P * (double)packet_bytes) <= tu;
     } else if (algo != LINCOLL_ENCODE_ALGO_SPECIFIC) {
         specific = 0;
     }

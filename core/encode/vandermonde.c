@@ -146,8 +146,8 @@ lincoll_status_t lincoll_encode_vandermonde_init(lincoll_comm_t *comm, const lin
         lc_enc_pick_universal(&comm->ctx->cfg, K, p, packet_bytes, algo, &tu);
         int n1 = (Z + mz - 1) / mz;
         double gf = ((double)n1 * mz + n1 + (double)LM * P) * (double)packet_bytes;
-        specific = lc_enc_predict(&comm->ctx->cfg, c1z + (unsigned)LM, c2z + (uint64_t)LM, packet_bytes,
-                                  gf) <= tu;
+        specific = lc_enc_predict(&comm->ctx->cfg, c1z + (unsigned)LM, c2z + (uint64_t)LM,
+                                  packet_bytes, gf) <= tu;
     } else if (algo != LINCOLL_ENCODE_ALGO_SPECIFIC) {
         specific = 0;
     }

@@ -92,8 +92,8 @@ static lincoll_status_t lc_bind_resolve(lincoll_plan_t *p)
             lc_win_t *w = p->wins[s->win];
             char *base = w != NULL ? lc_win_peer_ptr(w, s->peer) : NULL;
             if (base == NULL) {
-                lc_error("plan %s: rank %d's window %d is not mapped here", ir->algorithm,
-                         s->peer, s->win);
+                lc_error("plan %s: rank %d's window %d is not mapped here", ir->algorithm, s->peer,
+                         s->win);
                 return LINCOLL_ERR_UNSUPPORTED;
             }
             ptr = base + s->off;
@@ -191,8 +191,7 @@ static int lc_bind_self_maps(lincoll_comm_t *comm, const void *blob, size_t len)
     memcpy(h, blob, 32);
     lc_tl_rkey_t *rk = NULL;
     int wself = comm->to_world[comm->rank];
-    if (ctx->tl_ops->rkey_unpack(ctx->tl, wself, (const char *)blob + 32, h[0], &rk) !=
-        LINCOLL_OK)
+    if (ctx->tl_ops->rkey_unpack(ctx->tl, wself, (const char *)blob + 32, h[0], &rk) != LINCOLL_OK)
         return 0;
     int ok = ctx->tl_ops->rkey_ptr(ctx->tl, rk, h[2]) != NULL;
     ctx->tl_ops->rkey_destroy(ctx->tl, rk);
@@ -262,8 +261,8 @@ lincoll_status_t lc_bind_prepare(lincoll_comm_t *comm, const lc_plan_t *ir,
         free(rec);
         return st;
     }
-    uint64_t h[7] = {LC_BIND_MAGIC,  shape->w[0], shape->w[1], shape->w[2],
-                     lc_host_id(),   b->offered,  nblobs};
+    uint64_t h[7] = {LC_BIND_MAGIC, shape->w[0], shape->w[1], shape->w[2],
+                     lc_host_id(),  b->offered,  nblobs};
     memcpy(rec, h, LC_BIND_HDR);
     *bind_p = b;
     *rec_p = rec;

@@ -103,9 +103,8 @@ static void lc_exec_release_all(lincoll_plan_t *p)
     p->ex.posted = 0;
 }
 
-static __attribute__((noinline)) lincoll_status_t lc_exec_fail(lincoll_plan_t *p,
-                                                               lincoll_status_t st,
-                                                               const char *why, int peer)
+static __attribute__((noinline)) lincoll_status_t
+lc_exec_fail(lincoll_plan_t *p, lincoll_status_t st, const char *why, int peer)
 {
     char with[32] = "";
     if (peer >= 0) {
@@ -154,8 +153,7 @@ static lincoll_status_t lc_exec_put(lincoll_plan_t *p, const lc_lx_t *x, lc_tl_r
         *slot = NULL;
         return LINCOLL_OK;
     }
-    return lc_win_put(x->win, x->peer, src, x->len, roff, 1,
-                      LC_TAG_FIELD(x->tag, ROUND), slot);
+    return lc_win_put(x->win, x->peer, src, x->len, roff, 1, LC_TAG_FIELD(x->tag, ROUND), slot);
 }
 
 static inline int lc_exec_wait_ready(const lc_lx_t *x)

@@ -25,14 +25,14 @@ typedef struct lc_exec_state {
     lincoll_status_t status;
     unsigned round;
     int posted;
-    int next_posted;         /* receives of round `round + 1` posted early */
-    double deadline;         /* lc_now() limit for the current round (0: not armed) */
-    unsigned long starts;    /* starts so far; this start is starts - 1 */
-    uint64_t seqbits;        /* tag bits of this start (sequence or p2p tag) */
-    unsigned seq;            /* this start's sequence (log lines) */
-    lc_tl_req_t **reqs;      /* one per transfer of the current round */
-    lc_tl_req_t **next;      /* receives of the next round posted early */
-    size_t *ringoff;         /* per ring region: this start's offset */
+    int next_posted;      /* receives of round `round + 1` posted early */
+    double deadline;      /* lc_now() limit for the current round (0: not armed) */
+    unsigned long starts; /* starts so far; this start is starts - 1 */
+    uint64_t seqbits;     /* tag bits of this start (sequence or p2p tag) */
+    unsigned seq;         /* this start's sequence (log lines) */
+    lc_tl_req_t **reqs;   /* one per transfer of the current round */
+    lc_tl_req_t **next;   /* receives of the next round posted early */
+    size_t *ringoff;      /* per ring region: this start's offset */
 } lc_exec_state_t;
 
 struct lincoll_plan {

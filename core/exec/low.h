@@ -30,8 +30,8 @@ typedef struct lc_lx {
     uint16_t rring; /* the remote offset rotates with this ring */
     size_t roff;
     lc_win_t *win;
-    char *mdata;            /* mapped: the peer's window */
-    uint64_t *msig;         /* mapped: this rank's counter in the peer's window */
+    char *mdata;    /* mapped: the peer's window */
+    uint64_t *msig; /* mapped: this rank's counter in the peer's window */
     /* WAIT */
     volatile uint64_t *sig; /* the counter of this peer in this rank's window */
     uint64_t *consumed;
@@ -55,10 +55,10 @@ typedef struct lc_lround {
 } lc_lround_t;
 
 struct lc_low {
-    lc_lround_t *r;  /* nrounds + 1 (the last one empty, so r[i + 1] is always readable) */
+    lc_lround_t *r; /* nrounds + 1 (the last one empty, so r[i + 1] is always readable) */
     unsigned nrounds;
-    unsigned maxx;   /* most transfers in one round */
-    lc_lx_t *xs;     /* every round's transfers */
+    unsigned maxx; /* most transfers in one round */
+    lc_lx_t *xs;   /* every round's transfers */
     unsigned nring_slots;
     unsigned *ring_slots; /* slots that rotate */
     int has_rings;

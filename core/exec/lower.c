@@ -105,8 +105,8 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
         lc_lround_t *F = &L->r[r];
         F->x = L->xs + k;
         /* receives, then outgoing, then waits */
-        static const int order[3][2] = {{LC_XFER_RECV, -1}, {LC_XFER_SEND, LC_XFER_PUT},
-                                        {LC_XFER_WAIT, -1}};
+        static const int order[3][2] = {
+            {LC_XFER_RECV, -1}, {LC_XFER_SEND, LC_XFER_PUT}, {LC_XFER_WAIT, -1}};
         for (int pass = 0; pass < 3; pass++) {
             for (unsigned i = 0; i < R->nxfers; i++) {
                 int kind = (int)R->xfers[i].kind;
@@ -136,10 +136,9 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
     /* triggered sends (see the file comment) */
     for (unsigned r = 0; p->ctx->tl_ops->recv_chain_nb != NULL && r + 1 < ir->nrounds; r++) {
         lc_lround_t *F = &L->r[r], *N = &L->r[r + 1];
-        if (F->n == 1 && F->nrecv == 1 && F->x[0].ring == 0 && F->npost == 0 &&
-            F->nduring == 0 && F->every == 1 && N->every == 1 && N->npre == 0 &&
-            N->nout == N->nrecv + 1 && N->n == N->nout && N->x[N->nrecv].kind == LC_LX_SEND &&
-            N->x[N->nrecv].ring == 0 &&
+        if (F->n == 1 && F->nrecv == 1 && F->x[0].ring == 0 && F->npost == 0 && F->nduring == 0 &&
+            F->every == 1 && N->every == 1 && N->npre == 0 && N->nout == N->nrecv + 1 &&
+            N->n == N->nout && N->x[N->nrecv].kind == LC_LX_SEND && N->x[N->nrecv].ring == 0 &&
             /* a receive posted early may complete while the round before is
              * still running (its receives, its compute), which the send may
              * depend on: only a receive posted when its round starts */

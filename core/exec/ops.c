@@ -31,7 +31,8 @@ lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, v
     for (int r = 0; r < P - 1 && st == LINCOLL_OK; r++) {
         int round = lc_plan_round(p);
         size_t sblk = (size_t)((me - r + P) % P), rblk = (size_t)((me - r - 1 + P) % P);
-        st = round < 0 ? LINCOLL_ERR_NOMEM : lc_plan_send(p, round, right, lc_ref(slot, sblk * len), len);
+        st = round < 0 ? LINCOLL_ERR_NOMEM
+                       : lc_plan_send(p, round, right, lc_ref(slot, sblk * len), len);
         if (st == LINCOLL_OK) st = lc_plan_recv(p, round, left, lc_ref(slot, rblk * len), len);
     }
     if (st != LINCOLL_OK) {

@@ -54,8 +54,8 @@ lincoll_status_t lc_mm_cannon_check(const lc_mm_t *mm, int verbose)
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, int round0,
-                                    int t0, int nsteps, const lc_mm_region_t *Aown,
+lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, int round0, int t0,
+                                    int nsteps, const lc_mm_region_t *Aown,
                                     const lc_mm_region_t *Bown, const lc_mm_region_t *C,
                                     double beta, int *round_end)
 {

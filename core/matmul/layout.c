@@ -399,10 +399,9 @@ lincoll_status_t lincoll_matdesc_comms(lincoll_comm_t *comm, const lincoll_matde
 
 /* Copy every block rank (row, col) owns between the global matrix G and a
  * local array Lr (direction: to_local). */
-static lincoll_status_t lc_mm_blocks(lc_plan_t *p, int round, int post,
-                                     const lincoll_matdesc_t *d, int row, int col,
-                                     const lc_mm_region_t *G, const lc_mm_region_t *Lr, size_t es,
-                                     int to_local)
+static lincoll_status_t lc_mm_blocks(lc_plan_t *p, int round, int post, const lincoll_matdesc_t *d,
+                                     int row, int col, const lc_mm_region_t *G,
+                                     const lc_mm_region_t *Lr, size_t es, int to_local)
 {
     lincoll_status_t st = LINCOLL_OK;
     for (int64_t g0 = (int64_t)((row - d->rsrc + d->pr) % d->pr) * d->mb; g0 < d->m && st == 0;

@@ -243,8 +243,7 @@ lincoll_status_t lincoll_matmul_info(const lincoll_plan_t *plan, lincoll_matmul_
     const lc_plan_t *ir = lc_plan_of(plan);
     const lc_mm_priv_t *pv = ir->priv;
     LC_CHECK_ARG(pv != NULL && ir->priv_free == free && pv->magic == LC_MM_MAGIC,
-                 "lincoll_matmul_info: plan %s was not made by lincoll_matmul_init",
-                 ir->algorithm);
+                 "lincoll_matmul_info: plan %s was not made by lincoll_matmul_init", ir->algorithm);
     *info = pv->info;
     return LINCOLL_OK;
 }

@@ -1,9 +1,9 @@
 /*
  * core/matmul/mm_int.h: what the matmul plan compilers share.
  *
- * The GEMM steps' operands are lc_gemm_ext_t (core/plan/plan_steps.h); lc_mm_t is one compile request with the local
- * geometry already worked out; lc_mm_region_t names a sub-matrix of a slot so
- * the compilers can pack it (COPY steps) or hand it to a GEMM step.
+ * The GEMM steps' operands are lc_gemm_ext_t (core/plan/plan_steps.h); lc_mm_t is one compile
+ * request with the local geometry already worked out; lc_mm_region_t names a sub-matrix of a slot
+ * so the compilers can pack it (COPY steps) or hand it to a GEMM step.
  */
 #ifndef LC_MM_INT_H
 #define LC_MM_INT_H
@@ -94,8 +94,8 @@ lincoll_status_t lc_mm_summa_build(lc_plan_t *p, const lc_mm_t *mm);
 lincoll_status_t lc_mm_cannon_build(lc_plan_t *p, const lc_mm_t *mm);
 lincoll_status_t lc_mm_25d_build(lc_plan_t *p, const lc_mm_t *mm);
 /* Cannon on one layer of q x q starting at step t0 for nsteps; C partial region */
-lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, int round0,
-                                    int t0, int nsteps, const lc_mm_region_t *Aown,
+lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, int round0, int t0,
+                                    int nsteps, const lc_mm_region_t *Aown,
                                     const lc_mm_region_t *Bown, const lc_mm_region_t *C,
                                     double beta, int *round_end);
 
@@ -110,7 +110,6 @@ void lc_mm_ring1d_cost(const lc_mm_t *mm, double *sec, double *mem);
 void lc_mm_summa_cost(const lc_mm_t *mm, double *sec, double *mem);
 void lc_mm_cannon_cost(const lc_mm_t *mm, double *sec, double *mem);
 void lc_mm_25d_cost(const lc_mm_t *mm, double *sec, double *mem);
-
 
 #define LC_MM_TRY(_st, _call)                                                                      \
     do {                                                                                           \

@@ -162,14 +162,16 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
         }
         /* views created before their window existed: fix them up */
         for (unsigned i = 0; st == LINCOLL_OK && i < q->nslots; i++) {
-            if (q->slots[i].kind == LC_SLOT_PEER) np->slots[sbase[c] + i].win = wmap[c][q->slots[i].win];
+            if (q->slots[i].kind == LC_SLOT_PEER)
+                np->slots[sbase[c] + i].win = wmap[c][q->slots[i].win];
         }
         for (unsigned g = 1; st == LINCOLL_OK && g < q->nrings; g++) {
-            if (lc_plan_ring(np, q->rings[g].depth, q->rings[g].stride) == 0) st = LINCOLL_ERR_NOMEM;
+            if (lc_plan_ring(np, q->rings[g].depth, q->rings[g].stride) == 0)
+                st = LINCOLL_ERR_NOMEM;
         }
         for (unsigned i = 0; st == LINCOLL_OK && i < q->ncredits; i++) {
-            st = lc_plan_credit(np, wmap[c][q->credits[i].win], q->credits[i].peer,
-                                q->credits[i].n);
+            st =
+                lc_plan_credit(np, wmap[c][q->credits[i].win], q->credits[i].peer, q->credits[i].n);
         }
     }
     const unsigned G = n * T;
@@ -211,7 +213,8 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
         if (st == LINCOLL_OK)
             st = g == 0 ? lc_add_steps(np, R->pre, R->npre, b, 0, LC_STEP_PRE)
                         : lc_add_steps(np, R->pre, R->npre, b, (int)g - 1, LC_STEP_DURING);
-        int after = g + 1 < G ? (int)g + 1 : (int)g, when = g + 1 < G ? LC_STEP_DURING : LC_STEP_POST;
+        int after = g + 1 < G ? (int)g + 1 : (int)g,
+            when = g + 1 < G ? LC_STEP_DURING : LC_STEP_POST;
         if (st == LINCOLL_OK) st = lc_add_steps(np, R->during, R->nduring, b, after, when);
         if (st == LINCOLL_OK) st = lc_add_steps(np, R->post, R->npost, b, after, when);
     }

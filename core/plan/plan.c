@@ -89,8 +89,8 @@ int lc_plan_slot_peer(lc_plan_t *p, int win, int peer, size_t off, size_t size)
         lc_error("plan %s: view of window %d of rank %d does not exist", p->algorithm, win, peer);
         return -1;
     }
-    return lc_slot_add(p, (lc_slot_t){
-                              .kind = LC_SLOT_PEER, .size = size, .win = win, .peer = peer, .off = off});
+    return lc_slot_add(
+        p, (lc_slot_t){.kind = LC_SLOT_PEER, .size = size, .win = win, .peer = peer, .off = off});
 }
 
 static int lc_win_add(lc_plan_t *p, lc_win_decl_t d)
@@ -109,7 +109,8 @@ int lc_plan_win_user(lc_plan_t *p, int key, int slot)
         return -1;
     }
     return lc_win_add(
-        p, (lc_win_decl_t){.kind = LC_WIN_USER, .slot = slot, .len = p->slots[slot].size, .key = key});
+        p,
+        (lc_win_decl_t){.kind = LC_WIN_USER, .slot = slot, .len = p->slots[slot].size, .key = key});
 }
 
 int lc_plan_win_scratch(lc_plan_t *p, int key, size_t len)
@@ -299,8 +300,8 @@ lincoll_status_t lc_plan_step(lc_plan_t *p, int round, int when, const lc_step_t
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_plan_copy(lc_plan_t *p, int round, int when, lc_bufref_t dst,
-                              lc_bufref_t src, size_t len)
+lincoll_status_t lc_plan_copy(lc_plan_t *p, int round, int when, lc_bufref_t dst, lc_bufref_t src,
+                              size_t len)
 {
     lincoll_status_t st = lc_plan_check_ref(p, dst, len, "copy destination");
     if (st == LINCOLL_OK) st = lc_plan_check_ref(p, src, len, "copy source");
@@ -309,9 +310,8 @@ lincoll_status_t lc_plan_copy(lc_plan_t *p, int round, int when, lc_bufref_t dst
     return lc_plan_step(p, round, when, &s);
 }
 
-lincoll_status_t lc_plan_reduce(lc_plan_t *p, int round, int when, lc_bufref_t dst,
-                                lc_bufref_t a, lc_bufref_t b, size_t count, lincoll_dtype_t dtype,
-                                lincoll_op_t op)
+lincoll_status_t lc_plan_reduce(lc_plan_t *p, int round, int when, lc_bufref_t dst, lc_bufref_t a,
+                                lc_bufref_t b, size_t count, lincoll_dtype_t dtype, lincoll_op_t op)
 {
     size_t bytes = count * lincoll_dtype_size(dtype);
     lincoll_status_t st = lc_plan_check_ref(p, dst, bytes, "reduce destination");

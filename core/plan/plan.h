@@ -46,11 +46,11 @@
 /* What a compiler may know: everything here is the same kind of fact on
  * every rank (P, ports, the configuration) or this rank's position. */
 typedef struct lc_env {
-    int P;                   /* ranks of the communicator */
-    int rank;                /* this rank */
-    int ports;               /* the context's ports (a plan may ask for more, e.g. P - 1) */
-    int mapped;              /* every peer's windows will be mapped here (zero copy) */
-    const lc_config_t *cfg;  /* model constants, thresholds (read only) */
+    int P;                  /* ranks of the communicator */
+    int rank;               /* this rank */
+    int ports;              /* the context's ports (a plan may ask for more, e.g. P - 1) */
+    int mapped;             /* every peer's windows will be mapped here (zero copy) */
+    const lc_config_t *cfg; /* model constants, thresholds (read only) */
 } lc_env_t;
 
 /* A position in a buffer slot. */
@@ -117,12 +117,12 @@ enum { LC_SLOT_USER = 0, LC_SLOT_SCRATCH = 1, LC_SLOT_PEER = 2 };
 
 typedef struct lc_slot {
     int kind;
-    void *ptr;      /* USER: the buffer */
-    size_t size;    /* bytes the plan may address */
-    int zero;       /* SCRATCH: zeroed once at bind */
-    int win, peer;  /* PEER: window and peer (this rank: its own window) */
-    size_t off;     /* PEER: offset in the peer's window */
-    unsigned ring;  /* rotates with this ring region (0: none) */
+    void *ptr;     /* USER: the buffer */
+    size_t size;   /* bytes the plan may address */
+    int zero;      /* SCRATCH: zeroed once at bind */
+    int win, peer; /* PEER: window and peer (this rank: its own window) */
+    size_t off;    /* PEER: offset in the peer's window */
+    unsigned ring; /* rotates with this ring region (0: none) */
 } lc_slot_t;
 
 enum { LC_WIN_USER = 0, LC_WIN_SCRATCH = 1 };

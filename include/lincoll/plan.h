@@ -23,17 +23,17 @@ typedef struct lincoll_plan lincoll_plan_t;
 
 /** Static cost of a plan, for the calling rank and for the whole plan. */
 typedef struct lincoll_plan_stats {
-    char algorithm[32];   /**< name of the algorithm that compiled it (a copy: valid after
-                               the plan is freed) */
-    unsigned rounds;      /**< C1: rounds in which this rank sends, receives, puts or waits */
-    uint64_t c2_elems;    /**< C2: sum over rounds of the largest transfer (elements) of this
-                               rank, or of the bytes its steps load from or store into peers'
-                               memory in that round when that is larger (zero copy) */
-    uint64_t c2_bytes;    /**< C2 in bytes */
-    uint64_t msgs_sent;   /**< messages (and puts) this rank sends per start */
-    uint64_t bytes_sent;  /**< bytes this rank sends per start */
-    uint64_t msgs_recvd;  /**< messages this rank receives per start */
-    uint64_t bytes_recvd; /**< bytes this rank receives per start */
+    char algorithm[32];     /**< name of the algorithm that compiled it (a copy: valid after
+                                 the plan is freed) */
+    unsigned rounds;        /**< C1: rounds in which this rank sends, receives, puts or waits */
+    uint64_t c2_elems;      /**< C2: sum over rounds of the largest transfer (elements) of this
+                                 rank, or of the bytes its steps load from or store into peers'
+                                 memory in that round when that is larger (zero copy) */
+    uint64_t c2_bytes;      /**< C2 in bytes */
+    uint64_t msgs_sent;     /**< messages (and puts) this rank sends per start */
+    uint64_t bytes_sent;    /**< bytes this rank sends per start */
+    uint64_t msgs_recvd;    /**< messages this rank receives per start */
+    uint64_t bytes_recvd;   /**< bytes this rank receives per start */
     uint64_t compute_elems; /**< elements this rank touches in compute steps */
     uint64_t scratch_bytes; /**< scratch memory the plan owns on this rank */
     unsigned ports;         /**< ports p the plan was compiled for */

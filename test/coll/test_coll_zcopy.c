@@ -5,7 +5,8 @@
  * Each plan is compiled from the registry for mapped peers and its bind
  * records are exchanged by hand (lc_simh_bind) because one thread drives
  * every virtual rank: the public *_init would block in its exchange.  The
- * public path is exercised over UCX by coll_ucx (lincoll_mem_alloc buffers). by coll_ucx (lincoll_mem_alloc buffers).
+ * public path is exercised over UCX by coll_ucx (lincoll_mem_alloc buffers). by coll_ucx
+ * (lincoll_mem_alloc buffers).
  *
  * Checked for P = 2..9, 16 and several counts, in place and out of place:
  *  - results bitwise equal to the forced rhd_allreduce plan on random doubles
@@ -229,13 +230,13 @@ static void test_zcopy_dead_peer(void **state)
         assert_int_equal(lincoll_mem_alloc(h.ctx[r], bytes, &buf[r]), LINCOLL_OK);
     for (int r = 0; r < P; r++) {
         a[r] = (lc_coll_args_t){.op = LC_COLL_ALLREDUCE,
-                            .rbuf = buf[r],
-                            .count = n,
-                            .total = n,
-                            .dtype = LINCOLL_FLOAT,
-                            .rop = LINCOLL_SUM,
-                            .inplace = 1,
-                            .es = sizeof(float)};
+                                .rbuf = buf[r],
+                                .count = n,
+                                .total = n,
+                                .dtype = LINCOLL_FLOAT,
+                                .rop = LINCOLL_SUM,
+                                .inplace = 1,
+                                .es = sizeof(float)};
     }
     zc_plans(&h, LC_COLL_ALLREDUCE, "zcopy", a, plans);
     lc_sim_world_kill(h.world, 2);
@@ -374,15 +375,15 @@ static void run_dred(int P, size_t n, int root, int inplace, unsigned seed)
     }
     for (int r = 0; r < P; r++) {
         args[r] = (lc_coll_args_t){.op = LC_COLL_REDUCE,
-                            .sbuf = inplace ? NULL : in[r],
-                            .rbuf = out[r],
-                            .count = n,
-                            .total = n,
-                            .dtype = LINCOLL_DOUBLE,
-                            .rop = LINCOLL_SUM,
-                            .root = root,
-                            .inplace = inplace,
-                            .es = es};
+                                   .sbuf = inplace ? NULL : in[r],
+                                   .rbuf = out[r],
+                                   .count = n,
+                                   .total = n,
+                                   .dtype = LINCOLL_DOUBLE,
+                                   .rop = LINCOLL_SUM,
+                                   .root = root,
+                                   .inplace = inplace,
+                                   .es = es};
     }
     zc_plans(&h, LC_COLL_REDUCE, "zcopy_direct", args, plans);
     for (int start = 0; start < 3; start++) {
@@ -492,7 +493,9 @@ static void run_rsag(int P, int op, int inplace, int vform, unsigned seed, int r
                                 .inplace = inplace,
                                 .es = es};
     }
-    zc_plans(&h, op, op == LC_COLL_ALLGATHER ? (ring ? "zcopy_rd" : "zcopy") : (ring ? "zcopy_rh" : "zcopy"),
+    zc_plans(&h, op,
+             op == LC_COLL_ALLGATHER ? (ring ? "zcopy_rd" : "zcopy")
+                                     : (ring ? "zcopy_rh" : "zcopy"),
              a, plans);
     for (int start = 0; start < (ring ? 10 : 3); start++) {
         for (int r = 0; r < P; r++) {

@@ -90,7 +90,8 @@ lincoll_status_t lc_simh_bind(lc_simh_t *h, lc_plan_t **irs, lincoll_plan_t **pl
     lincoll_status_t first = LINCOLL_OK;
     if (!wins) {
         for (int r = 0; r < K; r++) {
-            lincoll_status_t st = irs[r] ? lc_bind_local(h->comm[r], irs[r], &plans[r]) : LINCOLL_OK;
+            lincoll_status_t st =
+                irs[r] ? lc_bind_local(h->comm[r], irs[r], &plans[r]) : LINCOLL_OK;
             irs[r] = NULL;
             if (st != LINCOLL_OK && first == LINCOLL_OK) first = st;
         }
@@ -101,7 +102,8 @@ lincoll_status_t lc_simh_bind(lc_simh_t *h, lc_plan_t **irs, lincoll_plan_t **pl
         for (int r = 0; r < K && first == LINCOLL_OK; r++) {
             void *rec = NULL;
             first = lc_bind_prepare(h->comm[r], irs[r], &shape, &b[r], &rec);
-            if (first == LINCOLL_OK) memcpy(recs + (size_t)r * LC_BIND_REC_BYTES, rec, LC_BIND_REC_BYTES);
+            if (first == LINCOLL_OK)
+                memcpy(recs + (size_t)r * LC_BIND_REC_BYTES, rec, LC_BIND_REC_BYTES);
             free(rec);
         }
         for (int r = 0; r < K && first == LINCOLL_OK; r++) {

@@ -59,8 +59,8 @@ static lc_plan_t *zc_ir(lincoll_comm_t *comm, const lincoll_field_t *f, const ui
 }
 
 /* every rank's zcopy plan, the windows exchanged by hand */
-static void zc_plans(lc_simh_t *h, const lincoll_field_t *f, const uint64_t *A, size_t B,
-                     void **in, void **out, int split, lincoll_plan_t **plans)
+static void zc_plans(lc_simh_t *h, const lincoll_field_t *f, const uint64_t *A, size_t B, void **in,
+                     void **out, int split, lincoll_plan_t **plans)
 {
     lc_plan_t **irs = calloc((size_t)h->K, sizeof(*irs));
     for (int r = 0; r < h->K; r++)
