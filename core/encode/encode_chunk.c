@@ -30,7 +30,6 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
-#include "core/exec/exec.h"
 
 #define LC_ENC_CHUNK_ALIGN    64
 #define LC_ENC_CHUNK_AUTO_MIN ((size_t)1 << 20) /* smallest chunk the model picks */
@@ -161,7 +160,7 @@ lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b)
     lc_enc_priv_t *pv = b->priv;
     const size_t B = b->B;
     const unsigned T = tp->nrounds;
-    const lc_config_t *cfg = &b->comm->ctx->cfg;
+    const lc_config_t *cfg = tp->env.cfg;
     pv->nchunks = 1;
     pv->chunk = B;
     int any = 0;

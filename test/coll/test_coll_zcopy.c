@@ -590,12 +590,168 @@ static void test_zcopy_rsag(void **state)
     printf("zcopy reduce-scatter/allgather: %u cases\n", cases);
 }
 
+/* ---- every zero-copy algorithm of the registry, one line each ---------------- */
+
+/* The zero-copy algorithms: op, registry name, P a power of two only.
+ * Adding one to the registry means adding its line here (test_registry
+ * fails otherwise). */
+static const struct zc_alg {
+    lc_coll_op_t op;
+    const char *name;
+    int pow2;
+} zc_algs[] = {
+    {LC_COLL_ALLREDUCE, "zcopy", 0},      {LC_COLL_ALLREDUCE, "zcopy_rd", 1},
+    {LC_COLL_REDUCE_SCATTER, "zcopy", 0}, {LC_COLL_REDUCE_SCATTER, "zcopy_rh", 1},
+    {LC_COLL_ALLGATHER, "zcopy", 0},      {LC_COLL_ALLGATHER, "zcopy_rd", 1},
+    {LC_COLL_BCAST, "zcopy", 0},          {LC_COLL_BCAST, "zcopy_direct", 0},
+    {LC_COLL_REDUCE, "zcopy", 0},         {LC_COLL_REDUCE, "zcopy_direct", 0},
+};
+#define NZC (sizeof(zc_algs) / sizeof(zc_algs[0]))
+
+/* One algorithm on P ranks, int32 sums (exact), 10 starts with new inputs:
+ * every rank's result against the serial one; the plan's name and its
+ * window count; the sim's measured messages never above the plan stats'. */
+static void run_generic(const struct zc_alg *z, int P, size_t cnt, int root, int inplace)
+{
+    lc_simh_t h;
+    assert_int_equal(lc_simh_create(&h, P, 1), 0);
+    const size_t es = sizeof(int32_t);
+    size_t *counts = calloc((size_t)P, sizeof(size_t)), *displs = calloc((size_t)P, sizeof(size_t));
+    size_t total = 0;
+    for (int r = 0; r < P; r++) {
+        counts[r] = z->op == LC_COLL_REDUCE_SCATTER || z->op == LC_COLL_ALLGATHER
+                        ? cnt + (size_t)(r % 3)
+                        : cnt;
+        displs[r] = total;
+        total += counts[r];
+    }
+    const int vec = z->op == LC_COLL_REDUCE_SCATTER || z->op == LC_COLL_ALLGATHER;
+    if (!vec) total = cnt;
+    const size_t tb = total * es;
+    int32_t **in = calloc((size_t)P, sizeof(*in)), **out = calloc((size_t)P, sizeof(*out));
+    lc_coll_args_t *a = calloc((size_t)P, sizeof(*a));
+    lincoll_plan_t **plans = calloc((size_t)P, sizeof(*plans));
+    for (int r = 0; r < P; r++) {
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], tb, (void **)&in[r]), LINCOLL_OK);
+        assert_int_equal(lincoll_mem_alloc(h.ctx[r], tb, (void **)&out[r]), LINCOLL_OK);
+        const int ip = inplace || z->op == LC_COLL_BCAST;
+        a[r] = (lc_coll_args_t){.op = z->op,
+                                .sbuf = ip ? NULL : in[r],
+                                .rbuf = out[r],
+                                .count = vec ? 0 : cnt,
+                                .counts = vec ? counts : NULL,
+                                .displs = vec ? displs : NULL,
+                                .total = total,
+                                .dtype = LINCOLL_INT32,
+                                .rop = LINCOLL_SUM,
+                                .root = root,
+                                .inplace = ip,
+                                .es = es};
+    }
+    zc_plans(&h, z->op, z->name, a, plans);
+    char want[40];
+    snprintf(want, sizeof(want), "%s", lc_coll_find(z->op, z->name)->plan_name);
+    for (int start = 0; start < 10; start++) {
+        for (int r = 0; r < P; r++) {
+            int32_t *dst = a[r].inplace ? out[r] : in[r];
+            size_t n = z->op == LC_COLL_ALLGATHER ? counts[r] : total;
+            size_t at = z->op == LC_COLL_ALLGATHER && a[r].inplace ? displs[r] : 0;
+            for (size_t i = 0; i < n; i++)
+                dst[at + i] = (int32_t)(r * 131 + (int)i * 7 + start * 1009);
+        }
+        lc_sim_world_reset_stats(h.world);
+        assert_int_equal(lc_simh_run(&h, plans), LINCOLL_OK);
+        for (int r = 0; r < P; r++) {
+            lincoll_plan_stats_t ps;
+            assert_int_equal(lincoll_plan_stats(plans[r], &ps), LINCOLL_OK);
+            assert_string_equal(ps.algorithm, want);
+            uint64_t ms, bs, mr, br;
+            lc_sim_world_rank_stats(h.world, r, &ms, &bs, &mr, &br);
+            assert_true(ms <= ps.msgs_sent && bs <= ps.bytes_sent);
+            size_t n = z->op == LC_COLL_REDUCE_SCATTER ? counts[r] : total;
+            for (size_t i = 0; i < n; i++) {
+                int32_t w = 0, got = out[r][i];
+                switch (z->op) {
+                case LC_COLL_ALLREDUCE:
+                case LC_COLL_REDUCE:
+                    for (int j = 0; j < P; j++)
+                        w += (int32_t)(j * 131 + (int)i * 7 + start * 1009);
+                    if (z->op == LC_COLL_REDUCE && r != root) w = got;
+                    break;
+                case LC_COLL_REDUCE_SCATTER:
+                    for (int j = 0; j < P; j++)
+                        w += (int32_t)(j * 131 + (int)(displs[r] + i) * 7 + start * 1009);
+                    break;
+                case LC_COLL_ALLGATHER: {
+                    int j = 0;
+                    while (j + 1 < P && displs[j + 1] <= i)
+                        j++;
+                    w = (int32_t)(j * 131 + (int)(i - displs[j]) * 7 + start * 1009);
+                    break;
+                }
+                default: /* bcast */
+                    w = (int32_t)(root * 131 + (int)i * 7 + start * 1009);
+                }
+                if (got != w)
+                    fail_msg("%s %s P=%d cnt=%zu root %d inplace %d start %d: rank %d [%zu] = %d, "
+                             "want %d",
+                             lc_coll_op_name(z->op), z->name, P, cnt, root, inplace, start, r, i,
+                             (int)got, (int)w);
+            }
+        }
+    }
+    for (int r = 0; r < P; r++) {
+        lincoll_plan_free(plans[r]);
+        lincoll_mem_free(h.ctx[r], in[r]);
+        lincoll_mem_free(h.ctx[r], out[r]);
+    }
+    free(in);
+    free(out);
+    free(a);
+    free(plans);
+    free(counts);
+    free(displs);
+    lc_simh_destroy(&h);
+}
+
+static void test_registry(void **state)
+{
+    (void)state;
+    /* every zero-copy algorithm of the registry has its line in zc_algs */
+    size_t n;
+    const lc_coll_alg_t *const *reg = lc_coll_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        int found = !reg[i]->mapped;
+        for (size_t k = 0; k < NZC && !found; k++)
+            found = zc_algs[k].op == reg[i]->op && strcmp(zc_algs[k].name, reg[i]->name) == 0;
+        if (!found) fail_msg("%s is not in zc_algs", reg[i]->plan_name);
+    }
+    unsigned cases = 0;
+    for (size_t k = 0; k < NZC; k++) {
+        const struct zc_alg *z = &zc_algs[k];
+        static const int Ps[] = {2, 3, 4, 7, 8};
+        for (unsigned pi = 0; pi < sizeof(Ps) / sizeof(Ps[0]); pi++) {
+            const int P = Ps[pi];
+            if (z->pow2 && (P & (P - 1)) != 0) continue;
+            const int ips = z->op == LC_COLL_BCAST || (z->op == LC_COLL_REDUCE_SCATTER &&
+                                                       strcmp(z->name, "zcopy") == 0)
+                                ? 1
+                                : 2;
+            for (int ip = 0; ip < ips; ip++) {
+                run_generic(z, P, 1, P - 1, ip);
+                run_generic(z, P, 37, P / 2, ip);
+                cases += 2;
+            }
+        }
+    }
+    printf("registry zero-copy algorithms: %zu, %u cases\n", NZC, cases);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_zcopy_results_and_counts),
-        cmocka_unit_test(test_zcopy_dead_peer),
-        cmocka_unit_test(test_zcopy_small_bcast_reduce),
+        cmocka_unit_test(test_registry),        cmocka_unit_test(test_zcopy_results_and_counts),
+        cmocka_unit_test(test_zcopy_dead_peer), cmocka_unit_test(test_zcopy_small_bcast_reduce),
         cmocka_unit_test(test_zcopy_rsag),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

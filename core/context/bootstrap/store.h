@@ -41,8 +41,7 @@
 #define LC_STORE_MAX_SECRET  127u         /* bytes of job secret */
 #define LC_STORE_MAX_REPLY   (256u << 20) /* one GATHER_DONE */
 #define LC_STORE_MAX_ERRTEXT 256u
-#define LC_STORE_MAX_SIZE    8388608u /* ranks (LINCOLL_SIZE's limit: 2^23, the tag's source field) \
-                                       */
+#define LC_STORE_MAX_SIZE    8388608u /* ranks: LINCOLL_SIZE's limit, the tag's 2^23 */
 
 typedef enum lc_store_type {
     LC_STORE_HELLO = 1,
