@@ -5,7 +5,7 @@
  * saves the YMM/ZMM state (a hypervisor may hide it).  LINCOLL_KERNEL_ISA
  * forces a lower level for bisecting and benchmarking.
  */
-#include "kernels/kernels.h"
+#include "kernels.h"
 
 #include <cpuid.h>
 #include <pthread.h>

@@ -28,7 +28,7 @@
  * rows otherwise, aligned to NR/MR) that run the loop nest independently, each
  * with its own packing buffers.  Calls below ~8 Mflop stay single-threaded.
  */
-#include "kernels/gemm/gemm_kernels.h"
+#include "gemm_kernels.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -83,12 +83,12 @@ void lc_gemm_set_hook(lc_gemm_hook_t fn, void *arg)
 
 #define LC_T     double
 #define LC_FN(x) lc_d##x
-#include "kernels/gemm/gemm_blocked_tmpl.h"
+#include "gemm_blocked_tmpl.h"
 #undef LC_T
 #undef LC_FN
 #define LC_T     float
 #define LC_FN(x) lc_s##x
-#include "kernels/gemm/gemm_blocked_tmpl.h"
+#include "gemm_blocked_tmpl.h"
 #undef LC_T
 #undef LC_FN
 

@@ -28,7 +28,7 @@
 #ifndef LC_GEMM_KERNELS_H
 #define LC_GEMM_KERNELS_H
 
-#include "kernels/kernels.h"
+#include "../kernels.h"
 
 #include <lincoll/gemm.h>
 #include <stdint.h>

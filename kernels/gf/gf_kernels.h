@@ -17,7 +17,7 @@
 
 #include <lincoll/gf.h>
 
-#include "kernels/kernels.h"
+#include "../kernels.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
  * coefficient beyond the matrix copy); dispatch is one table lookup per call.
  * Restrictions: r <= LINCOLL_GF_MAX_R, k <= LINCOLL_GF_MAX_K.
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

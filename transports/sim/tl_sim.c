@@ -38,7 +38,7 @@
  * has registered; fini every rank before lc_sim_world_destroy().  event_fd()
  * is -1 and arm() is unsupported: there is nothing to block on.
  */
-#include "transports/transport.h"
+#include "../transport.h"
 
 #include <stdio.h>
 #include <stdlib.h>

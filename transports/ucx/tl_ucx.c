@@ -19,8 +19,8 @@
  * receive and marks the request orphaned; the callback then frees it, so no
  * UCX callback ever writes into memory the caller has given back.
  */
-#include "transports/transport.h"
-#include "transports/ucx/tl_ucx_alive.h"
+#include "../transport.h"
+#include "tl_ucx_alive.h"
 
 #include <stdio.h>
 #include <stdlib.h>
