@@ -10,9 +10,10 @@
  *
  * Error handling: endpoints use UCP_ERR_HANDLING_MODE_PEER so a dead peer
  * fails its requests instead of hanging; UCX 1.13 then drops shared memory
- * unless UCX_MM_ERROR_HANDLING=y, which init sets (unless the user set it).
- * UCX's keepalive is off (UCX_KEEPALIVE_INTERVAL=inf, unless set): the
- * executor's no-progress timeout ends a wait on a dead shared-memory peer.
+ * unless UCX_MM_ERROR_HANDLING=y.  That and the other UCX variables lincoll
+ * sets (keepalive off, sysv-only shared memory, tcp segment size, eager
+ * lanes, NIC) come from core's table through lc_tl_params_t.ucx_vars, each
+ * unless the user set it.
  *
  * Requests: each operation gets an lc_tl_req_t from a free list; UCX
  * callbacks write its status.  release() of an in-flight request cancels a
@@ -294,35 +295,40 @@ static inline lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
 
 /* ---- init / fini ---------------------------------------------------------- */
 
+/* The UCX variables core's table asks for (lc_tl_params_t.ucx_vars, each
+ * left alone when the environment sets it; why each: core/base/config.c,
+ * lincoll_info -c): the environment ones before ucp_config_read, since
+ * ucp_config_modify does not reach transport options. */
+static void lc_ucx_setenv_vars(const lc_tl_params_t *params)
+{
+    for (unsigned i = 0; i < params->n_ucx_vars && i < LC_TL_UCX_MAX_VARS; i++) {
+        const lc_tl_ucx_var_t *v = &params->ucx_vars[i];
+        if (v->in_env && v->value != NULL) {
+            setenv(v->name, v->value, 0);
+        }
+    }
+}
+
+/* ... and the others on the UCP configuration read from it. */
+static void lc_ucx_modify_vars(const lc_tl_params_t *params, ucp_config_t *cfg)
+{
+    for (unsigned i = 0; i < params->n_ucx_vars && i < LC_TL_UCX_MAX_VARS; i++) {
+        const lc_tl_ucx_var_t *v = &params->ucx_vars[i];
+        if (v->in_env || strncmp(v->name, "UCX_", 4) != 0) {
+            continue;
+        }
+        /* no value: the topology's NIC choice, made only when the
+         * environment sets no UCX_NET_DEVICES */
+        const char *val = v->value != NULL ? v->value : params->net_devices;
+        if (val != NULL && *val != '\0' && (v->value == NULL || getenv(v->name) == NULL)) {
+            ucp_config_modify(cfg, v->name + 4, val);
+        }
+    }
+}
+
 static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
 {
-    const char *tls = getenv("UCX_TLS");
-    int mm_allowed = tls == NULL || strstr(tls, "mm") || strstr(tls, "sm") ||
-                     strstr(tls, "posix") || strstr(tls, "sysv") || strstr(tls, "all");
-    if (params->err_mode_peer && mm_allowed) {
-        /* keep posix/sysv shared memory with error handling (UCX 1.13) */
-        setenv("UCX_MM_ERROR_HANDLING", "y", 0);
-    }
-    if (tls == NULL) {
-        /* Shared memory through sysv only.  With the RMA and AMO features
-         * UCX 1.13 gives every endpoint lanes on both sysv and posix, so each
-         * ucp_worker_progress polls a second, always empty, receive FIFO
-         * after the one that carries the messages (~50 instructions, ~5 ns
-         * per 8 B message here); ucx_perftest's tag tests open sysv alone.
-         * UCX-allocated memory (lincoll_mem_alloc) is sysv first anyway
-         * (UCX_ALLOC_PRIO).  A user's UCX_TLS wins. */
-        setenv("UCX_TLS", "^posix", 0);
-    }
-    if (params->err_mode_peer) {
-        /* With error handling UCX registers a keepalive callback that reads
-         * the clock on every ucp_worker_progress (5-10 ns per 8 B ping-pong
-         * here, ucx_perftest runs without it), to find a dead shared-memory
-         * peer after 1-2 intervals of 20 s.  The executor's no-progress
-         * timeout (LINCOLL_TIMEOUT) already ends any wait on a dead peer,
-         * and tcp reports one at once through its socket.  A user's
-         * UCX_KEEPALIVE_INTERVAL wins. */
-        setenv("UCX_KEEPALIVE_INTERVAL", "inf", 0);
-    }
+    lc_ucx_setenv_vars(params);
     lc_tl_t *tl = calloc(1, sizeof(*tl));
     if (tl == NULL) {
         return LINCOLL_ERR_NOMEM;
@@ -336,33 +342,13 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     if (tl->eps == NULL || tl->failed == NULL) {
         goto err_nomem;
     }
-    /* tcp moves large messages as fragments of one segment each (8 KiB by
-     * default in UCX 1.13).  256 KiB segments carry a 4 MiB tag message at
-     * 6.5-7.3 GB/s over loopback against 3.8-4.4 GB/s with the default (and
-     * ucx_perftest's 4.9), small-message latency unchanged, resident memory
-     * within 0.5 MiB.  A user's UCX_TCP_{TX,RX}_SEG_SIZE wins.  (Set in the
-     * environment: ucp_config_modify does not reach transport options.) */
-    setenv("UCX_TCP_TX_SEG_SIZE", "256k", 0);
-    setenv("UCX_TCP_RX_SEG_SIZE", "256k", 0);
     ucp_config_t *cfg;
     ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
     if (s != UCS_OK) {
         lc_tl_error("ucx: ucp_config_read failed: %s", ucs_status_string(s));
         goto err_status;
     }
-    if (params->net_devices != NULL && *params->net_devices != '\0') {
-        ucp_config_modify(cfg, "NET_DEVICES", params->net_devices);
-    }
-    if (params->err_mode_peer && !mm_allowed && getenv("UCX_MAX_EAGER_LANES") == NULL) {
-        /* With error handling UCX 1.13 selects no rendezvous RMA lanes on tcp
-         * (its memory domain cannot invalidate keys): large messages travel
-         * as active-message fragments on one lane, where ucx_perftest's
-         * default (no error handling) gets RMA on two (lo + eth0).  Two
-         * active-message bandwidth lanes win back most of it (+25-40% at
-         * 4 MiB over loopback, measured under load).  Not with shared
-         * memory allowed: UCX would then add a tcp lane to local peers. */
-        ucp_config_modify(cfg, "MAX_EAGER_LANES", "2");
-    }
+    lc_ucx_modify_vars(params, cfg);
     ucp_params_t up = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_TAG_SENDER_MASK |
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME,
