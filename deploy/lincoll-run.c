@@ -386,10 +386,11 @@ int main(int argc, char **argv)
                 2 * n + 64, (unsigned long)rl.rlim_cur);
         return LR_EXIT_USAGE;
     }
-    const char *lvl = getenv("LINCOLL_LOG_LEVEL");
-    if (lvl != NULL) {
-        lc_config_t cfg;
-        if (lc_config_load(&cfg) == LINCOLL_OK) lincoll_log_set_level(cfg.log_level);
+    /* the launcher's own lines follow LINCOLL_LOG_LEVEL too (the ranks check
+     * every other variable themselves) */
+    lc_config_t cfg;
+    if (lc_config_reread("LINCOLL_LOG_LEVEL", &cfg) == LINCOLL_OK) {
+        lincoll_log_set_level((lincoll_log_level_t)cfg.log_level);
     }
 
     /* the store */

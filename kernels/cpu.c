@@ -1,22 +1,29 @@
 /*
- * kernels/cpu.c: CPU feature detection and the kernel ISA level.
+ * kernels/cpu.c: CPU feature detection, the kernel ISA level and the
+ * kernels' settings.
  *
  * cpuid leaf 7 gives the AVX2/AVX-512/GFNI bits; xgetbv checks that the OS
- * saves the YMM/ZMM state (a hypervisor may hide it).  LINCOLL_KERNEL_ISA
- * forces a lower level for bisecting and benchmarking.
+ * saves the YMM/ZMM state (a hypervisor may hide it).  The settings (a forced
+ * lower ISA for bisecting and benchmarking, the GF streaming threshold, GEMM
+ * threads) come from core: lc_kernels_initial_settings() once before the
+ * first dispatch, then whatever lc_kernels_configure() passes.
  */
-#include "kernels/kernels.h"
+#include "kernels.h"
+
+#include "gemm/gemm_kernels.h"
+#include "gf/gf_kernels.h"
 
 #include <cpuid.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <strings.h>
 
 static unsigned lc_cpu_feature_bits;
 static lc_isa_t lc_active_isa = LC_ISA_BASE;
 static pthread_once_t lc_cpu_once = PTHREAD_ONCE_INIT;
+static pthread_once_t lc_settings_once = PTHREAD_ONCE_INIT;
+static lc_kernel_settings_t lc_settings = {.isa = -1, .gf_stream_bytes = 0, .gemm_threads = 1};
 static lc_kernels_log_fn_t lc_klog_hook;
 
 static const char *const lc_isa_names[LC_ISA_LAST] = {"base", "avx2", "avx512", "gfni"};
@@ -78,21 +85,6 @@ static lc_isa_t lc_isa_from_bits(unsigned bits)
 static void lc_cpu_init_once(void)
 {
     lc_cpu_feature_bits = lc_cpu_detect();
-    lc_isa_t best = lc_isa_from_bits(lc_cpu_feature_bits);
-    lc_active_isa = best;
-    const char *env = getenv("LINCOLL_KERNEL_ISA");
-    if (env != NULL && *env != '\0') {
-        lc_isa_t forced;
-        if (lc_isa_parse(env, &forced) != LINCOLL_OK) {
-            lc_kwarn("LINCOLL_KERNEL_ISA=%s is not one of base|avx2|avx512|gfni; using %s", env,
-                     lc_isa_names[best]);
-        } else if (forced > best) {
-            lc_kwarn("LINCOLL_KERNEL_ISA=%s is not supported by this CPU; using %s", env,
-                     lc_isa_names[best]);
-        } else {
-            lc_active_isa = forced;
-        }
-    }
 }
 
 unsigned lc_cpu_features(void)
@@ -111,9 +103,46 @@ int lc_cpu_supports(lc_isa_t isa)
     return isa >= LC_ISA_BASE && isa <= lc_cpu_best_isa();
 }
 
+/* Hand each setting to what uses it (runs under no lock: like
+ * lc_kernel_isa_set, callers configure before they compute). */
+static void lc_settings_apply(const lc_kernel_settings_t *s)
+{
+    lc_isa_t best = lc_cpu_best_isa();
+    lc_settings = *s;
+    if (lc_settings.gemm_threads < 1) lc_settings.gemm_threads = 1;
+    if (lc_settings.gemm_threads > LC_KERNELS_MAX_GEMM_THREADS) {
+        lc_settings.gemm_threads = LC_KERNELS_MAX_GEMM_THREADS;
+    }
+    lc_active_isa = s->isa >= LC_ISA_BASE && s->isa < (int)best ? (lc_isa_t)s->isa : best;
+    lc_gf_set_stream_bytes(lc_settings.gf_stream_bytes);
+    lc_gemm_set_threads(lc_settings.gemm_threads);
+}
+
+static void lc_settings_init_once(void)
+{
+    lc_kernel_settings_t s = lc_settings;
+    lc_kernels_initial_settings(&s);
+    lc_settings_apply(&s);
+}
+
+void lc_kernels_configure(const lc_kernel_settings_t *s)
+{
+    /* the initial settings first, so they never land on top of these */
+    pthread_once(&lc_settings_once, lc_settings_init_once);
+    if (s != NULL) {
+        lc_settings_apply(s);
+    }
+}
+
+lc_kernel_settings_t lc_kernels_settings(void)
+{
+    pthread_once(&lc_settings_once, lc_settings_init_once);
+    return lc_settings;
+}
+
 lc_isa_t lc_kernel_isa(void)
 {
-    pthread_once(&lc_cpu_once, lc_cpu_init_once);
+    pthread_once(&lc_settings_once, lc_settings_init_once);
     return lc_active_isa;
 }
 

@@ -2,15 +2,18 @@
  * kernels/kernels.h: what every kernel family shares.
  *
  * CPU feature detection and the ISA ladder (base < avx2 < avx512 < gfni),
- * the LINCOLL_KERNEL_ISA override, and a log hook.  kernels/ never includes
- * core/: core installs the log hook (lc_kernels_set_log) when the library is
- * loaded; without it, errors go to stderr.
+ * the kernels' settings, and a log hook.  kernels/ never includes core/ and
+ * reads no environment variable: core installs the log hook
+ * (lc_kernels_set_log) when the library is loaded (without it, errors go to
+ * stderr) and hands the settings of its configuration table over with
+ * lc_kernels_configure().
  */
 #ifndef LC_KERNELS_H
 #define LC_KERNELS_H
 
 #include <lincoll/log.h>
 #include <lincoll/status.h>
+#include <stddef.h>
 
 /** Instruction-set levels, in increasing order.  Each includes the ones below. */
 typedef enum lc_isa {
@@ -46,9 +49,43 @@ lc_isa_t lc_cpu_best_isa(void);
 /** Non-zero when this CPU can run code of level @p isa. */
 int lc_cpu_supports(lc_isa_t isa);
 
+/** Most threads one GEMM call splits into (lc_kernel_settings_t.gemm_threads). */
+#define LC_KERNELS_MAX_GEMM_THREADS 64
+
+/** What the kernels can be told (core/base/config.c: LINCOLL_KERNEL_ISA,
+ *  LINCOLL_GF_STREAM_BYTES, LINCOLL_GEMM_THREADS). */
+typedef struct lc_kernel_settings {
+    int isa;                /* an lc_isa_t to dispatch to, or -1: the best the CPU supports
+                               (a level above it is clamped to it) */
+    size_t gf_stream_bytes; /* GF(2^8) lincomb streams its outputs from this working set
+                               ((k + r) * len bytes) on; 0 = 3/4 of the last-level cache,
+                               at most 24 MiB */
+    int gemm_threads;       /* threads of one GEMM call, 1..LC_KERNELS_MAX_GEMM_THREADS */
+} lc_kernel_settings_t;
+
 /**
- * The level kernels dispatch to: LINCOLL_KERNEL_ISA when set (clamped to what
- * the CPU supports, with a warning), otherwise lc_cpu_best_isa().  Read once.
+ * Apply @p s (core calls it each time it loads its configuration: at
+ * lincoll_init).  Dispatch choices the families cache at first use (gemm,
+ * reduce, crc32c kernels) keep the ISA they were made with.
+ */
+void lc_kernels_configure(const lc_kernel_settings_t *s);
+
+/**
+ * The settings kernels start from when they run before anything configured
+ * them (the public kernel APIs work without lincoll_init): called once,
+ * lazily, before the first dispatch.  Provided by the library's configuration
+ * table (core/base/config.c), which reads the variables; kernels only
+ * reference the symbol, so a program linking the static library gets the
+ * table's values too.  Must not call back into lc_kernel_isa().
+ */
+void lc_kernels_initial_settings(lc_kernel_settings_t *s);
+
+/** The settings in force (loading the initial ones first). */
+lc_kernel_settings_t lc_kernels_settings(void);
+
+/**
+ * The level kernels dispatch to: the configured isa (clamped to what the CPU
+ * supports), otherwise lc_cpu_best_isa().
  */
 lc_isa_t lc_kernel_isa(void);
 

@@ -3,7 +3,9 @@
  * (in the spirit of ucx_info).
  *
  *   lincoll_info        version, build options, transports, kernel dispatch
- *   lincoll_info -c     every LINCOLL_* variable with its type, default, doc
+ *   lincoll_info -c     every LINCOLL_* variable with its type, default, doc;
+ *                       then the UCX_* variables lincoll sets, with the value
+ *                       UCX gets and why lincoll sets it
  *   lincoll_info -t     the topology as lincoll sees it; under a launcher
  *                       (lincoll-run, mpirun, srun --mpi=pmix) every rank
  *                       initializes lincoll and rank 0 prints one "rank:"
@@ -41,14 +43,42 @@ static void print_summary(void)
     printf("# reduce kernels:    %s\n", lincoll_reduce_variant());
 }
 
+/* A UCX variable lincoll sets unless the environment does (type "ucx"):
+ * current is the value UCX gets, default_value lincoll's. */
+static void print_ucx_var(const lincoll_config_var_t *v, int *header)
+{
+    if (!*header) {
+        printf("#\n# ---- UCX variables lincoll sets before UCX starts, each only when the "
+               "environment\n# ---- does not set it (then the environment's value wins)\n");
+        *header = 1;
+    }
+    printf("#\n# %s\n", v->doc);
+    printf("# lincoll sets: %s\n", v->default_value);
+    const char *env = getenv(v->name);
+    if (env != NULL) {
+        printf("%s=%s   (from the environment)\n", v->name, env);
+    } else if (v->current != NULL && v->current[0] == '(') {
+        printf("# %s: set by lincoll: %s\n", v->name, v->current);
+    } else if (v->current != NULL) {
+        printf("%s=%s   (set by lincoll)\n", v->name, v->current);
+    } else {
+        printf("# %s: not set by lincoll here (UCX's default)\n", v->name);
+    }
+}
+
 static int print_config(void)
 {
     size_t n = lincoll_config_var_count();
     int bad = lincoll_config_check() != LINCOLL_OK;
+    int ucx_header = 0;
     for (size_t i = 0; i < n; i++) {
         lincoll_config_var_t v;
         if (lincoll_config_var(i, &v) != LINCOLL_OK) {
             return 1;
+        }
+        if (strcmp(v.type, "ucx") == 0) {
+            print_ucx_var(&v, &ucx_header);
+            continue;
         }
         printf("#\n# %s\n", v.doc);
         printf("# type: %s%s%s\n", v.type, v.values ? ", values: " : "", v.values ? v.values : "");
@@ -61,13 +91,24 @@ static int print_config(void)
     return bad;
 }
 
+/* The value the environment gives a configuration variable, as the
+ * library's table reports it, or NULL. */
+static const char *config_value(const char *name)
+{
+    for (size_t i = 0, n = lincoll_config_var_count(); i < n; i++) {
+        lincoll_config_var_t v;
+        if (lincoll_config_var(i, &v) == LINCOLL_OK && strcmp(v.name, name) == 0) return v.current;
+    }
+    return NULL;
+}
+
 /* Started by a launcher as one of several ranks? */
 static int under_launcher(void)
 {
-    static const char *const vars[] = {"LINCOLL_RANK", "LINCOLL_BOOTSTRAP", "PMIX_NAMESPACE"};
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-        if (v != NULL && *v != '\0') {
+    const char *vals[] = {config_value("LINCOLL_RANK"), config_value("LINCOLL_BOOTSTRAP"),
+                          getenv("PMIX_NAMESPACE")};
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        if (vals[i] != NULL && *vals[i] != '\0') {
             return 1;
         }
     }
@@ -125,7 +166,8 @@ static void usage(const char *prog)
 {
     printf("usage: %s [-c] [-t] [-h]\n"
            "  (none)  version, build options, transports, kernel dispatch\n"
-           "  -c      every LINCOLL_* configuration variable with its documentation\n"
+           "  -c      every LINCOLL_* configuration variable with its documentation, and\n"
+           "          the UCX_* variables lincoll sets\n"
            "  -t      topology: cores, NUMA nodes, NICs, GPUs, binding; under a launcher\n"
            "          also the host, binding and NIC of every rank\n",
            prog);

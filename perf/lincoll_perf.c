@@ -475,6 +475,19 @@ static void print_header(const perf_opts_t *o)
            rule);
 }
 
+/* Started by a launcher: lincoll-run's LINCOLL_RANK (as the library's
+ * configuration table shows it) or PMIx. */
+static int lc_perf_launched(void)
+{
+    size_t n = lincoll_config_var_count();
+    for (size_t i = 0; i < n; i++) {
+        lincoll_config_var_t v;
+        if (lincoll_config_var(i, &v) == LINCOLL_OK && strcmp(v.name, "LINCOLL_RANK") == 0)
+            return v.current != NULL || getenv("PMIX_NAMESPACE") != NULL;
+    }
+    return getenv("PMIX_NAMESPACE") != NULL;
+}
+
 /* pair: the point-to-point tests' last column ("0-1", ..., "all"), else NULL */
 static void print_row(const perf_opts_t *o, int P, int ports, size_t size, const perf_result_t *r,
                       const char *pair)
@@ -567,7 +580,7 @@ int main(int argc, char **argv)
     }
     /* "-t reduce" is the reduction-kernel benchmark in a lone process and the
      * reduce collective under a launcher; reduce_kernel / reduce_coll pick one */
-    int launched = getenv("LINCOLL_RANK") != NULL || getenv("PMIX_NAMESPACE") != NULL;
+    int launched = lc_perf_launched();
     int kernel_reduce =
         strcmp(o.test, "reduce_kernel") == 0 || (strcmp(o.test, "reduce") == 0 && !launched);
     if (strcmp(o.test, "reduce_coll") == 0) {

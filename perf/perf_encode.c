@@ -39,10 +39,22 @@
 static double cal_alpha = -1, cal_tau = -1;
 static const char *cal_src = "shift";
 
-/* alpha and tau from LINCOLL_MODEL_ALPHA / LINCOLL_MODEL_BW when both are set */
+/* The value of a configuration variable the environment sets, as the
+ * library's table reports it (lincoll_config_var), or NULL. */
+static const char *config_value(const char *name)
+{
+    for (size_t i = 0, n = lincoll_config_var_count(); i < n; i++) {
+        lincoll_config_var_t v;
+        if (lincoll_config_var(i, &v) == LINCOLL_OK && strcmp(v.name, name) == 0) return v.current;
+    }
+    return NULL;
+}
+
+/* alpha and tau from LINCOLL_MODEL_ALPHA / LINCOLL_MODEL_BW when both are set
+ * (lincoll_init has checked them: they parse as positive numbers) */
 static int env_model(void)
 {
-    const char *a = getenv("LINCOLL_MODEL_ALPHA"), *b = getenv("LINCOLL_MODEL_BW");
+    const char *a = config_value("LINCOLL_MODEL_ALPHA"), *b = config_value("LINCOLL_MODEL_BW");
     if (a == NULL || b == NULL) return 0;
     double av = atof(a), bv = atof(b);
     if (!(av > 0) || !(bv > 0)) return 0;

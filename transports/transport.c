@@ -1,7 +1,7 @@
 /*
  * transports/transport.c: the transport log hook.
  */
-#include "transports/transport.h"
+#include "transport.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -90,6 +90,19 @@ extern lc_tl_log_fn_t lc_tl_log;
 #define lc_tl_info(...)  lc_tl_log(LINCOLL_LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
 #define lc_tl_debug(...) lc_tl_log(LINCOLL_LOG_DEBUG, __FILE__, __LINE__, __VA_ARGS__)
 
+/** A UCX variable the ucx transport sets before it starts UCX, unless the
+ *  environment already sets it.  Which ones, and why, is core's
+ *  configuration table (core/base/config.c; lincoll_info -c prints it). */
+typedef struct lc_tl_ucx_var {
+    const char *name;  /* full name, "UCX_..." */
+    const char *value; /* NULL: params->net_devices (the topology's NIC choice, which
+                          already leaves a UCX_NET_DEVICES of the environment alone) */
+    int in_env;        /* 1: setenv() before ucp_config_read (UCX reads transport
+                          options only from the environment); 0: ucp_config_modify */
+} lc_tl_ucx_var_t;
+
+#define LC_TL_UCX_MAX_VARS 8
+
 /** Parameters of init(). */
 typedef struct lc_tl_params {
     int rank;                /* this process's world rank */
@@ -97,6 +110,8 @@ typedef struct lc_tl_params {
     int err_mode_peer;       /* ucx: endpoints with UCP_ERR_HANDLING_MODE_PEER */
     const char *net_devices; /* ucx: UCX_NET_DEVICES override, or NULL */
     void *sim_world;         /* sim: the shared world (lc_sim_world_create) */
+    unsigned n_ucx_vars;     /* ucx: UCX variables to set, in this order */
+    lc_tl_ucx_var_t ucx_vars[LC_TL_UCX_MAX_VARS];
 } lc_tl_params_t;
 
 /** Counters a transport keeps (sim measures rounds; ucx counts traffic). */

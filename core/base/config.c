@@ -1,8 +1,12 @@
 /*
- * core/base/config.c: the LINCOLL_* variable table and its parsers.
+ * core/base/config.c: the LINCOLL_* variable table and its parsers, the
+ * kernels' settings taken from it, and the table of UCX variables lincoll
+ * sets for its ucx transport.  The only reader of LINCOLL_* variables.
  */
 #include "core/base/config.h"
 #include "core/base/log.h"
+#include "kernels/kernels.h"
+#include "transports/transport.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -264,24 +268,6 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
     return LINCOLL_ERR_INTERNAL;
 }
 
-lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg)
-{
-    size_t n;
-    const lc_config_field_t *t = lc_config_table(&n);
-    for (size_t i = 0; i < n; i++) {
-        if (strcmp(t[i].name, name) != 0) continue;
-        const char *v = getenv(name);
-        if (lc_config_parse_field(&t[i], v != NULL ? v : t[i].dflt, cfg) != LINCOLL_OK) {
-            /* keep the table's default, so the caller's cfg stays valid */
-            lc_config_parse_field(&t[i], t[i].dflt, cfg);
-            return LINCOLL_ERR_INVALID;
-        }
-        return LINCOLL_OK;
-    }
-    lc_error("lc_config_reread: %s is not in the table", name);
-    return LINCOLL_ERR_INTERNAL;
-}
-
 lincoll_status_t lc_config_load(lc_config_t *cfg)
 {
     size_t n;
@@ -304,22 +290,191 @@ lincoll_status_t lc_config_load(lc_config_t *cfg)
     return status;
 }
 
-/* ---- public introspection (lincoll_info -c) ---------------------------- */
-
-size_t lincoll_config_var_count(void)
+static const lc_config_field_t *lc_config_find(const char *name)
 {
     size_t n;
+    const lc_config_field_t *t = lc_config_table(&n);
+    for (size_t i = 0; name != NULL && i < n; i++) {
+        if (strcmp(t[i].name, name) == 0) return &t[i];
+    }
+    return NULL;
+}
+
+lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg)
+{
+    const lc_config_field_t *f = lc_config_find(name);
+    if (f == NULL || cfg == NULL) {
+        lc_error("lc_config_reread: %s is not a variable of the table (or cfg is NULL)",
+                 name != NULL ? name : "(null)");
+        return LINCOLL_ERR_INVALID;
+    }
+    const char *v = getenv(f->name);
+    if (v != NULL && lc_config_parse_field(f, v, cfg) == LINCOLL_OK) {
+        return LINCOLL_OK;
+    }
+    /* unset, or bad (logged): the default */
+    if (lc_config_parse_field(f, f->dflt, cfg) != LINCOLL_OK) {
+        return LINCOLL_ERR_INTERNAL;
+    }
+    return v == NULL ? LINCOLL_OK : LINCOLL_ERR_INVALID;
+}
+
+/* ---- kernels' settings ------------------------------------------------- */
+
+static void lc_config_kernel_settings(const lc_config_t *cfg, lc_kernel_settings_t *s)
+{
+    s->isa = cfg->kernel_isa > 0 ? cfg->kernel_isa - 1 : -1; /* 0 is auto */
+    s->gf_stream_bytes = cfg->gf_stream_bytes;
+    s->gemm_threads = (int)cfg->gemm_threads;
+    if (s->isa >= 0 && !lc_cpu_supports((lc_isa_t)s->isa)) {
+        /* once per value: the lazy load and every lincoll_init come here */
+        static int warned = -1;
+        if (__atomic_exchange_n(&warned, s->isa, __ATOMIC_RELAXED) != s->isa) {
+            lc_warn("LINCOLL_KERNEL_ISA=%s is not supported by this CPU; using %s",
+                    lc_isa_name((lc_isa_t)s->isa), lc_isa_name(lc_cpu_best_isa()));
+        }
+    }
+}
+
+void lc_config_push_kernels(const lc_config_t *cfg)
+{
+    lc_kernel_settings_t s;
+    lc_config_kernel_settings(cfg, &s);
+    lc_kernels_configure(&s);
+}
+
+/* Kernels used before (or without) lincoll_init ask for this once: the
+ * table's kernel variables, each parsed by the table's rules (a bad value is
+ * logged and its default used). */
+void lc_kernels_initial_settings(lc_kernel_settings_t *s)
+{
+    static const char *const vars[] = {"LINCOLL_KERNEL_ISA", "LINCOLL_GF_STREAM_BYTES",
+                                       "LINCOLL_GEMM_THREADS"};
+    lc_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        (void)lc_config_reread(vars[i], &cfg);
+    }
+    lc_config_kernel_settings(&cfg, s);
+}
+
+/* ---- UCX variables lincoll sets ---------------------------------------- */
+
+/* Each is set only when the environment does not set it (a user's value
+ * wins), and only under its condition.  The ucx transport applies them in
+ * this order (lc_tl_params_t.ucx_vars). */
+static const lc_config_ucx_var_t lc_config_ucx_vars[] = {
+    {"UCX_MM_ERROR_HANDLING", "y", LC_UCX_WHEN_ERR_PEER | LC_UCX_WHEN_SHM, 1,
+     "keeps posix/sysv shared memory under endpoint error handling (UCX 1.13 drops it "
+     "otherwise); set with LINCOLL_UCX_ERR_MODE=peer when UCX_TLS is unset or names shared "
+     "memory (mm, sm, posix, sysv, all)"},
+    {"UCX_TLS", "^posix", LC_UCX_WHEN_ALWAYS, 1,
+     "shared memory through sysv only: with the RMA and AMO features UCX 1.13 gives every "
+     "endpoint lanes on both sysv and posix, and each ucp_worker_progress then polls a second, "
+     "always empty receive FIFO (~50 instructions, ~5 ns per 8-byte message); "
+     "lincoll_mem_alloc memory is sysv first anyway (UCX_ALLOC_PRIO)"},
+    {"UCX_KEEPALIVE_INTERVAL", "inf", LC_UCX_WHEN_ERR_PEER, 1,
+     "with error handling UCX's keepalive reads the clock in every ucp_worker_progress (5-10 "
+     "ns per 8-byte ping-pong) to find a dead shared-memory peer after 20-40 s; the "
+     "executor's no-progress timeout (LINCOLL_TIMEOUT) and the /proc liveness check already "
+     "end such waits, and tcp reports a dead peer through its socket.  Set with "
+     "LINCOLL_UCX_ERR_MODE=peer"},
+    {"UCX_TCP_TX_SEG_SIZE", "256k", LC_UCX_WHEN_ALWAYS, 1,
+     "tcp moves large messages as fragments of one segment each (8 KiB by default in UCX "
+     "1.13); 256 KiB segments carry a 4 MiB tag message at 6.5-7.3 GB/s over loopback against "
+     "3.8-4.4 GB/s, small-message latency unchanged, resident memory within 0.5 MiB"},
+    {"UCX_TCP_RX_SEG_SIZE", "256k", LC_UCX_WHEN_ALWAYS, 1,
+     "the receive side of UCX_TCP_TX_SEG_SIZE"},
+    {"UCX_NET_DEVICES", NULL, LC_UCX_WHEN_ALWAYS, 0,
+     "the NIC(s) nearest to each rank, chosen at lincoll_init by the topology (lincoll_info -t "
+     "shows the choice); left to UCX when the topology finds none"},
+    {"UCX_MAX_EAGER_LANES", "2", LC_UCX_WHEN_ERR_PEER | LC_UCX_WHEN_NO_SHM, 0,
+     "with error handling UCX 1.13 selects no rendezvous RMA lanes on tcp, so large messages "
+     "travel as active-message fragments on one lane; two active-message bandwidth lanes win "
+     "back most of it (+25-40% at 4 MiB over loopback).  Set with LINCOLL_UCX_ERR_MODE=peer "
+     "when UCX_TLS excludes shared memory (else UCX would add a tcp lane to local peers)"},
+};
+
+const lc_config_ucx_var_t *lc_config_ucx_table(size_t *count_p)
+{
+    *count_p = sizeof(lc_config_ucx_vars) / sizeof(lc_config_ucx_vars[0]);
+    return lc_config_ucx_vars;
+}
+
+/* Does @p v apply under @p cfg and the UCX_TLS of the environment now? */
+static int lc_config_ucx_applies(const lc_config_ucx_var_t *v, const lc_config_t *cfg)
+{
+    const char *tls = getenv("UCX_TLS");
+    int shm = tls == NULL || strstr(tls, "mm") || strstr(tls, "sm") || strstr(tls, "posix") ||
+              strstr(tls, "sysv") || strstr(tls, "all");
+    if ((v->when & LC_UCX_WHEN_ERR_PEER) && cfg->ucx_err_mode != LC_UCX_ERR_PEER) return 0;
+    if ((v->when & LC_UCX_WHEN_SHM) && !shm) return 0;
+    if ((v->when & LC_UCX_WHEN_NO_SHM) && shm) return 0;
+    return 1;
+}
+
+void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp)
+{
+    size_t n;
+    const lc_config_ucx_var_t *t = lc_config_ucx_table(&n);
+    tp->n_ucx_vars = 0;
+    for (size_t i = 0; i < n && tp->n_ucx_vars < LC_TL_UCX_MAX_VARS; i++) {
+        if (lc_config_ucx_applies(&t[i], cfg)) {
+            tp->ucx_vars[tp->n_ucx_vars++] =
+                (lc_tl_ucx_var_t){.name = t[i].name, .value = t[i].value, .in_env = t[i].in_env};
+        }
+    }
+}
+
+/* ---- public introspection (lincoll_info -c) ---------------------------- */
+
+/* The LINCOLL_* variables, then the UCX_* variables lincoll sets (type
+ * "ucx": default_value is lincoll's value, current the value UCX gets: the
+ * environment's, else lincoll's when its condition holds under this
+ * configuration, else NULL for UCX's own default; a value in parentheses
+ * describes one lincoll_init works out). */
+size_t lincoll_config_var_count(void)
+{
+    size_t n, nu;
     lc_config_table(&n);
-    return n;
+    lc_config_ucx_table(&nu);
+    return n + nu;
+}
+
+static lincoll_status_t lc_config_ucx_var(size_t index, lincoll_config_var_t *var)
+{
+    size_t nu;
+    const lc_config_ucx_var_t *u = &lc_config_ucx_table(&nu)[index];
+    /* LINCOLL_UCX_ERR_MODE without logging: lincoll_config_check reports it */
+    const lc_config_field_t *f = lc_config_find("LINCOLL_UCX_ERR_MODE");
+    const char *v = getenv(f->name);
+    int mode = v != NULL ? lc_enum_index(f->values, v) : -1;
+    lc_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.ucx_err_mode = mode >= 0 ? mode : lc_enum_index(f->values, f->dflt);
+    var->name = u->name;
+    var->type = "ucx";
+    var->default_value = u->value != NULL ? u->value : "(the topology's choice at lincoll_init)";
+    var->values = NULL;
+    var->doc = u->doc;
+    var->current = getenv(u->name);
+    if (var->current == NULL && lc_config_ucx_applies(u, &cfg)) {
+        var->current = var->default_value; /* "(...)": known only at lincoll_init */
+    }
+    return LINCOLL_OK;
 }
 
 lincoll_status_t lincoll_config_var(size_t index, lincoll_config_var_t *var)
 {
-    size_t n;
+    size_t n, nu;
     const lc_config_field_t *t = lc_config_table(&n);
-    if (var == NULL || index >= n) {
-        lc_error("lincoll_config_var: index %zu out of range [0, %zu) or var NULL", index, n);
+    lc_config_ucx_table(&nu);
+    if (var == NULL || index >= n + nu) {
+        lc_error("lincoll_config_var: index %zu out of range [0, %zu) or var NULL", index, n + nu);
         return LINCOLL_ERR_INVALID;
+    }
+    if (index >= n) {
+        return lc_config_ucx_var(index - n, var);
     }
     static const char *const type_names[] = {"string", "int",  "size",  "seconds",
                                              "bool",   "enum", "number"};

@@ -2,8 +2,12 @@
  * core/base/config.h: the one declared table of LINCOLL_* variables.
  *
  * Every variable has a name, a type, a default and a doc string, and is
- * parsed once (lc_config_load) into an lc_config_t.  A bad value is an
- * error that names the variable.  lincoll_info -c prints the table.
+ * parsed once (lc_config_load) into an lc_config_t; lc_config_reread parses
+ * one again where a variable is read at every call.  A bad value is an error
+ * that names the variable.  Nothing else reads LINCOLL_* variables: kernels
+ * get theirs through lc_config_push_kernels / lc_kernels_initial_settings,
+ * the ucx transport the UCX variables lincoll sets through
+ * lc_config_ucx_params.  lincoll_info -c prints both tables.
  */
 #ifndef LC_CONFIG_H
 #define LC_CONFIG_H
@@ -28,7 +32,7 @@ typedef struct lc_config {
     long ports;                /* LINCOLL_PORTS; 0 = automatic */
     int plan_dump;             /* LINCOLL_PLAN_DUMP */
     int kernel_isa;            /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
-    size_t gf_stream_bytes;    /* LINCOLL_GF_STREAM_BYTES (read by kernels/gf itself) */
+    size_t gf_stream_bytes;    /* LINCOLL_GF_STREAM_BYTES (to the kernels: lc_config_push_kernels) */
     int bootstrap_kind;        /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
     char bootstrap[256];       /* LINCOLL_BOOTSTRAP host:port of the TCP store */
     long rank;                 /* LINCOLL_RANK, -1 unset */
@@ -44,7 +48,7 @@ typedef struct lc_config {
     double model_bw;           /* LINCOLL_MODEL_BW: bytes/s per port */
     double model_compute_bw;   /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
     double model_flops;        /* LINCOLL_MODEL_FLOPS: flop/s of the local GEMM */
-    long gemm_threads;         /* LINCOLL_GEMM_THREADS (read by kernels/gemm; validated here) */
+    long gemm_threads;         /* LINCOLL_GEMM_THREADS (to the kernels: lc_config_push_kernels) */
     /* Forced algorithms by name ("auto" or a registry name): each family
      * rereads its variable through the table (lc_config_reread) when it
      * compiles a plan, so a program may change it between calls. */
@@ -77,16 +81,48 @@ const lc_config_field_t *lc_config_table(size_t *count_p);
 /** Parse every variable from the environment into @p cfg (defaults first). */
 lincoll_status_t lc_config_load(lc_config_t *cfg);
 
-/** Parse the variable @p name again from the environment into @p cfg (its
- *  default when unset); LINCOLL_ERR_INVALID (logged, naming it) for a bad
- *  value, which leaves the default in @p cfg. */
-lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg);
-
 /** Parse one value of @p field from @p text into @p cfg (tests and fuzzers use it). */
 lincoll_status_t lc_config_parse_field(const lc_config_field_t *field, const char *text,
                                        lc_config_t *cfg);
 
 /** Parse "64", "64k", "4M", "1g" into bytes. */
 lincoll_status_t lc_parse_size(const char *text, size_t *out);
+
+/**
+ * Parse the one variable @p name (full name, "LINCOLL_...") from the
+ * environment into its field of @p cfg, by the table's parser and rules, for
+ * variables read at every call (LINCOLL_<OP>_ALGO at every *_init).  Unset:
+ * the default, LINCOLL_OK.  A bad value: logged (naming the variable), the
+ * default stored, LINCOLL_ERR_INVALID.  Other fields of @p cfg are untouched.
+ */
+lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg);
+
+/** Hand the kernel settings of @p cfg (ISA, GF streaming, GEMM threads) to kernels/. */
+void lc_config_push_kernels(const lc_config_t *cfg);
+
+/* ---- UCX variables lincoll sets for its ucx transport ------------------ */
+
+/* Conditions of an entry (all must hold); 0: always. */
+enum {
+    LC_UCX_WHEN_ALWAYS = 0,
+    LC_UCX_WHEN_ERR_PEER = 1 << 0, /* LINCOLL_UCX_ERR_MODE=peer */
+    LC_UCX_WHEN_SHM = 1 << 1,      /* UCX_TLS unset or naming shared memory */
+    LC_UCX_WHEN_NO_SHM = 1 << 2,   /* UCX_TLS set and naming no shared memory */
+};
+
+typedef struct lc_config_ucx_var {
+    const char *name;  /* "UCX_..." */
+    const char *value; /* what lincoll sets; NULL: the topology's NIC choice */
+    unsigned when;     /* LC_UCX_WHEN_* */
+    int in_env;        /* set in the environment (else through ucp_config_modify) */
+    const char *doc;   /* why lincoll sets it, and when */
+} lc_config_ucx_var_t;
+
+/** The table and its length (each entry applies only when the environment does not set it). */
+const lc_config_ucx_var_t *lc_config_ucx_table(size_t *count_p);
+
+struct lc_tl_params;
+/** Fill @p tp's ucx_vars with the entries that apply under @p cfg and the environment now. */
+void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp);
 
 #endif

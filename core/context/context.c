@@ -60,9 +60,7 @@ static void lc_apply_config(lincoll_context_t *ctx, const lincoll_init_params_t 
             ctx->timeout = params->timeout;
         }
     }
-    if (ctx->cfg.kernel_isa > 0) {
-        lc_kernel_isa_set((lc_isa_t)(ctx->cfg.kernel_isa - 1));
-    }
+    lc_config_push_kernels(&ctx->cfg);
 }
 
 static lincoll_status_t lc_exchange_addresses(lincoll_context_t *ctx)
@@ -128,6 +126,7 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
         .size = ctx->size,
         .err_mode_peer = ctx->cfg.ucx_err_mode == LC_UCX_ERR_PEER,
     };
+    lc_config_ucx_params(&ctx->cfg, &tp);
     st = lc_topo_setup(ctx, params, &tp); /* bind, pick the NIC, before UCX starts */
     if (st != LINCOLL_OK) {
         goto err_boot;

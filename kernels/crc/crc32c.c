@@ -5,11 +5,11 @@
  * SSE4.2 variant is chosen when the CPU has it and LINCOLL_KERNEL_ISA does
  * not force base (lc_kernel_isa()).
  */
-#include "kernels/crc/crc32c.h"
+#include "crc32c.h"
 
 #include <pthread.h>
 
-#include "kernels/kernels.h"
+#include "../kernels.h"
 
 #define LC_CRC32C_POLY 0x82F63B78u
 

@@ -3,7 +3,7 @@
  * 8 bytes per instruction (compiled with -msse4.2; called only on CPUs that
  * have it, see crc32c.c).
  */
-#include "kernels/crc/crc32c.h"
+#include "crc32c.h"
 
 #include <nmmintrin.h>
 #include <string.h>

@@ -8,9 +8,9 @@
  * Cost: 12 FMAs per k step per tile.
  * Restrictions: needs AVX2 + FMA; built with -mavx2 -mfma.
  */
-#include "kernels/gemm/gemm_kernels.h"
+#include "gemm_kernels.h"
 
-#include "kernels/gemm/gemm_pack_avx.h"
+#include "gemm_pack_avx.h"
 
 #include <immintrin.h>
 

@@ -15,9 +15,9 @@
  *   float  48x8: kc=384, mc=144 (12 KiB of Bp, 216 KiB of Ap); measured here,
  *                kc=256 (double) and kc=384 (float) beat larger kc by 5-10 %.
  */
-#include "kernels/gemm/gemm_kernels.h"
+#include "gemm_kernels.h"
 
-#include "kernels/gemm/gemm_pack_avx.h"
+#include "gemm_pack_avx.h"
 
 #include <immintrin.h>
 
@@ -80,7 +80,7 @@ static void lc_dpack8_avx512(int64_t kb, const void *src_, int64_t ld, void *dst
 #define LC_PF_A                 (LC_PF_A_STEPS * 24)
 #define LC_UKR_NAME             lc_dgemm_ukr_avx512_24x8
 #define LC_UKR_NARROW           lc_dgemm_ukr_avx512_narrow
-#include "kernels/gemm/gemm_ukr_tmpl.h"
+#include "gemm_ukr_tmpl.h"
 #undef LC_T
 #undef LC_V
 #undef LC_VL
@@ -119,7 +119,7 @@ static void lc_dpack8_avx512(int64_t kb, const void *src_, int64_t ld, void *dst
 #define LC_PF_A                 (LC_PF_A_STEPS * 48)
 #define LC_UKR_NAME             lc_sgemm_ukr_avx512_48x8
 #define LC_UKR_NARROW           lc_sgemm_ukr_avx512_narrow
-#include "kernels/gemm/gemm_ukr_tmpl.h"
+#include "gemm_ukr_tmpl.h"
 
 /* Registration: {double, float}; mc % mr == 0, nc % nr == 0. */
 const lc_gemm_kernel_t lc_gemm_kernels_avx512[2] = {

@@ -9,7 +9,7 @@
  * Cost: 2 m n k flops, no blocking: a test oracle, not a fast path.
  * Restrictions: float and double only; C must not overlap A or B.
  */
-#include "kernels/gemm/gemm_kernels.h"
+#include "gemm_kernels.h"
 
 #include <stddef.h>
 

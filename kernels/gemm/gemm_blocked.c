@@ -24,11 +24,11 @@
  *                        -> jr (nr)  : B micro-panel (L1)
  *                        -> ir (mr)  : A micro-panel, micro-kernel
  *
- * Threads: LINCOLL_GEMM_THREADS=N splits C into N bands (columns when n >= m,
- * rows otherwise, aligned to NR/MR) that run the loop nest independently, each
- * with its own packing buffers.  Calls below ~8 Mflop stay single-threaded.
+ * Threads: the kernels' gemm_threads (LINCOLL_GEMM_THREADS) = N splits C into N bands (columns when
+ * n >= m, rows otherwise, aligned to NR/MR) that run the loop nest independently, each with its own
+ * packing buffers.  Calls below ~8 Mflop stay single-threaded.
  */
-#include "kernels/gemm/gemm_kernels.h"
+#include "gemm_kernels.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -83,12 +83,12 @@ void lc_gemm_set_hook(lc_gemm_hook_t fn, void *arg)
 
 #define LC_T     double
 #define LC_FN(x) lc_d##x
-#include "kernels/gemm/gemm_blocked_tmpl.h"
+#include "gemm_blocked_tmpl.h"
 #undef LC_T
 #undef LC_FN
 #define LC_T     float
 #define LC_FN(x) lc_s##x
-#include "kernels/gemm/gemm_blocked_tmpl.h"
+#include "gemm_blocked_tmpl.h"
 #undef LC_T
 #undef LC_FN
 
@@ -121,7 +121,7 @@ static void *lc_gemm_band_thread(void *arg)
     return NULL;
 }
 
-#define LC_GEMM_MAX_THREADS 64
+#define LC_GEMM_MAX_THREADS LC_KERNELS_MAX_GEMM_THREADS
 
 lincoll_status_t lc_gemm_blocked(const lc_gemm_kernel_t *kr, int threads, lincoll_trans_t ta,
                                  lincoll_trans_t tb, int64_t m, int64_t n, int64_t k, double alpha,
@@ -211,18 +211,15 @@ static void lc_gemm_dispatch_init(void)
             i--;
         lc_gemm_active[d] = lc_gemm_kernel(i, dt);
     }
-    const char *env = getenv("LINCOLL_GEMM_THREADS");
-    if (env != NULL && *env != '\0') {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end != '\0' || v < 1) {
-            lc_kwarn("LINCOLL_GEMM_THREADS=%s is not a positive integer; using 1", env);
-            v = 1;
-        }
-        lc_gemm_nthreads = v > LC_GEMM_MAX_THREADS ? LC_GEMM_MAX_THREADS : (int)v;
-    }
     lc_kdebug("gemm: double kernel %s, float kernel %s, %d thread(s)", lc_gemm_active[0]->name,
               lc_gemm_active[1]->name, lc_gemm_nthreads);
+}
+
+void lc_gemm_set_threads(int threads)
+{
+    lc_gemm_nthreads = threads < 1                     ? 1
+                       : threads > LC_GEMM_MAX_THREADS ? LC_GEMM_MAX_THREADS
+                                                       : threads;
 }
 
 const lc_gemm_kernel_t *lc_gemm_kernel_active(lincoll_dtype_t dtype)

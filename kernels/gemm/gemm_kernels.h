@@ -28,7 +28,7 @@
 #ifndef LC_GEMM_KERNELS_H
 #define LC_GEMM_KERNELS_H
 
-#include "kernels/kernels.h"
+#include "../kernels.h"
 
 #include <lincoll/gemm.h>
 #include <stdint.h>
@@ -102,7 +102,10 @@ lincoll_status_t lc_gemm_with(const lc_gemm_kernel_t *kr, int threads, lincoll_l
                               int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                               int64_t ldb, double beta, void *c, int64_t ldc);
 
-/** LINCOLL_GEMM_THREADS (default 1, clamped to [1, 64]), read once. */
+/** Threads of one lincoll_gemm call: the kernels' gemm_threads (default 1). */
 int lc_gemm_threads(void);
+
+/** Set them (clamped to [1, LC_KERNELS_MAX_GEMM_THREADS]); lc_kernels_configure calls it. */
+void lc_gemm_set_threads(int threads);
 
 #endif

@@ -9,7 +9,7 @@
  * Cost: whatever the compiler makes of 32 scalar accumulators (SSE2 at best).
  * Restrictions: none.
  */
-#include "kernels/gemm/gemm_kernels.h"
+#include "gemm_kernels.h"
 
 #define LC_UKR_BASE_DEFINE(T, NAME)                                                                \
     static void NAME(int64_t m, int64_t n, int64_t k, const void *alpha_p, const void *ap,         \

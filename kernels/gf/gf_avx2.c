@@ -11,7 +11,7 @@
  * Restrictions: 16 ymm registers, so at most 6 (GF(2^8)) or 4 outputs per
  * block; tails below one block run the base code.
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <immintrin.h>
 

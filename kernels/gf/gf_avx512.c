@@ -28,7 +28,7 @@
  * 4 vpmuludq + ~15 ops (+ ~20 per output for the fold).
  * Restrictions: tails below one block run the base code.
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <immintrin.h>
 
@@ -131,7 +131,7 @@ LC_AI void gf16_mac(__m512i *yl, __m512i *yh, gf16_coef_t a, gf16_src_t x)
 #define GF8_NV(R)   2
 #define GF16_RMAX   8
 #define GF16_NV(R)  1
-#include "kernels/gf/gf_simd512_tmpl.h"
+#include "gf_simd512_tmpl.h"
 
 /* ------------------------------------------------------------ p < 2^31 */
 

@@ -11,7 +11,7 @@
  * Goldilocks: one 64x64->128 multiply and reduction per term.
  * Restrictions: dst must not overlap src; wide elements element-aligned.
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <string.h>
 

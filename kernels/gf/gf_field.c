@@ -12,7 +12,7 @@
  * Restrictions: other prime powers and primes in [2^31, 2^64) other than
  * Goldilocks are rejected as unsupported.
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -30,7 +30,7 @@
  * Restrictions: the tail below 64 bytes (GF(2^8)) or 128 bytes (GF(2^16))
  * runs the base code.
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <immintrin.h>
 
@@ -122,4 +122,4 @@ static inline __attribute__((always_inline)) void gf16_mac(__m512i *yl, __m512i 
 #define GF16_NV(R)        2
 #define GF16_SPLIT_KMAX   32 /* layout scratch 32 x 256 bytes on the stack */
 #define GF16_SPLIT_MAXLEN ((size_t)256 * 1024)
-#include "kernels/gf/gf_simd512_tmpl.h"
+#include "gf_simd512_tmpl.h"

@@ -17,7 +17,7 @@
 
 #include <lincoll/gf.h>
 
-#include "kernels/kernels.h"
+#include "../kernels.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -225,9 +225,11 @@ LC_GF_DECLARE_VARIANTS(gfp64, avx512)
 extern size_t lc_gf_tune_pf[LC_ISA_LAST];
 /* Working set ((k + r) * len) from which the AVX-512/GFNI GF(2^8) lincomb
  * streams its outputs (non-temporal stores): 3/4 of the last-level cache,
- * at most 24 MiB (gf_lincomb.c).  A variable so tests and benchmarks can
- * move it. */
+ * at most 24 MiB (gf_lincomb.c), or the kernels' gf_stream_bytes.  A variable so tests and
+ * benchmarks can move it. */
 extern size_t lc_gf_nt_bytes;
+/** Set lc_gf_nt_bytes (0: the default above); lc_kernels_configure calls it. */
+void lc_gf_set_stream_bytes(size_t bytes);
 /* Bit 0 of a row kernel's pf argument (distances are multiples of 64):
  * write the outputs with non-temporal stores. */
 #define LC_GF_PF_NT ((size_t)1)

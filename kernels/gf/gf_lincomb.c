@@ -11,7 +11,7 @@
  * coefficient beyond the matrix copy); dispatch is one table lookup per call.
  * Restrictions: r <= LINCOLL_GF_MAX_R, k <= LINCOLL_GF_MAX_K.
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,31 +35,24 @@ size_t lc_gf_tune_pf[LC_ISA_LAST] = {
 /* 3/4 of the last-level cache, as glibc's memcpy chooses its non-temporal
  * threshold, capped at 24 MiB: sysconf reports the whole package's L3 (384
  * MiB on this Zen 5 VM), of which one core uses one CCD's 32 MiB.  Set
- * before main() so a test or benchmark may override it. */
+ * before main() so a test or benchmark may override it; the kernels'
+ * settings (gf_stream_bytes, LINCOLL_GF_STREAM_BYTES) replace it. */
 #define LC_GF_NT_CAP ((size_t)24 << 20)
 size_t lc_gf_nt_bytes = LC_GF_NT_CAP;
+static size_t lc_gf_nt_auto = LC_GF_NT_CAP;
 
-/* LINCOLL_GF_STREAM_BYTES (bytes, k/m/g suffix; 0 or unset: the default).
- * A malformed value keeps the default here; lincoll_init reports it. */
 __attribute__((constructor)) static void lc_gf_nt_init(void)
 {
     long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (l3 > 0 && (size_t)l3 / 4 * 3 < LC_GF_NT_CAP) {
-        lc_gf_nt_bytes = (size_t)l3 / 4 * 3;
+        lc_gf_nt_auto = (size_t)l3 / 4 * 3;
     }
-    const char *env = getenv("LINCOLL_GF_STREAM_BYTES");
-    if (env != NULL && *env >= '0' && *env <= '9') {
-        char *end;
-        unsigned long long v = strtoull(env, &end, 10);
-        int shift = *end == 'k' || *end == 'K'   ? 10
-                    : *end == 'm' || *end == 'M' ? 20
-                    : *end == 'g' || *end == 'G' ? 30
-                                                 : 0;
-        end += shift != 0;
-        if (*end == '\0' && v > 0 && v < (1ULL << (63 - shift))) {
-            lc_gf_nt_bytes = (size_t)(v << shift);
-        }
-    }
+    lc_gf_nt_bytes = lc_gf_nt_auto;
+}
+
+void lc_gf_set_stream_bytes(size_t bytes)
+{
+    lc_gf_nt_bytes = bytes != 0 ? bytes : lc_gf_nt_auto;
 }
 
 static const lc_gf_variant_t lc_gf_variants[LC_GF_KIND_LAST][LC_ISA_LAST] = {

@@ -12,7 +12,7 @@
  * Restrictions: matrices are row-major uint64_t elements; sizes must fit the
  * field (distinct points).
  */
-#include "kernels/gf/gf_kernels.h"
+#include "gf_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

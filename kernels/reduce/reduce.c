@@ -8,7 +8,7 @@
  * Cost: one table lookup and a few compares per call on top of the kernel.
  * Restrictions: dst may equal a or b; no partial overlap.
  */
-#include "kernels/reduce/reduce_kernels.h"
+#include "reduce_kernels.h"
 
 #include <pthread.h>
 #include <string.h>

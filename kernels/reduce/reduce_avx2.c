@@ -9,13 +9,13 @@
  * Cost: memory bound for large counts: 2 loads + 1 store per element.
  * Restrictions: AVX2 (+ F16C for float16); dst may equal a or b.
  */
-#include "kernels/reduce/reduce_kernels.h"
+#include "reduce_kernels.h"
 
 #include <immintrin.h>
 
 #define LC_RS_FN(SUF, OPN) lc_reduce_avx2_##SUF##_##OPN
 #define LC_RS_FILL_GENERIC lc_reduce_fill_avx2_generic
-#include "kernels/reduce/reduce_simd_tmpl.h"
+#include "reduce_simd_tmpl.h"
 
 #define LC_F_SUM(x, y)  _mm256_add_ps(x, y)
 #define LC_F_PROD(x, y) _mm256_mul_ps(x, y)
@@ -55,7 +55,7 @@ static inline void lc_f16x8_store(uint16_t *p, __m256 f)
 #define LC_HF_VEC          __m256
 #define LC_HF_LANES        8
 #define LC_HF_FN(SUF, OPN) lc_reduce_avx2_##SUF##_##OPN
-#include "kernels/reduce/reduce_half_tmpl.h"
+#include "reduce_half_tmpl.h"
 
 LC_HALF_ALL(f16, lc_f16x8_load, lc_f16x8_store, lc_f16_to_f32, lc_f32_to_f16)
 LC_HALF_ALL(bf16, lc_bf16x8_load, lc_bf16x8_store, lc_bf16_to_f32, lc_f32_to_bf16)

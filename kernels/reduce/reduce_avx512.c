@@ -9,13 +9,13 @@
  * Cost: memory bound for large counts: 2 loads + 1 store per element.
  * Restrictions: AVX-512 F/BW/VL/DQ; dst may equal a or b.
  */
-#include "kernels/reduce/reduce_kernels.h"
+#include "reduce_kernels.h"
 
 #include <immintrin.h>
 
 #define LC_RS_FN(SUF, OPN) lc_reduce_avx512_##SUF##_##OPN
 #define LC_RS_FILL_GENERIC lc_reduce_fill_avx512_generic
-#include "kernels/reduce/reduce_simd_tmpl.h"
+#include "reduce_simd_tmpl.h"
 
 #define LC_F_SUM(x, y)  _mm512_add_ps(x, y)
 #define LC_F_PROD(x, y) _mm512_mul_ps(x, y)
@@ -54,7 +54,7 @@ static inline void lc_f16x16_store(uint16_t *p, __m512 f)
 #define LC_HF_VEC          __m512
 #define LC_HF_LANES        16
 #define LC_HF_FN(SUF, OPN) lc_reduce_avx512_##SUF##_##OPN
-#include "kernels/reduce/reduce_half_tmpl.h"
+#include "reduce_half_tmpl.h"
 
 LC_HALF_ALL(f16, lc_f16x16_load, lc_f16x16_store, lc_f16_to_f32, lc_f32_to_f16)
 LC_HALF_ALL(bf16, lc_bf16x16_load, lc_bf16x16_store, lc_bf16_to_f32, lc_f32_to_bf16)

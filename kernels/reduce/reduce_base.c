@@ -8,8 +8,8 @@
  * Cost: one pass, count * (2 loads + 1 store).
  * Restrictions: dst may equal a or b, no partial overlap.
  */
-#include "kernels/reduce/reduce_kernels.h"
-#include "kernels/reduce/reduce_ops.h"
+#include "reduce_kernels.h"
+#include "reduce_ops.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
  * vectors per iteration, then a scalar tail with the reference conversions;
  * every block loads before it stores, so dst may equal a or b.
  */
-#include "kernels/reduce/reduce_ops.h"
+#include "reduce_ops.h"
 
 #define LC_HALF_DEFINE(SUF, LOAD, STORE, TO, FROM, OPN)                                            \
     static void LC_HF_FN(SUF, OPN)(void *d_, const void *a_, const void *b_, size_t n)             \

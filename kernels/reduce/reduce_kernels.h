@@ -11,7 +11,7 @@
 #ifndef LC_REDUCE_KERNELS_H
 #define LC_REDUCE_KERNELS_H
 
-#include "kernels/kernels.h"
+#include "../kernels.h"
 
 #include <lincoll/reduce.h>
 #include <stddef.h>

@@ -10,7 +10,7 @@
  * match the reference bit for bit.  Loads and stores go through memcpy (unaligned),
  * and every block loads before it stores, so dst may equal a or b.
  */
-#include "kernels/reduce/reduce_ops.h"
+#include "reduce_ops.h"
 
 #include <string.h>
 

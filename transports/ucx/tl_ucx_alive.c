@@ -2,7 +2,7 @@
  * transports/ucx/tl_ucx_alive.c: liveness of peer processes on this host,
  * from /proc (see tl_ucx_alive.h).
  */
-#include "transports/ucx/tl_ucx_alive.h"
+#include "tl_ucx_alive.h"
 
 #include <errno.h>
 #include <fcntl.h>
