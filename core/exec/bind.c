@@ -12,9 +12,9 @@
  * identity, the window keys this rank offers, and their packed remote keys.
  * A rank offers a window when its memory allows it (a user slot must be
  * lincoll memory; the transport maps it into this process through
- * rkey_ptr), every buffer of the plan is lincoll memory (zero copy is for
- * calls over lincoll memory; scratch windows cost shared-memory segments)
- * and its keys fit the record.  Every rank computes the same
+ * rkey_ptr), a scratch window only when every buffer of the plan is
+ * lincoll memory (zero copy is for calls over lincoll memory; scratch
+ * windows cost shared-memory segments), and its keys fit the record.  Every rank computes the same
  * verdict from the same records: the AND of the offered keys, and nothing at
  * all unless every record comes from this host.  The family then binds the
  * candidate whose windows were agreed (or a tag plan when none was), so
@@ -225,9 +225,9 @@ lincoll_status_t lc_bind_prepare(lincoll_comm_t *comm, const lc_plan_t *ir,
     size_t used = LC_BIND_HDR;
     uint32_t nblobs = 0;
     lincoll_status_t st = LINCOLL_OK;
-    /* zero copy is for calls over lincoll memory: a plan whose buffers are
-     * not (all of them) offers nothing, not even its scratch windows (each
-     * would cost shared-memory segments per plan) */
+    /* zero copy is for calls over lincoll memory: scratch windows (each costs
+     * shared-memory segments per plan) only where every buffer of the plan is
+     * lincoll memory; a window over a user slot where that slot is */
     int lincoll_mem = 1;
     for (unsigned i = 0; i < ir->nslots; i++) {
         const lc_slot_t *sl = &ir->slots[i];
@@ -235,7 +235,7 @@ lincoll_status_t lc_bind_prepare(lincoll_comm_t *comm, const lc_plan_t *ir,
             (sl->ptr == NULL || lc_mem_find(ctx, sl->ptr, sl->size) == NULL))
             lincoll_mem = 0;
     }
-    for (unsigned i = 0; st == LINCOLL_OK && lincoll_mem && i < ir->nwins; i++) {
+    for (unsigned i = 0; st == LINCOLL_OK && i < ir->nwins; i++) {
         const lc_win_decl_t *d = &ir->wins[i];
         if (d->key < 0 || d->key >= LC_BIND_MAX_KEYS || b->win[d->key] != NULL) {
             lc_error("plan %s: window key %d is out of range or repeated", ir->algorithm, d->key);
@@ -243,6 +243,7 @@ lincoll_status_t lc_bind_prepare(lincoll_comm_t *comm, const lc_plan_t *ir,
             break;
         }
         void *base = NULL;
+        if (d->kind == LC_WIN_SCRATCH && !lincoll_mem) continue;
         if (d->kind == LC_WIN_USER) {
             base = ir->slots[d->slot].ptr;
             /* only lincoll memory is mapped by the peers */

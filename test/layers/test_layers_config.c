@@ -199,19 +199,20 @@ static void test_reread(void **state)
     long ports = cfg.ports;
     unsetenv("LINCOLL_ALLREDUCE_ALGO");
     assert_int_equal(lc_config_reread("LINCOLL_ALLREDUCE_ALGO", &cfg), LINCOLL_OK);
-    assert_int_equal(cfg.algo_allreduce, 0); /* auto */
+    assert_string_equal(cfg.algo_allreduce, "auto");
     assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "RING", 1), 0);
     assert_int_equal(lc_config_reread("LINCOLL_ALLREDUCE_ALGO", &cfg), LINCOLL_OK);
-    assert_int_equal(cfg.algo_allreduce, 2); /* auto|rhd|ring|binomial */
-    assert_int_equal(cfg.ports, ports);      /* nothing else touched */
+    assert_string_equal(cfg.algo_allreduce, "RING"); /* names are checked by the registry */
+    assert_int_equal(cfg.ports, ports);              /* nothing else touched */
+    unsetenv("LINCOLL_ALLREDUCE_ALGO");
 
     /* a bad value: one error naming the variable, the default stored */
-    assert_int_equal(setenv("LINCOLL_ALLREDUCE_ALGO", "strassen", 1), 0);
-    assert_int_equal(lc_config_reread("LINCOLL_ALLREDUCE_ALGO", &cfg), LINCOLL_ERR_INVALID);
-    assert_int_equal(cfg.algo_allreduce, 0);
+    assert_int_equal(setenv("LINCOLL_ALGO_FALLBACK", "strassen", 1), 0);
+    assert_int_equal(lc_config_reread("LINCOLL_ALGO_FALLBACK", &cfg), LINCOLL_ERR_INVALID);
+    assert_int_equal(cfg.algo_fallback, 0);
     assert_int_equal(nlines, 1);
-    assert_non_null(strstr(lines[0], "LINCOLL_ALLREDUCE_ALGO=strassen"));
-    unsetenv("LINCOLL_ALLREDUCE_ALGO");
+    assert_non_null(strstr(lines[0], "LINCOLL_ALGO_FALLBACK=strassen"));
+    unsetenv("LINCOLL_ALGO_FALLBACK");
 
     assert_int_equal(setenv("LINCOLL_TIMEOUT", "2.5", 1), 0);
     assert_int_equal(lc_config_reread("LINCOLL_TIMEOUT", &cfg), LINCOLL_OK);
