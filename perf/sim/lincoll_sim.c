@@ -289,6 +289,8 @@ typedef struct sim_limits {
     double time_s;    /* compile + run of one row */
     double gf_rate;   /* bytes/s of local compute assumed by the estimate */
     double msg_s;     /* seconds per message (send + receive in the sim) assumed */
+    double round_s;   /* seconds per rank and round (the executor's steps) assumed */
+    double flop_rate; /* flop/s of the local GEMMs assumed */
 } sim_limits_t;
 
 static void row_fail(sim_row_t *row, const char *status, const char *fmt, ...)
@@ -365,12 +367,13 @@ static void run_row(sim_world_t *sw, const sim_params_t *prm, int algo, const si
         goto out;
     }
     const double nmsg = (double)s0.msgs_sent * K;
-    const double est = tc * K + cb0 * K / lim->gf_rate + nmsg * lim->msg_s;
+    const double est = tc * K + cb0 * K / lim->gf_rate + fl0 * K / lim->flop_rate +
+                       nmsg * lim->msg_s + (double)s0.rounds * K * lim->round_s;
     if (est > lim->time_s) {
         row_fail(row, "infeasible",
-                 "estimated %.0f s (compile %.3f s per rank, %.2g B of local compute, %.3g "
-                 "messages), over the %.0f s limit (--time-limit)",
-                 est, tc, cb0 * K, nmsg, lim->time_s);
+                 "estimated %.0f s (compile %.3f s per rank, %.2g B of local compute, %.2g "
+                 "flops, %.3g messages, %u rounds x K), over the %.0f s limit (--time-limit)",
+                 est, tc, cb0 * K, fl0 * K, nmsg, s0.rounds, lim->time_s);
         goto out;
     }
     for (int r = 1; r < K; r++) {
@@ -821,7 +824,7 @@ int main(int argc, char **argv)
     int have_size = 0, comm_only = 0;
     sim_sweep_t sweep = {0, NULL, 0};
     lincoll_dtype_t dtype = LINCOLL_FLOAT;
-    sim_limits_t lim = {mem_available() * 0.8, 20.0, 1e9, 1.5e-6};
+    sim_limits_t lim = {mem_available() * 0.8, 20.0, 1e9, 1.5e-6, 4e-6, 5e9};
     enum {
         O_PROFILE = 256,
         O_ALPHA,
@@ -1126,9 +1129,6 @@ int main(int argc, char **argv)
             sim_row_t *row = &rows[nrows++];
             run_row(&sw, &prm, algos[i], &m, &lim, row);
             errors += strcmp(row->status, "error") == 0;
-            if (!row->ok && q_field == NULL && fmt == NULL)
-                fprintf(stderr, "%s: %s %s K=%d: %s (%s)\n", prog, row->op, row->algo, row->K,
-                        row->status, row->note);
             if (q_field != NULL) {
                 char b[300];
                 for (int cc = 0; cc < SIM_NCOLS; cc++)

@@ -503,6 +503,7 @@ struct sim_job {
     size_t in_bytes, out_bytes;
     lc_win_t **w1, **w2; /* zero-copy windows (handed to the plans) */
     size_t *counts;      /* RS/AG per-rank counts */
+    size_t *displs;      /* and their exclusive prefix sums */
     lincoll_matdesc_t da, db, dc;
     char note[128];
 };
@@ -631,7 +632,10 @@ static lc_coll_args_t sim_coll_args(const sim_job_t *j, int r)
                         .rop = LINCOLL_SUM,
                         .root = p->root,
                         .es = es};
-    if (p->op == SIM_REDUCE_SCATTER || p->op == SIM_ALLGATHER) a.counts = j->counts;
+    if (p->op == SIM_REDUCE_SCATTER || p->op == SIM_ALLGATHER) {
+        a.counts = j->counts;
+        a.displs = j->displs;
+    }
     if (p->op == SIM_BCAST) a.sbuf = NULL;
     return a;
 }
@@ -843,9 +847,12 @@ lincoll_status_t sim_job_create(const sim_params_t *prm, int algo, lincoll_conte
     } else if (st == LINCOLL_OK && sim_is_coll(prm->op)) {
         size_t es = lincoll_dtype_size(prm->dtype), n = prm->size / es;
         j->counts = calloc((size_t)K, sizeof(size_t));
-        if (j->counts == NULL) st = LINCOLL_ERR_NOMEM;
-        for (int r = 0; st == LINCOLL_OK && r < K; r++)
+        j->displs = calloc((size_t)K + 1, sizeof(size_t));
+        if (j->counts == NULL || j->displs == NULL) st = LINCOLL_ERR_NOMEM;
+        for (int r = 0; st == LINCOLL_OK && r < K; r++) {
             j->counts[r] = n / (size_t)K + ((size_t)r < n % (size_t)K);
+            j->displs[r + 1] = j->displs[r] + j->counts[r];
+        }
         snprintf(j->note, sizeof(j->note), "%s", lincoll_dtype_name(prm->dtype));
         if (st == LINCOLL_OK && a->kind == K_COLL_ZC) {
             j->lincoll_mem = 1;
@@ -1046,6 +1053,7 @@ void sim_job_destroy(sim_job_t *j)
     free(j->lost);
     free(j->survivors);
     free(j->counts);
+    free(j->displs);
     if (j->field) lincoll_gf_field_destroy(j->field);
     free(j);
 }
