@@ -818,7 +818,7 @@ int main(int argc, char **argv)
 {
     const char *op_s = NULL, *algo_s = "all", *field_s = NULL, *fmt = NULL, *profile = NULL;
     const char *plot = NULL, *alpha_s = NULL, *beta_s = NULL, *gamma_s = NULL, *flops_s = NULL;
-    long K = 0, p = 0, data_k = 0, n_lost = 0, root = 0, layers = 0;
+    long K = 0, p = 0, have_K = 0, data_k = 0, n_lost = 0, root = 0, layers = 0;
     int64_t mm_n = 0;
     size_t size = 0;
     int have_size = 0, comm_only = 0;
@@ -864,6 +864,7 @@ int main(int argc, char **argv)
     const char *q_field = NULL;
     int c;
     opterr = 0;
+    lincoll_log_set_handler(sim_log, NULL); /* library lines: -v, or a row's note */
     while ((c = getopt_long(argc, argv, ":t:K:p:s:A:q:f:n:vh", lopts, NULL)) != -1) {
         switch (c) {
         case 't':
@@ -872,6 +873,7 @@ int main(int argc, char **argv)
         case 'K':
             if (parse_int(optarg, LONG_MIN, LONG_MAX, &K) != 0)
                 die("-K %s: expected an integer", optarg);
+            have_K = 1;
             break;
         case 'p':
             if (parse_int(optarg, 1, 64, &p) != 0) die("-p %s: expected 1..64 ports", optarg);
@@ -976,8 +978,8 @@ int main(int argc, char **argv)
         die("-t %s: unknown operation (encode, rs_encode, repair, allreduce, reduce_scatter, "
             "allgather, bcast, reduce, matmul)",
             op_s);
-    if (sweep.var != 'K' && K == 0) die("-K: missing (number of virtual ranks)");
-    if (sweep.var == 'K' && K != 0) die("-K %ld: give either -K or --sweep K=..., not both", K);
+    if (sweep.var != 'K' && !have_K) die("-K: missing (number of virtual ranks)");
+    if (sweep.var == 'K' && have_K) die("-K %ld: give either -K or --sweep K=..., not both", K);
     if (sweep.var == 's' && have_size) die("-s: give either -s or --sweep s=..., not both");
     if (plot != NULL && sweep.var == 0) die("--plot %s: needs --sweep", plot);
     if (q_field != NULL) {
@@ -1090,7 +1092,6 @@ int main(int argc, char **argv)
                     sim_algo_name(op, algos[i]));
         }
     }
-    lincoll_log_set_handler(sim_log, NULL);
     /* a forced algorithm comes from -A only */
     static const char *const algo_vars[] = {"LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO",
                                             "LINCOLL_ALLGATHER_ALGO", "LINCOLL_BCAST_ALGO",
