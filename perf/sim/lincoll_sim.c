@@ -538,8 +538,9 @@ static void print_table_header(const sim_model_t *m)
            m->name, m->alpha, m->beta, m->beta > 0 ? 1e-9 / m->beta : INFINITY, m->gamma, m->flops);
     printf("# pred_us = rounds*alpha + (c2 + moved)*beta + compute*gamma + flops/F (measured "
            "rounds and c2; compute, moved, flops: the busiest rank's plan)\n");
-    printf("%-15s %-14s %6s %2s %9s %7s %12s %12s %9s %12s %10s %-14s %s\n", "op", "algo", "K", "p",
-           "size", "rounds", "c2", "bytes_max", "msgs_max", "pred_us", "plan_us", "choice", "note");
+    printf("%-15s %-14s %6s %2s %9s %7s %12s %12s %12s %9s %9s %12s %10s %-14s %s\n", "op", "algo",
+           "K", "p", "size", "rounds", "c2", "bytes_max", "bytes_mean", "msgs_max", "msgs_mean",
+           "pred_us", "plan_us", "choice", "note");
 }
 
 static void print_table(const sim_row_t *w)
@@ -548,10 +549,11 @@ static void print_table(const sim_row_t *w)
         printf("%-15s %-14s %6d %2d %9zu %s: %s\n", w->op, w->algo, w->K, w->p, w->size, w->status,
                w->note);
     } else {
-        printf("%-15s %-14s %6d %2d %9zu %7u %12llu %12llu %9llu %12.4g %10.4g %-14s %s\n", w->op,
-               w->algo, w->K, w->p, w->size, w->rounds, (unsigned long long)w->c2,
-               (unsigned long long)w->bytes_max, (unsigned long long)w->msgs_max, w->pred_us,
-               w->plan_us, w->choice, w->note);
+        printf("%-15s %-14s %6d %2d %9zu %7u %12llu %12llu %12.6g %9llu %9.6g %12.4g %10.4g %-14s "
+               "%s\n",
+               w->op, w->algo, w->K, w->p, w->size, w->rounds, (unsigned long long)w->c2,
+               (unsigned long long)w->bytes_max, w->bytes_mean, (unsigned long long)w->msgs_max,
+               w->msgs_mean, w->pred_us, w->plan_us, w->choice, w->note);
     }
     fflush(stdout);
 }
