@@ -324,8 +324,8 @@ static void run_row(sim_world_t *sw, const sim_params_t *prm, int algo, const si
     sim_algo_setup_cost(prm, algo, &setup_s, &setup_b);
     if (setup_s > lim->time_s || setup_b > lim->mem_bytes) {
         row_fail(row, "infeasible",
-                 "setting up would take ~%.0f s and ~%.1f GiB (zero-copy windows: every rank maps "
-                 "every peer), over the limits (--time-limit %.0f, --max-mem)",
+                 "would take ~%.0f s and ~%.1f GiB (zero-copy: K^2 mapped peer pairs, flag waits "
+                 "the one-thread sim spins on), over the limits (--time-limit %.0f, --max-mem)",
                  setup_s, setup_b / 1073741824.0, lim->time_s);
         return;
     }
@@ -746,6 +746,7 @@ static void usage(FILE *f)
         "    -h              this text.\n"
         "\n"
         "OUTPUT\n"
+        "    size       -s in bytes (matmul: 0; n and the grid are in the note).\n"
         "    rounds     global rounds that carried a message (lc_sim_world_rounds).\n"
         "    c2         sum over those rounds of the largest message or put, bytes.\n"
         "    bytes_max, msgs_max, bytes_mean, msgs_mean: sent per rank (max and mean over\n"
@@ -764,7 +765,9 @@ static void usage(FILE *f)
         "               on the tag transport (zero-copy needs lincoll memory on one node);\n"
         "               for matmul, for the row's distribution.\n"
         "    status     ok, or infeasible (the note says why: K, field, memory, time) or\n"
-        "               error.  Numeric columns of such rows read nan.\n"
+        "               error.  Numeric columns of such rows read nan (also with -q).\n"
+        "    note       the field (encode family), dtype (collectives), n and grid (matmul),\n"
+        "               or why the row did not run.\n"
         "\n"
         "PROFILES\n"
         "    Text, one 'key value' per line, '#' comments: name, alpha (s per round),\n"

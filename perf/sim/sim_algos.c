@@ -468,7 +468,7 @@ int sim_algo_check(const sim_params_t *prm, int algo, char *why, size_t len)
     return 0;
 }
 
-/* zero-copy windows: every rank unpacks every peer's keys (K^2 per window) */
+/* zero-copy windows: every rank maps every peer (K^2 pairs per window) */
 static int sim_algo_nwins(const sim_alg_t *a)
 {
     if (a->kind == K_ENC_ZC) return a->aux ? 2 : 1;
@@ -480,8 +480,10 @@ void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, dou
 {
     const sim_alg_t *a = sim_alg(prm->op, algo);
     const double K = prm->K, w = a ? sim_algo_nwins(a) : 0;
-    /* measured on the sim: ~30 us and ~200 bytes per (rank, peer) pair of a
-     * window (keys, signal counters, mapped pointers) */
+    /* measured on the sim: ~200 bytes per (rank, peer) pair of a window (keys,
+     * signal counters, mapped pointers), and ~30 us per pair of run time: a
+     * wait on a peer's flag spins (core/context/win.c) before it gives up,
+     * and in the one-thread sim the peer cannot set it meanwhile */
     *seconds = w * K * K * 30e-6;
     *bytes = w * K * K * 200.0;
     if (a != NULL && (a->kind == K_ENC_UNIV || a->kind == K_ENC_ZC)) *bytes += 8.0 * K * K;

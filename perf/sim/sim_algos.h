@@ -66,8 +66,9 @@ size_t sim_algo_unit(const sim_params_t *prm, int algo);
  * (one line) in why: checked without compiling anything. */
 int sim_algo_check(const sim_params_t *prm, int algo, char *why, size_t len);
 
-/* Estimated seconds and bytes sim_job_create() takes before any plan is
- * compiled (window exchanges, matrices), to refuse a row before starting it. */
+/* Estimated seconds and bytes a row costs beyond what rank 0's plan shows
+ * (zero-copy windows between all K^2 pairs of ranks, matrices), to refuse
+ * a row before setting it up. */
 void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, double *bytes);
 
 /* The shared data of one (parameters, algorithm) on K virtual ranks. */
