@@ -836,11 +836,11 @@ lincoll_status_t sim_job_create(const sim_params_t *prm, int algo, lincoll_conte
                 for (int i = 0; st == LINCOLL_OK && i < k; i++)
                     j->survivors[i] = prm->n_lost + i;
             }
-            snprintf(j->note, sizeof(j->note), "GF(%llu) k=%d%s", (unsigned long long)q, k,
-                     a->kind == K_REPAIR ? "" : "");
             if (a->kind == K_REPAIR)
                 snprintf(j->note, sizeof(j->note), "GF(%llu) k=%d lost=%d", (unsigned long long)q,
                          k, prm->n_lost);
+            else
+                snprintf(j->note, sizeof(j->note), "GF(%llu) k=%d", (unsigned long long)q, k);
         }
         if (st == LINCOLL_OK && a->kind == K_ENC_ZC) {
             j->lincoll_mem = 1;
