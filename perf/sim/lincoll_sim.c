@@ -321,12 +321,13 @@ static void run_row(sim_world_t *sw, const sim_params_t *prm, int algo, const si
         return;
     }
     double setup_s, setup_b;
-    sim_algo_setup_cost(prm, algo, &setup_s, &setup_b);
+    char what[128] = "";
+    sim_algo_setup_cost(prm, algo, &setup_s, &setup_b, what, sizeof(what));
     if (setup_s > lim->time_s || setup_b > lim->mem_bytes) {
         row_fail(row, "infeasible",
-                 "would take ~%.0f s and ~%.1f GiB (zero-copy: K^2 mapped peer pairs, flag waits "
-                 "the one-thread sim spins on), over the limits (--time-limit %.0f, --max-mem)",
-                 setup_s, setup_b / 1073741824.0, lim->time_s);
+                 "would take ~%.0f s and ~%.1f GiB (%s), over the limits (--time-limit %.0f, "
+                 "--max-mem)",
+                 setup_s, setup_b / 1073741824.0, what, lim->time_s);
         return;
     }
     sim_last_log[0] = '\0';

@@ -476,7 +476,8 @@ static int sim_algo_nwins(const sim_alg_t *a)
     return 0;
 }
 
-void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, double *bytes)
+void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, double *bytes,
+                         char *what, size_t len)
 {
     const sim_alg_t *a = sim_alg(prm->op, algo);
     const double K = prm->K, w = a ? sim_algo_nwins(a) : 0;
@@ -486,7 +487,17 @@ void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, dou
      * and in the one-thread sim the peer cannot set it meanwhile */
     *seconds = w * K * K * 30e-6;
     *bytes = w * K * K * 200.0;
+    snprintf(what, len, "%s",
+             w > 0 ? "zero-copy: K^2 mapped peer pairs, flag waits the one-thread sim spins on"
+                   : "matrices");
     if (a != NULL && (a->kind == K_ENC_UNIV || a->kind == K_ENC_ZC)) *bytes += 8.0 * K * K;
+    /* lincoll_encode_lagrange_init builds the K x K Lagrange matrix on every
+     * rank (lincoll_gf_matrix_lagrange, ~K^3 field operations, ~7 ns each
+     * here): K^4 for the K virtual ranks */
+    if (a != NULL && a->kind == K_ENC_LAG) {
+        *seconds += 7e-9 * K * K * K * K;
+        snprintf(what, len, "every rank builds the K x K Lagrange matrix at init, ~K^3");
+    }
 }
 
 /* ---- jobs ----------------------------------------------------------------- */

@@ -68,8 +68,9 @@ int sim_algo_check(const sim_params_t *prm, int algo, char *why, size_t len);
 
 /* Estimated seconds and bytes a row costs beyond what rank 0's plan shows
  * (zero-copy windows between all K^2 pairs of ranks, matrices), to refuse
- * a row before setting it up. */
-void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, double *bytes);
+ * a row before setting it up; what says where the cost comes from. */
+void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, double *bytes,
+                         char *what, size_t len);
 
 /* The shared data of one (parameters, algorithm) on K virtual ranks. */
 typedef struct sim_job sim_job_t;
