@@ -458,3 +458,59 @@ int lc_exec_can_map(const lincoll_comm_t *comm)
            ctx->tl_ops->mapped_put_is_store &&
            (ctx->boot->local_size < 0 || ctx->boot->local_size == ctx->size);
 }
+
+lincoll_status_t lc_bind_together(lincoll_comm_t **comms, int n, lc_plan_t **irs,
+                                  lincoll_plan_t **plans)
+{
+    int wins = 0;
+    for (int r = 0; r < n; r++) {
+        plans[r] = NULL;
+        wins |= irs[r] != NULL && irs[r]->nwins > 0;
+    }
+    lincoll_status_t first = LINCOLL_OK;
+    if (!wins) {
+        for (int r = 0; r < n; r++) {
+            lincoll_status_t st = irs[r] ? lc_bind_local(comms[r], irs[r], &plans[r]) : LINCOLL_OK;
+            irs[r] = NULL;
+            if (st != LINCOLL_OK && first == LINCOLL_OK) first = st;
+        }
+    } else {
+        lc_bind_t **b = calloc((size_t)n, sizeof(*b));
+        char *recs = calloc((size_t)n, LC_BIND_REC_BYTES);
+        lc_bind_shape_t shape = {{1, 2, 3}};
+        if (b == NULL || recs == NULL) first = LINCOLL_ERR_NOMEM;
+        for (int r = 0; r < n && first == LINCOLL_OK; r++) {
+            void *rec = NULL;
+            first = irs[r] != NULL ? lc_bind_prepare(comms[r], irs[r], &shape, &b[r], &rec)
+                                   : LINCOLL_ERR_INTERNAL;
+            if (first == LINCOLL_OK)
+                memcpy(recs + (size_t)r * LC_BIND_REC_BYTES, rec, LC_BIND_REC_BYTES);
+            free(rec);
+        }
+        for (int r = 0; r < n && first == LINCOLL_OK; r++) {
+            unsigned keys;
+            first = lc_bind_gathered(b[r], recs, &keys);
+            if (first == LINCOLL_OK && (keys & lc_bind_keys(irs[r])) != lc_bind_keys(irs[r]))
+                first = LINCOLL_ERR_UNSUPPORTED;
+        }
+        for (int r = 0; r < n; r++) {
+            if (first == LINCOLL_OK) {
+                lincoll_status_t st = lc_bind_finish(b[r], irs[r], &plans[r]);
+                if (st != LINCOLL_OK) first = st;
+            } else {
+                if (b != NULL) lc_bind_drop(b[r]);
+                lc_plan_destroy(irs[r]);
+            }
+            irs[r] = NULL;
+        }
+        free(b);
+        free(recs);
+    }
+    if (first != LINCOLL_OK) {
+        for (int r = 0; r < n; r++) {
+            lc_exec_free(plans[r]);
+            plans[r] = NULL;
+        }
+    }
+    return first;
+}

@@ -87,6 +87,12 @@ void lc_bind_drop(lc_bind_t *bind);
 /* prepare + one allgather of the records over comm + gathered. */
 lincoll_status_t lc_bind_agree(lincoll_comm_t *comm, const lc_plan_t *ir,
                                const lc_bind_shape_t *shape, lc_bind_t **bind_p, unsigned *keys_p);
+/* Bind the IRs of n ranks of one communicator that this thread drives
+ * (sim virtual ranks: comms[r] of rank r), exchanging their bind records by
+ * hand; takes irs (NULL entries: none, only without windows).  No plan is
+ * returned on error. */
+lincoll_status_t lc_bind_together(lincoll_comm_t **comms, int n, lc_plan_t **irs,
+                                  lincoll_plan_t **plans);
 /* Bits of the window keys of an IR. */
 unsigned lc_bind_keys(const lc_plan_t *ir);
 

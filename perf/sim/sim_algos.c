@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "core/coll/coll_int.h"
-#include "core/context/win.h"
+#include "core/exec/exec.h"
 #include "core/encode/encode_int.h"
 
 /* How an algorithm is compiled. */
@@ -84,24 +84,24 @@ static const sim_alg_t sim_algs[] = {
     {SIM_REPAIR, "prepare_shoot", K_REPAIR, LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, "prepare_shoot"},
     {SIM_REPAIR, "best_window", K_REPAIR, LINCOLL_ENCODE_ALGO_BEST_WINDOW, "best_window"},
     {SIM_REPAIR, "direct", K_REPAIR, LINCOLL_ENCODE_ALGO_DIRECT, "direct"},
-    {SIM_ALLREDUCE, "rhd", K_COLL, LC_ALGO_RHD, "rhd_allreduce"},
-    {SIM_ALLREDUCE, "ring", K_COLL, LC_ALGO_RING, "ring_allreduce"},
+    {SIM_ALLREDUCE, "rhd", K_COLL, 1, "rhd_allreduce"},
+    {SIM_ALLREDUCE, "ring", K_COLL, 2, "ring_allreduce"},
     {SIM_ALLREDUCE, "zcopy", K_COLL_ZC, ZC_ALLREDUCE, "zcopy_allreduce"},
     {SIM_ALLREDUCE, "zcopy_rd", K_COLL_ZC, ZC_RD_ALLREDUCE, "zcopy_rd_allreduce"},
-    {SIM_REDUCE_SCATTER, "rhd", K_COLL, LC_ALGO_RHD, "rhd_reduce_scatter"},
-    {SIM_REDUCE_SCATTER, "ring", K_COLL, LC_ALGO_RING, "ring_reduce_scatter"},
+    {SIM_REDUCE_SCATTER, "rhd", K_COLL, 1, "rhd_reduce_scatter"},
+    {SIM_REDUCE_SCATTER, "ring", K_COLL, 2, "ring_reduce_scatter"},
     {SIM_REDUCE_SCATTER, "zcopy", K_COLL_ZC, ZC_REDUCE_SCATTER, "zcopy_reduce_scatter"},
     {SIM_REDUCE_SCATTER, "zcopy_rh", K_COLL_ZC, ZC_RH_RS, "zcopy_rh_reduce_scatter"},
-    {SIM_ALLGATHER, "rhd", K_COLL, LC_ALGO_RHD, "rhd_allgather"},
-    {SIM_ALLGATHER, "ring", K_COLL, LC_ALGO_RING, "ring_allgather"},
+    {SIM_ALLGATHER, "rhd", K_COLL, 1, "rhd_allgather"},
+    {SIM_ALLGATHER, "ring", K_COLL, 2, "ring_allgather"},
     {SIM_ALLGATHER, "zcopy", K_COLL_ZC, ZC_ALLGATHER, "zcopy_allgather"},
     {SIM_ALLGATHER, "zcopy_rd", K_COLL_ZC, ZC_RD_ALLGATHER, "zcopy_rd_allgather"},
-    {SIM_BCAST, "rhd", K_COLL, LC_ALGO_RHD, "rhd_bcast"},
-    {SIM_BCAST, "binomial", K_COLL, LC_ALGO_BINOMIAL, "binomial_bcast"},
+    {SIM_BCAST, "rhd", K_COLL, 1, "rhd_bcast"},
+    {SIM_BCAST, "binomial", K_COLL, 3, "binomial_bcast"},
     {SIM_BCAST, "zcopy", K_COLL_ZC, ZC_DIRECT_BCAST, "zcopy_direct_bcast"},
     {SIM_BCAST, "zcopy_ring", K_COLL_ZC, ZC_BCAST, "zcopy_bcast"},
-    {SIM_REDUCE, "rhd", K_COLL, LC_ALGO_RHD, "rhd_reduce"},
-    {SIM_REDUCE, "binomial", K_COLL, LC_ALGO_BINOMIAL, "binomial_reduce"},
+    {SIM_REDUCE, "rhd", K_COLL, 1, "rhd_reduce"},
+    {SIM_REDUCE, "binomial", K_COLL, 3, "binomial_reduce"},
     {SIM_REDUCE, "zcopy", K_COLL_ZC, ZC_DIRECT_REDUCE, "zcopy_direct_reduce"},
     {SIM_REDUCE, "zcopy_ring", K_COLL_ZC, ZC_REDUCE, "zcopy_reduce"},
     {SIM_MATMUL, "ring1d", K_MATMUL, LINCOLL_MATMUL_RING, NULL},
@@ -514,9 +514,9 @@ struct sim_job {
     void **in, **out; /* per rank */
     int lincoll_mem;  /* in/out are lincoll_mem_alloc memory */
     size_t in_bytes, out_bytes;
-    lc_win_t **w1, **w2; /* zero-copy windows (handed to the plans) */
-    size_t *counts;      /* RS/AG per-rank counts */
-    size_t *displs;      /* and their exclusive prefix sums */
+    lincoll_plan_t **pre; /* zero-copy: every rank's plan, bound together at create */
+    size_t *counts;       /* RS/AG per-rank counts */
+    size_t *displs;       /* and their exclusive prefix sums */
     lincoll_matdesc_t da, db, dc;
     char note[128];
 };
@@ -612,26 +612,6 @@ static lincoll_status_t sim_job_bufs(sim_job_t *j, int r)
     return LINCOLL_OK;
 }
 
-/* windows over base[r] (NULL: transport scratch of lens[r]) on every rank, by hand */
-static lincoll_status_t sim_make_wins(sim_job_t *j, void **bases, const size_t *lens,
-                                      lc_win_t **wins)
-{
-    const int K = j->K;
-    void **blobs = calloc((size_t)K, sizeof(void *));
-    size_t *bl = calloc((size_t)K, sizeof(size_t));
-    lincoll_status_t st = (blobs && bl) ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
-    for (int r = 0; r < K && st == LINCOLL_OK; r++)
-        st = lc_win_prepare(j->comm[r], bases ? bases[r] : NULL, lens[r], &wins[r], &blobs[r],
-                            &bl[r]);
-    for (int r = 0; r < K && st == LINCOLL_OK; r++)
-        st = lc_win_attach(wins[r], (const void *const *)blobs, bl);
-    for (int r = 0; r < K && blobs; r++)
-        free(blobs[r]);
-    free(blobs);
-    free(bl);
-    return st;
-}
-
 static lc_coll_args_t sim_coll_args(const sim_job_t *j, int r)
 {
     const sim_params_t *p = &j->prm;
@@ -653,149 +633,74 @@ static lc_coll_args_t sim_coll_args(const sim_job_t *j, int r)
     return a;
 }
 
-/* zero-copy collective windows for every rank */
+/* zero-copy collective: every rank's IR from the registry (compiled for
+ * mapped peers), bound together (the bind records exchanged by hand) */
 static lincoll_status_t sim_zc_coll_setup(sim_job_t *j)
 {
     const int K = j->K;
-    size_t *l1 = calloc((size_t)K, sizeof(size_t)), *l2 = calloc((size_t)K, sizeof(size_t));
-    void **b1 = calloc((size_t)K, sizeof(void *)), **b2 = calloc((size_t)K, sizeof(void *));
-    lincoll_status_t st = (l1 && l2 && b1 && b2) ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
-    int two = 0, k = sim_log2_exact(K);
+    const lc_coll_alg_t *alg = NULL;
+    lc_plan_t **irs = calloc((size_t)K, sizeof(*irs));
+    lincoll_status_t st = irs ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
     for (int r = 0; r < K && st == LINCOLL_OK; r++) {
         st = sim_job_bufs(j, r);
         if (st != LINCOLL_OK) break;
         lc_coll_args_t a = sim_coll_args(j, r);
-        size_t n = a.total * a.es;
-        switch ((sim_zc_t)j->a->aux) {
-        case ZC_ALLREDUCE:
-            b1[r] = j->out[r], l1[r] = n, b2[r] = j->in[r], l2[r] = n, two = 1;
-            break;
-        case ZC_RD_ALLREDUCE:
-            l1[r] = 2 * (size_t)k * n;
-            break;
-        case ZC_REDUCE_SCATTER:
-            b1[r] = j->in[r], l1[r] = n;
-            break;
-        case ZC_RH_RS:
-            l1[r] = LC_ZC_DEPTH * lc_zc_ring_stride((size_t)k * n);
-            break;
-        case ZC_ALLGATHER:
-            b1[r] = j->out[r], l1[r] = n;
-            break;
-        case ZC_RD_ALLGATHER:
-            l1[r] = LC_ZC_DEPTH * lc_zc_ring_stride(n);
-            break;
-        case ZC_DIRECT_BCAST:
-            b1[r] = j->out[r], l1[r] = n;
-            break;
-        case ZC_BCAST:
-        case ZC_REDUCE:
-            l1[r] = lc_zc_small_winlen(&a, K, r);
-            break;
-        case ZC_DIRECT_REDUCE:
-            b1[r] = j->in[r], l1[r] = n;
-            b2[r] = r == j->prm.root ? j->out[r] : j->in[r], l2[r] = n, two = 1;
+        if (alg == NULL) alg = lc_coll_find(a.op, j->a->plan);
+        if (alg == NULL) {
+            st = LINCOLL_ERR_INTERNAL;
             break;
         }
+        lc_env_t env = lc_exec_env(j->comm[r], 1);
+        st = lc_coll_compile_any(alg, &env, &a, &irs[r]);
     }
-    if (st == LINCOLL_OK) st = sim_make_wins(j, b1, l1, j->w1);
-    if (st == LINCOLL_OK && two) st = sim_make_wins(j, b2, l2, j->w2);
-    free(l1), free(l2), free(b1), free(b2);
+    if (st == LINCOLL_OK) {
+        st = lc_bind_together(j->comm, K, irs, j->pre);
+    } else {
+        for (int r = 0; irs != NULL && r < K; r++)
+            lc_plan_destroy(irs[r]);
+    }
+    free(irs);
     return st;
 }
 
-static lincoll_status_t sim_zc_coll_compile(sim_job_t *j, int r, lincoll_plan_t **plan_p)
-{
-    lc_coll_args_t a = sim_coll_args(j, r);
-    const sim_zc_t z = (sim_zc_t)j->a->aux;
-    const int small = z == ZC_RD_ALLREDUCE || z == ZC_RH_RS || z == ZC_RD_ALLGATHER;
-    lincoll_plan_t *p = NULL;
-    lincoll_status_t st = lc_plan_create(j->comm[r], j->a->plan, small ? 1 : j->K - 1, &p);
-    if (st != LINCOLL_OK) return st;
-    p->elem_size = a.es;
-    p->wins = calloc(2, sizeof(*p->wins));
-    if (p->wins == NULL) {
-        lc_plan_destroy(p);
-        return LINCOLL_ERR_NOMEM;
-    }
-    lc_win_t *w1 = j->w1[r], *w2 = j->w2[r];
-    p->wins[p->nwins++] = w1;
-    if (w2 != NULL) p->wins[p->nwins++] = w2;
-    j->w1[r] = j->w2[r] = NULL; /* the plan owns them now */
-    switch (z) {
-    case ZC_ALLREDUCE:
-        st = lc_zc_allreduce_build(p, &a, w2, w1);
-        break;
-    case ZC_RD_ALLREDUCE:
-        st = lc_zc_rd_allreduce_build(p, &a, w1);
-        break;
-    case ZC_REDUCE_SCATTER:
-        st = lc_zc_reduce_scatter_build(p, &a, w1);
-        break;
-    case ZC_RH_RS:
-        st = lc_zc_rh_reduce_scatter_build(p, &a, w1);
-        break;
-    case ZC_ALLGATHER:
-        st = lc_zc_allgather_build(p, &a, w1);
-        break;
-    case ZC_RD_ALLGATHER:
-        st = lc_zc_rd_allgather_build(p, &a, w1);
-        break;
-    case ZC_DIRECT_BCAST:
-        st = lc_zc_bcast_direct_build(p, &a, w1);
-        break;
-    case ZC_BCAST:
-        st = lc_zc_bcast_build(p, &a, w1);
-        break;
-    case ZC_DIRECT_REDUCE:
-        st = lc_zc_reduce_direct_build(p, &a, w1, w2);
-        break;
-    case ZC_REDUCE:
-        st = lc_zc_reduce_build(p, &a, w1);
-        break;
-    }
-    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
-    if (st != LINCOLL_OK) {
-        lc_plan_destroy(p);
-        return st;
-    }
-    *plan_p = p;
-    return LINCOLL_OK;
-}
-
-/* zero-copy encode: windows over the inputs (and outputs for zcopy_split) */
+/* zero-copy encode: every rank's zcopy (zcopy_split) IR, bound together */
 static lincoll_status_t sim_zc_enc_setup(sim_job_t *j)
 {
     const int K = j->K;
-    size_t *l = calloc((size_t)K, sizeof(size_t));
-    lincoll_status_t st = l ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
+    const size_t B = j->prm.size;
+    lc_plan_t **irs = calloc((size_t)K, sizeof(*irs));
+    lincoll_status_t st = irs ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
     for (int r = 0; r < K && st == LINCOLL_OK; r++) {
         st = sim_job_bufs(j, r);
-        l[r] = j->prm.size;
+        if (st != LINCOLL_OK) break;
+        lc_enc_b_t b;
+        lincoll_encode_opts_t o = {.ports = j->prm.ports};
+        st = lc_enc_begin(j->comm[r], "encode", j->prm.ports, j->field, B, &o, &b);
+        if (st != LINCOLL_OK) break;
+        b.plan->env.mapped = 1;
+        int si = lc_plan_slot_user(b.plan, j->in[r], B),
+            so = lc_plan_slot_user(b.plan, j->out[r], B);
+        lc_enc_dense_t d = {.A = j->A, .K = K, .q = lincoll_gf_field_order(j->field), .bad_j = -1};
+        st = si < 0 || so < 0 ? LINCOLL_ERR_NOMEM
+             : j->a->aux ? lc_enc_zcopy_split_build(&b, K, r, lc_enc_dense_coef, &d, lc_ref(si, 0),
+                                                    lc_ref(so, 0))
+                         : lc_enc_zcopy_build(&b, K, r, lc_enc_dense_coef, &d, lc_ref(si, 0),
+                                              lc_ref(so, 0));
+        if (st == LINCOLL_OK) st = lc_plan_finalize(b.plan);
+        if (st == LINCOLL_OK) {
+            irs[r] = b.plan;
+        } else {
+            lc_plan_destroy(b.plan);
+        }
     }
-    if (st == LINCOLL_OK) st = sim_make_wins(j, j->in, l, j->w1);
-    if (st == LINCOLL_OK && j->a->aux) st = sim_make_wins(j, j->out, l, j->w2);
-    free(l);
+    if (st == LINCOLL_OK) {
+        st = lc_bind_together(j->comm, K, irs, j->pre);
+    } else {
+        for (int r = 0; irs != NULL && r < K; r++)
+            lc_plan_destroy(irs[r]);
+    }
+    free(irs);
     return st;
-}
-
-static lincoll_status_t sim_zc_enc_compile(sim_job_t *j, int r, lincoll_plan_t **plan_p)
-{
-    lc_enc_b_t b;
-    const size_t B = j->prm.size;
-    lincoll_encode_opts_t o = {.ports = j->prm.ports};
-    lincoll_status_t st = lc_enc_begin(j->comm[r], "encode", j->prm.ports, j->field, B, &o, &b);
-    if (st != LINCOLL_OK) return st;
-    int si = lc_plan_slot_user(b.plan, j->in[r], B), so = lc_plan_slot_user(b.plan, j->out[r], B);
-    if (si < 0 || so < 0) return lc_enc_end(&b, LINCOLL_ERR_NOMEM, plan_p);
-    lc_enc_dense_t d = {.A = j->A, .K = j->K, .q = lincoll_gf_field_order(j->field), .bad_j = -1};
-    lc_win_t *w = j->w1[r], *wo = j->w2[r];
-    j->w1[r] = j->w2[r] = NULL;
-    st = j->a->aux ? lc_enc_zcopy_split_build(&b, w, wo, j->K, r, lc_enc_dense_coef, &d,
-                                              lc_ref(si, 0), lc_ref(so, 0))
-                   : lc_enc_zcopy_build(&b, w, j->K, r, lc_enc_dense_coef, &d, lc_ref(si, 0),
-                                        lc_ref(so, 0));
-    return lc_enc_end(&b, st, plan_p);
 }
 
 lincoll_status_t sim_job_create(const sim_params_t *prm, int algo, lincoll_context_t **ctx,
@@ -813,9 +718,8 @@ lincoll_status_t sim_job_create(const sim_params_t *prm, int algo, lincoll_conte
     const int K = prm->K;
     j->in = calloc((size_t)K, sizeof(void *));
     j->out = calloc((size_t)K, sizeof(void *));
-    j->w1 = calloc((size_t)K, sizeof(lc_win_t *));
-    j->w2 = calloc((size_t)K, sizeof(lc_win_t *));
-    lincoll_status_t st = (j->in && j->out && j->w1 && j->w2) ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
+    j->pre = calloc((size_t)K, sizeof(*j->pre));
+    lincoll_status_t st = (j->in && j->out && j->pre) ? LINCOLL_OK : LINCOLL_ERR_NOMEM;
     uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)K;
     if (st == LINCOLL_OK && prm->op <= SIM_REPAIR) {
         uint64_t q = sim_field_q(prm, a);
@@ -925,9 +829,10 @@ static lincoll_status_t sim_compile_as(sim_job_t *j, int r, int forced, lincoll_
                                           plan_p);
     case K_COLL:
     case K_COLL_ZC: {
-        static const char *const names[] = {"auto", "rhd", "ring", "binomial"};
+        /* forced: the registry's plan name; 0: the automatic choice */
         const char *var = sim_coll_vars[sim_coll_op(p->op)];
-        if (setenv(var, names[forced], 1) != 0) return LINCOLL_ERR_NOMEM;
+        if (setenv(var, forced && a->kind == K_COLL ? a->plan : "auto", 1) != 0)
+            return LINCOLL_ERR_NOMEM;
         size_t es = lincoll_dtype_size(p->dtype), n = p->size / es;
         switch (p->op) {
         case SIM_ALLREDUCE:
@@ -973,10 +878,10 @@ lincoll_status_t sim_job_compile(sim_job_t *job, int r, lincoll_plan_t **plan_p)
     const sim_alg_t *a = job->a;
     lincoll_status_t st;
     *plan_p = NULL;
-    if (a->kind == K_ENC_ZC) {
-        st = sim_zc_enc_compile(job, r, plan_p);
-    } else if (a->kind == K_COLL_ZC) {
-        st = sim_zc_coll_compile(job, r, plan_p);
+    if (a->kind == K_ENC_ZC || a->kind == K_COLL_ZC) {
+        *plan_p = job->pre[r]; /* bound together at create */
+        job->pre[r] = NULL;
+        st = *plan_p != NULL ? LINCOLL_OK : LINCOLL_ERR_INTERNAL;
     } else {
         int forced = a->aux;
         if (a->kind == K_ENC_DFT || a->kind == K_ENC_VDM || a->kind == K_ENC_LAG)
@@ -1039,17 +944,29 @@ lincoll_status_t sim_job_choice(sim_job_t *job, char *name, size_t len)
 void sim_plan_model_inputs(const lincoll_plan_t *plan, double *compute_bytes, double *moved_bytes,
                            double *flops)
 {
-    *compute_bytes = plan->compute_bytes;
-    *moved_bytes = plan->moved_bytes;
-    *flops = plan->compute_flops;
+    /* the IR's steps (compute: their work; bytes through peer views: moved) */
+    const lc_plan_t *ir = lc_plan_of(plan);
+    double w = 0, f = 0;
+    for (unsigned r = 0; r < ir->nrounds; r++) {
+        const lc_round_t *R = &ir->rounds[r];
+        const lc_step_t *lists[3] = {R->pre, R->during, R->post};
+        const unsigned ns[3] = {R->npre, R->nduring, R->npost};
+        for (int l = 0; l < 3; l++)
+            for (unsigned i = 0; i < ns[l]; i++) {
+                w += lists[l][i].work;
+                f += lists[l][i].flops;
+            }
+    }
+    *moved_bytes = (double)ir->stats.moved_bytes;
+    *compute_bytes = w - *moved_bytes > 0 ? w - *moved_bytes : 0;
+    *flops = f;
 }
 
 void sim_job_destroy(sim_job_t *j)
 {
     if (j == NULL) return;
     for (int r = 0; r < j->K; r++) {
-        if (j->w1 && j->w1[r]) lc_win_destroy(j->w1[r]);
-        if (j->w2 && j->w2[r]) lc_win_destroy(j->w2[r]);
+        if (j->pre) lincoll_plan_free(j->pre[r]);
         if (j->lincoll_mem) {
             if (j->in && j->in[r]) lincoll_mem_free(j->ctx[r], j->in[r]);
             if (j->out && j->out[r]) lincoll_mem_free(j->ctx[r], j->out[r]);
@@ -1060,8 +977,7 @@ void sim_job_destroy(sim_job_t *j)
     }
     free(j->in);
     free(j->out);
-    free(j->w1);
-    free(j->w2);
+    free(j->pre);
     free(j->A);
     free(j->lost);
     free(j->survivors);

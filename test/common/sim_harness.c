@@ -81,55 +81,5 @@ lincoll_status_t lc_simh_run(lc_simh_t *h, lincoll_plan_t **plans)
 
 lincoll_status_t lc_simh_bind(lc_simh_t *h, lc_plan_t **irs, lincoll_plan_t **plans)
 {
-    const int K = h->K;
-    int wins = 0;
-    for (int r = 0; r < K; r++) {
-        plans[r] = NULL;
-        wins |= irs[r] != NULL && irs[r]->nwins > 0;
-    }
-    lincoll_status_t first = LINCOLL_OK;
-    if (!wins) {
-        for (int r = 0; r < K; r++) {
-            lincoll_status_t st =
-                irs[r] ? lc_bind_local(h->comm[r], irs[r], &plans[r]) : LINCOLL_OK;
-            irs[r] = NULL;
-            if (st != LINCOLL_OK && first == LINCOLL_OK) first = st;
-        }
-    } else {
-        lc_bind_t **b = calloc((size_t)K, sizeof(*b));
-        char *recs = calloc((size_t)K, LC_BIND_REC_BYTES);
-        lc_bind_shape_t shape = {{1, 2, 3}};
-        for (int r = 0; r < K && first == LINCOLL_OK; r++) {
-            void *rec = NULL;
-            first = lc_bind_prepare(h->comm[r], irs[r], &shape, &b[r], &rec);
-            if (first == LINCOLL_OK)
-                memcpy(recs + (size_t)r * LC_BIND_REC_BYTES, rec, LC_BIND_REC_BYTES);
-            free(rec);
-        }
-        for (int r = 0; r < K && first == LINCOLL_OK; r++) {
-            unsigned keys;
-            first = lc_bind_gathered(b[r], recs, &keys);
-            if (first == LINCOLL_OK && (keys & lc_bind_keys(irs[r])) != lc_bind_keys(irs[r]))
-                first = LINCOLL_ERR_UNSUPPORTED;
-        }
-        for (int r = 0; r < K; r++) {
-            if (first == LINCOLL_OK) {
-                lincoll_status_t st = lc_bind_finish(b[r], irs[r], &plans[r]);
-                if (st != LINCOLL_OK) first = st;
-            } else {
-                lc_bind_drop(b[r]);
-                lc_plan_destroy(irs[r]);
-            }
-            irs[r] = NULL;
-        }
-        free(b);
-        free(recs);
-    }
-    if (first != LINCOLL_OK) {
-        for (int r = 0; r < K; r++) {
-            lincoll_plan_free(plans[r]);
-            plans[r] = NULL;
-        }
-    }
-    return first;
+    return lc_bind_together(h->comm, h->K, irs, plans);
 }
