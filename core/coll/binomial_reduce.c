@@ -38,10 +38,11 @@ static lincoll_status_t lc_binomial_reduce_build(lc_plan_t *p, const lc_coll_arg
     lc_fold_init(&f, np, root < 2 * f.r ? (root & 1) : 0);
     const int k = f.k, base = f.r > 0 ? 1 : 0;
     const int v = lc_fold_vrank(&f, me);
+    /* every rank holds the schedule's rounds (global_rounds) */
+    if (lc_coll_round(p, k + base - 1) < 0) return LINCOLL_ERR_NOMEM;
     if (v < 0) {
         return lc_plan_send(p, 0, me ^ 1, lc_ref(src, 0), bytes);
     }
-    if (lc_coll_round(p, k + base - 1) < 0) return LINCOLL_ERR_NOMEM;
     const int u = v ^ lc_fold_vrank(&f, root);
     /* ranks that never receive send straight from the input */
     const int receives = (me < 2 * f.r) || (k > 0 && (u & 1) == 0);

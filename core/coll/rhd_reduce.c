@@ -46,10 +46,12 @@ static lincoll_status_t lc_rhd_reduce_build(lc_plan_t *p, const lc_coll_args_t *
     const int k = f.k, P = f.P, base = f.r > 0 ? 1 : 0;
     const lc_segs_t sg = {n / (size_t)P, n % (size_t)P};
     const int v = lc_fold_vrank(&f, me);
+    /* every rank holds the schedule's rounds (global_rounds), also one that
+     * only sends in the fold */
+    if (lc_coll_round(p, 2 * k + base - 1) < 0) return LINCOLL_ERR_NOMEM;
     if (v < 0) {
         return lc_plan_send(p, 0, me ^ 1, lc_ref(src, 0), bytes);
     }
-    if (lc_coll_round(p, 2 * k + base - 1) < 0) return LINCOLL_ERR_NOMEM;
     const int rep = me < 2 * f.r;
     size_t tmpn = lc_seg_sum(&sg, 0, (size_t)P / 2);
     if (rep) tmpn = n;

@@ -26,10 +26,11 @@
  * counts, dtype, root, configuration, the records), so every rank compiles
  * the same algorithm.
  *
- * Pipelining (LINCOLL_COLL_CHUNK > 0): allreduce, bcast and reduce over tag
- * messages cut vectors of at least two pieces into pieces of that many
- * bytes, compiled separately and merged by the pipelining pass
- * (core/plan/pass_pipeline.c).
+ * Pipelining (LINCOLL_COLL_CHUNK > 0): allreduce, bcast and reduce cut
+ * vectors of at least two pieces into pieces of that many bytes (at most 64
+ * pieces), compiled separately and merged by the pipelining pass
+ * (core/plan/pass_pipeline.c); zero-copy plans too (their windows merge).
+ * A plan the pass cannot cut (rounds that run every n-th start) runs whole.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,11 +92,10 @@ static lincoll_status_t lc_coll_compile_raw(const lc_coll_alg_t *alg, const lc_e
 }
 
 /* The call cut into pieces of LINCOLL_COLL_CHUNK bytes, or 0 pieces. */
-static unsigned lc_coll_pieces(const lc_coll_alg_t *alg, const lc_env_t *env,
-                               const lc_coll_args_t *a, size_t *per_p)
+static unsigned lc_coll_pieces(const lc_env_t *env, const lc_coll_args_t *a, size_t *per_p)
 {
     const size_t chunk = env->cfg->coll_chunk;
-    if (chunk == 0 || alg->mapped || env->P < 2 ||
+    if (chunk == 0 || env->P < 2 ||
         (a->op != LC_COLL_ALLREDUCE && a->op != LC_COLL_BCAST && a->op != LC_COLL_REDUCE))
         return 0;
     size_t per = chunk / a->es ? chunk / a->es : 1;
@@ -123,7 +123,7 @@ lincoll_status_t lc_coll_compile_any(const lc_coll_alg_t *alg, const lc_env_t *e
                                      const lc_coll_args_t *a, lc_plan_t **ir_p)
 {
     size_t per = 0;
-    unsigned n = lc_coll_pieces(alg, env, a, &per);
+    unsigned n = lc_coll_pieces(env, a, &per);
     lincoll_status_t st;
     lc_plan_t *ir = NULL;
     if (n == 0) {
@@ -146,6 +146,10 @@ lincoll_status_t lc_coll_compile_any(const lc_coll_alg_t *alg, const lc_env_t *e
                 lc_plan_destroy(pc[c]);
         }
         free(pc);
+        if (st == LINCOLL_ERR_UNSUPPORTED) { /* a plan the pass cannot cut: whole */
+            lc_debug("%s: %s is not pipelined", lc_coll_op_name(a->op), alg->plan_name);
+            st = lc_coll_compile_raw(alg, env, a, &ir);
+        }
     }
     if (st == LINCOLL_OK) st = lc_plan_finalize(ir);
     if (st != LINCOLL_OK) {

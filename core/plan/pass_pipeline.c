@@ -17,10 +17,12 @@
  * transfers of piece c+1 fly.
  *
  * Slots, rings and credits of the pieces are concatenated (references are
- * renumbered, also inside GF and GEMM operand blocks); windows are merged by
- * key (pieces compiled for one call declare the same windows, over the same
- * memory), so pipelining composes with zero-copy plans.  Rounds that run
- * every n-th start cannot be pipelined.
+ * renumbered, also inside GF and GEMM operand blocks).  Windows of one key
+ * merge into one: a scratch window grows by each piece's length, a window
+ * over a user buffer by each piece's part of it (the parts must follow on);
+ * each piece's views and puts move by its offset in the merged window.  So
+ * pipelining composes with zero-copy plans.  Rounds that run every n-th
+ * start cannot be pipelined.
  *
  * Cost: the plan stats of the merged plan model the overlap themselves
  * (plan_cost.c: a round costs the larger of its transfer and its DURING
@@ -102,6 +104,8 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
     int **wmap = calloc(n, sizeof(*wmap));
     if (sbase == NULL || rbase == NULL || wmap == NULL) st = LINCOLL_ERR_NOMEM;
     /* windows (by key), slots, rings, credits */
+    size_t **wdelta = calloc(n, sizeof(*wdelta)); /* piece c's offset in merged window */
+    if (wdelta == NULL) st = LINCOLL_ERR_NOMEM;
     for (unsigned c = 0; st == LINCOLL_OK && c < n; c++) {
         const lc_plan_t *q = pc[c];
         if (q->nrounds != T || q->p2p) {
@@ -112,32 +116,12 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
         sbase[c] = np->nslots;
         rbase[c] = np->nrings ? np->nrings - 1 : 0;
         wmap[c] = calloc(q->nwins ? q->nwins : 1, sizeof(int));
-        if (wmap[c] == NULL) {
+        wdelta[c] = calloc(q->nwins ? q->nwins : 1, sizeof(size_t));
+        if (wmap[c] == NULL || wdelta[c] == NULL) {
             st = LINCOLL_ERR_NOMEM;
             break;
         }
-        for (unsigned w = 0; st == LINCOLL_OK && w < q->nwins; w++) {
-            const lc_win_decl_t *d = &q->wins[w];
-            int m = lc_win_by_key(np, d->key);
-            if (m >= 0) {
-                const lc_win_decl_t *e = &np->wins[m];
-                const void *dp = d->kind == LC_WIN_USER ? q->slots[d->slot].ptr : NULL;
-                const void *ep = e->kind == LC_WIN_USER ? np->slots[e->slot].ptr : NULL;
-                if (e->kind != d->kind || e->len != d->len || dp != ep) {
-                    lc_error("plan %s: pieces declare window key %d over other memory",
-                             q->algorithm, d->key);
-                    st = LINCOLL_ERR_INTERNAL;
-                }
-                wmap[c][w] = m;
-            }
-        }
         for (unsigned i = 0; st == LINCOLL_OK && i < q->nslots; i++) {
-            lc_slot_t s = q->slots[i];
-            int r;
-            if (s.kind == LC_SLOT_PEER) {
-                s.win = wmap[c][s.win];
-            }
-            /* append raw (the view's window may be declared just below) */
             if (np->nslots == np->cap_slots) {
                 unsigned cap = np->cap_slots ? 2 * np->cap_slots : 8;
                 lc_slot_t *ns = realloc(np->slots, cap * sizeof(*ns));
@@ -148,22 +132,47 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
                 np->slots = ns;
                 np->cap_slots = cap;
             }
-            r = (int)np->nslots++;
-            if (s.ring != 0) s.ring += rbase[c];
-            np->slots[r] = s;
+            lc_slot_t sl = q->slots[i];
+            if (sl.ring != 0) sl.ring += rbase[c];
+            np->slots[np->nslots++] = sl; /* views are remapped below */
         }
+        /* windows of one key merge: a scratch window grows by the piece's
+         * length; a window over a user buffer grows by the piece's part,
+         * which must follow the part before (the pieces of one buffer) */
         for (unsigned w = 0; st == LINCOLL_OK && w < q->nwins; w++) {
             const lc_win_decl_t *d = &q->wins[w];
-            if (lc_win_by_key(np, d->key) >= 0) continue;
-            int m = d->kind == LC_WIN_USER ? lc_plan_win_user(np, d->key, (int)(sbase[c] + d->slot))
+            int m = lc_win_by_key(np, d->key);
+            if (m < 0) {
+                m = d->kind == LC_WIN_USER ? lc_plan_win_user(np, d->key, (int)(sbase[c] + d->slot))
                                            : lc_plan_win_scratch(np, d->key, d->len);
-            if (m < 0) st = LINCOLL_ERR_NOMEM;
+                if (m < 0) st = LINCOLL_ERR_NOMEM;
+                wmap[c][w] = m;
+                continue;
+            }
+            lc_win_decl_t *e = &np->wins[m];
+            if (e->kind != d->kind) st = LINCOLL_ERR_INTERNAL;
+            if (st == LINCOLL_OK && d->kind == LC_WIN_USER) {
+                lc_slot_t *es = &np->slots[e->slot];
+                const char *dp = q->slots[d->slot].ptr;
+                if (dp != (const char *)es->ptr + e->len) st = LINCOLL_ERR_INTERNAL;
+                if (st == LINCOLL_OK) es->size = e->len + d->len;
+            }
+            if (st != LINCOLL_OK) {
+                lc_error("plan %s: pieces declare window key %d over memory that does not follow "
+                         "on",
+                         q->algorithm, d->key);
+                st = LINCOLL_ERR_UNSUPPORTED;
+                break;
+            }
+            wdelta[c][w] = e->len;
+            e->len += d->len;
             wmap[c][w] = m;
         }
-        /* views created before their window existed: fix them up */
         for (unsigned i = 0; st == LINCOLL_OK && i < q->nslots; i++) {
-            if (q->slots[i].kind == LC_SLOT_PEER)
-                np->slots[sbase[c] + i].win = wmap[c][q->slots[i].win];
+            if (q->slots[i].kind != LC_SLOT_PEER) continue;
+            lc_slot_t *sl = &np->slots[sbase[c] + i];
+            sl->win = wmap[c][q->slots[i].win];
+            sl->off += wdelta[c][q->slots[i].win];
         }
         for (unsigned g = 1; st == LINCOLL_OK && g < q->nrings; g++) {
             if (lc_plan_ring(np, q->rings[g].depth, q->rings[g].stride) == 0)
@@ -186,7 +195,7 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
         const lc_round_t *R = &pc[c]->rounds[t];
         const uint32_t b = sbase[c];
         if (R->every != 1) {
-            lc_error("plan %s: a round that runs every %u-th start cannot be pipelined",
+            lc_debug("plan %s: a round that runs every %u-th start cannot be pipelined",
                      np->algorithm, R->every);
             st = LINCOLL_ERR_UNSUPPORTED;
             break;
@@ -202,8 +211,8 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
                 st = lc_plan_recv(np, (int)g, x.peer, x.buf, x.len);
                 break;
             case LC_XFER_PUT:
-                st = lc_plan_put(np, (int)g, x.peer, x.buf, x.len, wmap[c][x.win], x.roff,
-                                 x.ring ? x.ring + rbase[c] : 0);
+                st = lc_plan_put(np, (int)g, x.peer, x.buf, x.len, wmap[c][x.win],
+                                 x.roff + wdelta[c][x.win], x.ring ? x.ring + rbase[c] : 0);
                 break;
             case LC_XFER_WAIT:
                 st = lc_plan_wait(np, (int)g, x.peer, wmap[c][x.win], x.count, x.buf, x.len);
@@ -220,7 +229,10 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
     }
     for (unsigned c = 0; wmap != NULL && c < n; c++)
         free(wmap[c]);
+    for (unsigned c = 0; wdelta != NULL && c < n; c++)
+        free(wdelta[c]);
     free(wmap);
+    free(wdelta);
     free(sbase);
     free(rbase);
     return st;
