@@ -247,10 +247,60 @@ static inline __attribute__((always_inline)) lincoll_status_t lc_exec_post(linco
     return LINCOLL_OK;
 }
 
+/* Post a round of sends and receives only (msgs): receives (taken when
+ * posted early), sends, then the next round's receives when allowed. */
+static inline __attribute__((always_inline)) lincoll_status_t lc_exec_post_msgs(lincoll_plan_t *p,
+                                                                                lc_lround_t *F)
+{
+    lincoll_context_t *ctx = p->ctx;
+    lc_tl_req_t **reqs = p->ex.reqs;
+    const lc_lx_t *x = F->x, *recv_end = x + F->nrecv, *end = x + F->n;
+    const uint64_t bits = p->ex.seqbits;
+    lincoll_status_t st;
+    p->ex.deadline = 0;
+    p->ex.posted = 1;
+    if (p->ex.next_posted) {
+        p->ex.next_posted = 0;
+        for (lc_tl_req_t **next = p->ex.next; x < recv_end; x++, reqs++, next++) {
+            *reqs = *next;
+            *next = NULL;
+        }
+    }
+    for (; x < recv_end; x++, reqs++) {
+        *reqs = NULL;
+        st = ctx->tl_ops->recv_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | bits, reqs);
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
+            return lc_exec_fail(p, st, "posting a receive", x->peer);
+        }
+    }
+    for (; x < end; x++, reqs++) {
+        *reqs = NULL;
+        st = ctx->tl_ops->send_nb(ctx->tl, x->wpeer, x->ptr, x->len, x->tag | bits, reqs);
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
+            return lc_exec_fail(p, st, "posting a send", x->peer);
+        }
+    }
+    if (F->prepost_next) {
+        lc_lround_t *N = F + 1;
+        const lc_lx_t *nx = N->x, *nend = nx + N->nrecv;
+        lc_tl_req_t **next = p->ex.next;
+        p->ex.next_posted = 1;
+        for (; nx < nend; nx++, next++) {
+            st = lc_exec_recv(p, N, nx, next);
+            if (__builtin_expect(st != LINCOLL_OK, 0)) {
+                *next = NULL;
+                return lc_exec_fail(p, st, "posting a receive early", nx->peer);
+            }
+        }
+    }
+    return LINCOLL_OK;
+}
+
 /* Move to the next round that runs on this start and post it: PRE steps,
  * transfers, DURING steps.  LINCOLL_OK when one was posted or the plan is
- * done (running cleared). */
-static lincoll_status_t lc_exec_enter(lincoll_plan_t *p)
+ * done (running cleared).  Out of line: plain rounds (transfers only, every
+ * start) are posted directly by lc_exec_advance. */
+static __attribute__((noinline)) lincoll_status_t lc_exec_enter(lincoll_plan_t *p)
 {
     lc_low_t *L = p->low;
     const unsigned long s = p->ex.starts - 1;
@@ -276,6 +326,54 @@ static lincoll_status_t lc_exec_enter(lincoll_plan_t *p)
     p->ex.running = 0;
     p->ex.status = LINCOLL_OK;
     return LINCOLL_OK;
+}
+
+/* Round p->ex.round is the next to run: post it if it is plain, finish the
+ * plan past the last round, else the general entry. */
+static inline __attribute__((always_inline)) lincoll_status_t lc_exec_advance(lincoll_plan_t *p)
+{
+    lc_low_t *L = p->low;
+    if (__builtin_expect(p->ex.round >= L->nrounds, 0)) {
+        p->ex.posted = 0;
+        p->ex.running = 0;
+        p->ex.status = LINCOLL_OK;
+        return LINCOLL_OK;
+    }
+    lc_lround_t *F = &L->r[p->ex.round];
+    if (__builtin_expect(F->msgs, 1)) return lc_exec_post_msgs(p, F);
+    if (F->plain) return lc_exec_post(p, F);
+    return lc_exec_enter(p);
+}
+
+/* LINCOLL_OK when every transfer of a round of sends and receives is done. */
+static inline __attribute__((always_inline)) lincoll_status_t
+lc_exec_poll_msgs(lincoll_plan_t *p, const lc_lround_t *F, const lc_tl_ops_t *ops, lc_tl_t *tl)
+{
+    lc_tl_req_t **reqs = p->ex.reqs;
+    const unsigned n = F->n;
+    int pending = 0;
+    for (unsigned i = 0; i < n; i++) {
+        lc_tl_req_t *r = reqs[i];
+        if (r == NULL) continue;
+        size_t got = 0;
+        lincoll_status_t st = ops->test_release(tl, r, &got);
+        if (st == LINCOLL_INPROGRESS) {
+            pending = 1;
+            continue;
+        }
+        reqs[i] = NULL;
+        const lc_lx_t *x = &F->x[i];
+        if (__builtin_expect(st != LINCOLL_OK, 0)) {
+            return lc_exec_fail(p, st, x->kind == LC_LX_RECV ? "receiving" : "sending", x->peer);
+        }
+        if (__builtin_expect(x->kind == LC_LX_RECV && got != x->len, 0)) {
+            lc_error("plan %s: rank %d sent %zu bytes in round %u where %zu were expected: "
+                     "the ranks passed different arguments",
+                     p->ir->algorithm, x->peer, got, p->ex.round, x->len);
+            return lc_exec_fail(p, LINCOLL_ERR_MISMATCH, "message size", x->peer);
+        }
+    }
+    return pending ? LINCOLL_INPROGRESS : LINCOLL_OK;
 }
 
 /* LINCOLL_OK when every transfer of the current round is done. */
@@ -357,14 +455,15 @@ lincoll_status_t lc_exec_test(lincoll_plan_t *p)
     unsigned spins = 0;
     for (;;) {
         lc_lround_t *F = &L->r[p->ex.round];
-        lincoll_status_t st = lc_exec_poll(p, F, ops, tl);
+        lincoll_status_t st =
+            F->msgs ? lc_exec_poll_msgs(p, F, ops, tl) : lc_exec_poll(p, F, ops, tl);
         if (st == LINCOLL_OK) {
             if (F->npost > 0 && (st = lc_exec_steps(p, F->post, F->npost)) != LINCOLL_OK) {
                 return lc_exec_fail(p, st, "a compute step", -1);
             }
             p->ex.round++;
             p->ex.posted = 0;
-            st = lc_exec_enter(p);
+            st = lc_exec_advance(p);
             if (st != LINCOLL_OK || !p->ex.running) {
                 return st;
             }
@@ -407,11 +506,13 @@ lincoll_status_t lc_exec_start(lincoll_plan_t *p)
     const unsigned long s = p->ex.starts++;
     /* collectives take the communicator's next sequence number; a
      * point-to-point plan keeps its own tag (transports/transport.h) */
-    const lc_plan_t *ir = p->ir;
-    unsigned seq = ir->p2p ? ir->p2p_tag : p->comm->seq++;
-    p->ex.seq = seq;
-    p->ex.seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT |
-                    (ir->p2p ? LC_TAG_P2P : 0);
+    if (__builtin_expect(p->ex.p2p, 0)) {
+        p->ex.seqbits = p->ex.p2p_bits;
+    } else {
+        unsigned seq = p->comm->seq++;
+        p->ex.seq = seq;
+        p->ex.seqbits = (uint64_t)(seq & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT;
+    }
     if (__builtin_expect(p->low->has_rings, 0)) {
         lc_exec_rotate(p, s);
     }
@@ -422,7 +523,7 @@ lincoll_status_t lc_exec_start(lincoll_plan_t *p)
     p->ex.running = 1;
     /* post the first round now, as MPI_Start does.  A failure ends the plan
      * (lc_exec_fail) and is what its test/wait return. */
-    (void)lc_exec_enter(p);
+    (void)lc_exec_advance(p);
     return LINCOLL_OK;
 }
 

@@ -29,6 +29,8 @@ typedef struct lc_exec_state {
     double deadline;      /* lc_now() limit for the current round (0: not armed) */
     unsigned long starts; /* starts so far; this start is starts - 1 */
     uint64_t seqbits;     /* tag bits of this start (sequence or p2p tag) */
+    int p2p;              /* a point-to-point plan: seqbits are fixed (p2p_bits) */
+    uint64_t p2p_bits;    /* its point-to-point bit and user tag */
     unsigned seq;         /* this start's sequence (log lines) */
     lc_tl_req_t **reqs;   /* one per transfer of the current round */
     lc_tl_req_t **next;   /* receives of the next round posted early */

@@ -45,6 +45,8 @@ typedef struct lc_lround {
     unsigned npre, nduring, npost;
     unsigned every, phase;
     int empty;        /* nothing to do on this rank */
+    int plain;        /* transfers only, on every start: posted without the general entry */
+    int msgs;         /* plain, sends and receives only, no ring, no triggered send */
     int prepost_next; /* the next round's receives are posted with this round's */
     /* chain: this round is one receive and the next round's one send leaves
      * from the transport the moment it completes (then.tag gets the start's

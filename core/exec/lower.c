@@ -126,6 +126,7 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
         F->every = R->every ? R->every : 1;
         F->phase = R->phase;
         F->empty = F->n == 0 && F->npre == 0 && F->nduring == 0 && F->npost == 0;
+        F->plain = !F->empty && F->npre == 0 && F->nduring == 0 && F->every == 1;
         F->prepost_next = r + 1 < ir->nrounds && ir->rounds[r + 1].prepost;
     }
     for (unsigned r = 0; r + 1 < ir->nrounds; r++) /* nothing to post early: no flag */
@@ -151,6 +152,16 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
             N->sent_by_chain = 1;
         }
     }
+    for (unsigned r = 0; r < ir->nrounds; r++) {
+        lc_lround_t *F = &L->r[r];
+        int msgs = F->plain && !F->chain && !F->sent_by_chain;
+        for (unsigned i = 0; msgs && i < F->n; i++)
+            msgs = (F->x[i].kind == LC_LX_SEND || F->x[i].kind == LC_LX_RECV) && F->x[i].ring == 0;
+        F->msgs = msgs;
+    }
+    p->ex.p2p = ir->p2p;
+    p->ex.p2p_bits =
+        (uint64_t)(ir->p2p_tag & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT | LC_TAG_P2P;
     p->low = L;
     return LINCOLL_OK;
 }
