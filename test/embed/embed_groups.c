@@ -4,8 +4,8 @@
  *
  * The test process serves a multi-job TCP store (lincoll_store_start) and
  * an out-of-band "hub" (its own allgather service over socketpairs, as an
- * embedder would have), then forks three members P0, P1, P2 that hold three
- * contexts each, all alive at once:
+ * embedder would have), then starts (fork, exec) three members P0, P1, P2
+ * that hold three contexts each, all alive at once:
  *
  *   A  store, job "A"          P0 P1 P2
  *   B  oob, non-blocking       P1 P2
@@ -30,6 +30,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -338,6 +339,34 @@ typedef struct member_cfg {
     int size[5];
 } member_cfg_t;
 
+/* ranks: A {0,1,2}, B {P1:0, P2:1}, C {P0:0, P2:1}, D {P0:0, P1:1}, E {P0:0, P1:1} */
+static const int memb[5][NMEMB] = {{0, 1, 2}, {1, 2, -1}, {0, 2, -1}, {0, 1, -1}, {0, 1, -1}};
+
+static int group_size(int c)
+{
+    int n = 0;
+    while (n < NMEMB && memb[c][n] >= 0)
+        n++;
+    return n;
+}
+
+/* Member id's ranks and sizes in every group (channel fds -1). */
+static void member_cfg(member_cfg_t *m, int id, int port)
+{
+    memset(m, 0, sizeof(*m));
+    m->id = id;
+    m->store_port = port;
+    for (int c = 0; c < 5; c++) {
+        m->chan[c].fd = -1;
+        for (int r = 0; r < group_size(c); r++) {
+            if (memb[c][r] != id) continue;
+            m->rank[c] = r;
+            m->size[c] = group_size(c);
+            m->chan[c].size = group_size(c);
+        }
+    }
+}
+
 static lincoll_status_t member_init(member_cfg_t *m, int letter, lincoll_context_t **ctx)
 {
     int i = letter - 'A';
@@ -582,10 +611,20 @@ static void check_params(int store_port)
     CHECK(ctx == NULL, "a failed init set the context");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     lincoll_log_set_handler(log_handler, NULL);
+    if (argc == 8 && strcmp(argv[1], "--member") == 0) {
+        /* one member, exec'd by the test process: id, store port, fds of B..E */
+        member_cfg_t m;
+        member_cfg(&m, atoi(argv[2]), atoi(argv[3]));
+        for (int c = 1; c < 5; c++)
+            m.chan[c].fd = atoi(argv[c + 3]);
+        int rc = member_main(&m);
+        fflush(NULL);
+        return rc;
+    }
     lincoll_store_t *store;
     lincoll_store_params_t sp = {.host = "127.0.0.1", .secret = SECRET, .idle_timeout = 30};
     lincoll_status_t st = lincoll_store_start(&sp, &store);
@@ -598,27 +637,15 @@ int main(void)
 
     hub_t hub = {0};
     if (pipe(hub.stop_fd) != 0) return 1;
-    member_cfg_t m[NMEMB] = {0};
-    for (int i = 0; i < NMEMB; i++) {
-        m[i].id = i;
-        m[i].store_port = port;
-        for (int c = 0; c < 5; c++)
-            m[i].chan[c].fd = -1;
-    }
-    /* ranks: A {0,1,2}, B {P1:0, P2:1}, C {P0:0, P2:1}, D {P0:0, P1:1}, E {P0:0, P1:1} */
-    static const int memb[5][NMEMB] = {{0, 1, 2}, {1, 2, -1}, {0, 2, -1}, {0, 1, -1}, {0, 1, -1}};
+    member_cfg_t m[NMEMB];
+    for (int i = 0; i < NMEMB; i++)
+        member_cfg(&m[i], i, port);
     for (int c = 0; c < 5; c++) {
-        int n = 0;
-        for (int r = 0; r < NMEMB && memb[c][r] >= 0; r++)
-            n++;
         int cfd[NMEMB];
-        if (c == 1 || c == 2 || c == 4) hub_add(&hub, c == 1 ? "B" : c == 2 ? "C" : "E", n, cfd);
-        for (int r = 0; r < n; r++) {
-            member_cfg_t *x = &m[memb[c][r]];
-            x->rank[c] = r;
-            x->size[c] = n;
-            x->chan[c].size = n;
-            x->chan[c].fd = (c == 1 || c == 2 || c == 4) ? cfd[r] : -1;
+        if (c == 1 || c == 2 || c == 4) {
+            hub_add(&hub, c == 1 ? "B" : c == 2 ? "C" : "E", group_size(c), cfd);
+            for (int r = 0; r < group_size(c); r++)
+                m[memb[c][r]].chan[c].fd = cfd[r];
         }
     }
     pthread_create(&hub.thread, NULL, hub_main, &hub);
@@ -627,16 +654,26 @@ int main(void)
         fflush(NULL);
         pid[i] = fork();
         if (pid[i] == 0) {
-            /* the child keeps only its own ends (not the hub's: its EOFs must show) */
-            for (int gi = 0; gi < hub.ng; gi++)
-                for (int r = 0; r < hub.g[gi].n; r++)
-                    close(hub.g[gi].fd[r]);
-            for (int j = 0; j < NMEMB; j++)
-                for (int c = 0; c < 5; c++)
-                    if (j != i && m[j].chan[c].fd >= 0) close(m[j].chan[c].fd);
-            int rc = member_main(&m[i]);
-            fflush(NULL);
-            _exit(rc);
+            /* exec: a fork of this multi-threaded process (store, hub) may
+             * inherit locks those threads held.  Only the member's own ends
+             * survive the exec (everything else is close-on-exec, so the
+             * hub's EOFs show). */
+            char *args[9], num[7][16];
+            args[0] = "/proc/self/exe";
+            args[1] = "--member";
+            snprintf(num[0], 16, "%d", i);
+            snprintf(num[1], 16, "%d", port);
+            args[2] = num[0];
+            args[3] = num[1];
+            for (int c = 1; c < 5; c++) {
+                int fd = m[i].chan[c].fd;
+                if (fd >= 0) fcntl(fd, F_SETFD, 0);
+                snprintf(num[c + 1], 16, "%d", fd);
+                args[c + 3] = num[c + 1];
+            }
+            args[8] = NULL;
+            execv(args[0], args);
+            _exit(127);
         }
     }
     for (int i = 0; i < NMEMB; i++)
