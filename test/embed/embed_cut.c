@@ -25,6 +25,12 @@
  * finalize within T + 3 s; then the stopped rank is continued and must fail
  * and finalize within T + 5 s as well.  Every process is reaped (killed
  * after a deadline); exit 0 when every check passed.
+ *
+ * Member mode (what local mode execs; also test/embed/store_program.sh):
+ *   embed_cut --member R --store HOST:PORT [--job NAME] [--secret S]
+ *             [--seconds S] [--timeout T] [--result-fd FD]
+ * rank R of 3 joining the store's job NAME (default "cut", secret
+ * "embed-cut"), as rank mode otherwise.
  */
 #include <lincoll/encode.h>
 #include <lincoll/lincoll.h>
@@ -256,7 +262,7 @@ int main(int argc, char **argv)
 {
     double seconds = 30, T = 5, pause_s = -1;
     size_t packet = 256 << 10;
-    const char *marker = NULL, *store = NULL;
+    const char *marker = NULL, *store = NULL, *job = "cut", *secret = "embed-cut";
     int member = -1, result_fd = -1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--seconds"))
@@ -275,6 +281,10 @@ int main(int argc, char **argv)
             store = argv[i + 1];
         else if (!strcmp(argv[i], "--result-fd"))
             result_fd = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--job"))
+            job = argv[i + 1];
+        else if (!strcmp(argv[i], "--secret"))
+            secret = argv[i + 1];
         else {
             fprintf(stderr, "embed_cut: unknown option %s\n", argv[i]);
             return 2;
@@ -289,14 +299,14 @@ int main(int argc, char **argv)
                                    .size = NR,
                                    .timeout = T,
                                    .store_addr = store,
-                                   .store_secret = "embed-cut",
-                                   .store_job = "cut",
+                                   .store_secret = secret,
+                                   .store_job = job,
                                    .bootstrap_timeout = 30};
         lincoll_context_t *ctx;
         result_t r = {.rank = member};
         r.status = lincoll_init(&p, &ctx);
         if (r.status == LINCOLL_OK) run_rank(ctx, seconds, packet, marker, &r);
-        FILE *f = fdopen(result_fd, "w");
+        FILE *f = result_fd >= 0 ? fdopen(result_fd, "w") : NULL;
         if (f != NULL) {
             print_result(f, &r);
             fclose(f);
