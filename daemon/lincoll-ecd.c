@@ -4,6 +4,7 @@
  *
  *   lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]
  *               [--port-file FILE] [--timeout S] [--max-object BYTES]
+ *               [--die-with-parent]
  *
  * Objects are striped RS(k, m) over the k + m nodes of the cluster file
  * (docs/daemon.md): every object is split into k data chunks, and m parity
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -1423,6 +1425,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]\n"
                "                   [--port-file FILE] [--timeout S] [--max-object BYTES]\n"
+               "                   [--die-with-parent]\n"
                "One erasure-coding storage daemon (docs/daemon.md).  --listen defaults to\n"
                "0.0.0.0:0 (a free port, printed and written to --port-file).\n");
 }
@@ -1437,6 +1440,7 @@ int main(int argc, char **argv)
                                          {"port-file", required_argument, 0, 'p'},
                                          {"timeout", required_argument, 0, 't'},
                                          {"max-object", required_argument, 0, 'm'},
+                                         {"die-with-parent", no_argument, 0, 'D'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int o;
@@ -1462,6 +1466,9 @@ int main(int argc, char **argv)
             break;
         case 'm':
             cfg.max_object = strtoull(optarg, NULL, 10);
+            break;
+        case 'D':
+            prctl(PR_SET_PDEATHSIG, SIGTERM); /* tests: never outlive the harness */
             break;
         case 'h':
             usage(stdout);

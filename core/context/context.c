@@ -157,8 +157,10 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
     if (st != LINCOLL_OK) {
         goto err_tl;
     }
-    /* from now on the bootstrap waits no longer than a plan would */
-    lc_bootstrap_set_timeout(ctx->boot, ctx->timeout);
+    /* from now on the bootstrap (finalize's barriers) follows the context
+     * timeout T: 2 T, since a healthy peer may reach finalize up to T late,
+     * still waiting out a plan that failed elsewhere first */
+    lc_bootstrap_set_timeout(ctx->boot, 2 * ctx->timeout);
     *ctx_p = ctx;
     return LINCOLL_OK;
 

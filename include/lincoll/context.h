@@ -30,13 +30,18 @@
  *
  * Timeouts
  * --------
- * Every blocking call returns within the context timeout
+ * Every blocking call returns within a bound set by the context timeout T
  * (lincoll_init_params_t::timeout, else LINCOLL_TIMEOUT) when peers stop
- * answering, whether they died or became unreachable: plans fail with
- * ::LINCOLL_ERR_TIMEOUT, and lincoll_finalize()'s bootstrap barriers wait at
- * most that long too.  Only lincoll_init()'s first rendezvous, where ranks
- * may still be starting, waits the bootstrap timeout instead
- * (lincoll_init_params_t::bootstrap_timeout, else LINCOLL_BOOTSTRAP_TIMEOUT).
+ * answering, whether they died or became unreachable: a plan fails with
+ * ::LINCOLL_ERR_TIMEOUT once a round made no progress for T, and
+ * lincoll_finalize() returns within 2 T.  Its bootstrap barrier waits up to
+ * 2 T because a healthy peer may arrive up to T late: it was still waiting
+ * out the timeout of a plan that had already failed elsewhere.  After a
+ * failed barrier the second one is skipped.  A peer is never declared dead
+ * before T has passed: a link that comes back sooner is no failure.  Only
+ * lincoll_init()'s first rendezvous, where ranks may still be starting,
+ * waits the bootstrap timeout instead (lincoll_init_params_t::bootstrap_timeout,
+ * else LINCOLL_BOOTSTRAP_TIMEOUT).
  *
  * Event loop
  * ----------
@@ -149,9 +154,9 @@ typedef struct lincoll_oob {
 typedef struct lincoll_init_params {
     /** Ports p (sends and receives in flight per round); 0 = LINCOLL_PORTS. */
     int ports;
-    /** Seconds before a stuck operation (and each of lincoll_finalize()'s
-     *  barriers) fails; 0 = LINCOLL_TIMEOUT; ::LINCOLL_TIMEOUT_NEVER (any
-     *  negative value) = never. */
+    /** Seconds T before a stuck operation fails (lincoll_finalize() waits at
+     *  most 2 T); 0 = LINCOLL_TIMEOUT; ::LINCOLL_TIMEOUT_NEVER (any negative
+     *  value) = never. */
     double timeout;
     /** How the ranks find each other; ::LINCOLL_BOOTSTRAP_LAUNCHER = from
      *  the environment (rank, size, oob and store_* are then ignored). */
@@ -193,9 +198,9 @@ LINCOLL_API lincoll_status_t lincoll_init(const lincoll_init_params_t *params,
                                           lincoll_context_t **ctx_p);
 
 /**
- * @brief Destroy a context (collective; waits for peers to finish, each of its
- *        two bootstrap barriers bounded by the context timeout, so it
- *        returns within about twice that even when peers are unreachable).  Communicators, plans
+ * @brief Destroy a context (collective; waits for peers to finish, within
+ *        twice the context timeout even when peers are unreachable: see
+ *        "Timeouts" above).  Communicators, plans
  * and memory of the context must have been freed; any left are freed here with a warning.
  * @param [in] ctx context, or NULL (no-op).
  * @return ::LINCOLL_OK, or the first error met while shutting down.

@@ -63,7 +63,7 @@ wait_port() { for _ in $(seq 1 300); do [ -s "$W/p$1" ] && return 0; sleep 0.1; 
 start_local() { # node, dir
   rm -f "$W/p$1"
   "$bin/lincoll-ecd" --node "$1" --dir "$2" --cluster "$W/cluster" --listen 127.0.0.1:0 \
-      --port-file "$W/p$1" --timeout $T >>"$W/log$1" 2>&1 &
+      --port-file "$W/p$1" --timeout $T --die-with-parent >>"$W/log$1" 2>&1 &
   pids+=($!); eval "pid$1=$!"
   wait_port "$1"
 }

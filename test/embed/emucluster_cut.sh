@@ -9,7 +9,8 @@
 # store).  Once encodes run, host 3's link is set down on the bridge side
 # (ip link set ... down: packets to and from it vanish, nothing is reset).
 #   long:  it stays down.  Every rank must fail within [T - 0.5, T + 6] s of
-#          the cut and its lincoll_finalize must return within T + 3 s;
+#          the cut and its lincoll_finalize must return within 2 T + 3 s (a
+#          finalize barrier waits up to 2 T);
 #          nothing is left running.
 #   short: it comes back after 2 s (T = the timeout, 8 s): no rank may fail,
 #          every rank runs the same number of encodes and finalizes ok.
@@ -63,7 +64,7 @@ if [ "$mode" = long ]; then
       if (v["status"] == 0) { print "FAIL: rank " v["rank"] " saw no error"; bad = 1 }
       else if (since < T - 0.5 || since > T + 6) {
         printf "FAIL: rank %s failed %.2f s after the cut (timeout %s s)\n", v["rank"], since, T; bad = 1 }
-      if (v["fin_s"] > T + 3) {
+      if (v["fin_s"] > 2 * T + 3) {
         printf "FAIL: rank %s: finalize took %.2f s (timeout %s s)\n", v["rank"], v["fin_s"], T; bad = 1 }
       printf "rank %s: error %.2f s after the cut, finalize %.2f s\n", v["rank"], since, v["fin_s"]
     }

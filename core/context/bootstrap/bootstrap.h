@@ -11,9 +11,10 @@
  * over the transport.
  *
  * Timeouts: b->timeout bounds every operation.  It starts as the bootstrap
- * timeout (ranks may still be starting) and becomes the context timeout
- * once lincoll_init has succeeded (lc_bootstrap_set_timeout), so
- * lincoll_finalize's barriers never wait longer than a plan would.
+ * timeout (ranks may still be starting) and becomes twice the context
+ * timeout once lincoll_init has succeeded (lc_bootstrap_set_timeout): a
+ * finalize barrier waits for a peer that may still be waiting out one plan
+ * timeout, and no longer.
  */
 #ifndef LC_BOOTSTRAP_H
 #define LC_BOOTSTRAP_H

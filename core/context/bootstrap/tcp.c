@@ -16,10 +16,10 @@
  * store serves every group of a set of long-running processes.
  *
  * Every wait is bounded by b->timeout: the bootstrap timeout during
- * lincoll_init, the context timeout after it (lc_bootstrap_set_timeout), so
- * a store or peer that became unreachable costs lincoll_finalize at most one
- * timeout per barrier, and rank 0 serving the store waits that long at most
- * for the others to leave.
+ * lincoll_init, twice the context timeout after it (lc_bootstrap_set_timeout),
+ * so a store or peer that became unreachable costs lincoll_finalize one such
+ * wait (a failed barrier breaks the stream: nothing later waits again), and
+ * rank 0 serving the store waits that long at most for the others to leave.
  */
 #include "core/context/bootstrap/bootstrap_int.h"
 #include "core/context/bootstrap/store.h"
