@@ -444,7 +444,10 @@ lincoll_status_t lc_bootstrap_store_open(const lincoll_init_params_t *e, lc_boot
     }
     size_t jlen = e->store_job != NULL ? strlen(e->store_job) : 0;
     for (size_t i = 0; i < jlen; i++) {
-        if (e->store_job[i] <= ' ' || e->store_job[i] > '~') jlen = LC_STORE_MAX_JOB + 1;
+        if (e->store_job[i] <= ' ' || e->store_job[i] > '~') {
+            jlen = LC_STORE_MAX_JOB + 1; /* refused below */
+            break;
+        }
     }
     if (jlen > LC_STORE_MAX_JOB) {
         lc_error("lincoll_init: params->store_job='%s': a job name has 1 to %u printable "
