@@ -30,7 +30,7 @@ static const lc_config_field_t lc_config_fields[] = {
          "log lines at or above this severity go to stderr (or the installed handler)"),
     LC_F("TIMEOUT", LC_CFG_TIME, "60", NULL, timeout,
          "seconds a plan may wait on its peers before it fails with LINCOLL_ERR_TIMEOUT "
-         "(0 waits forever)"),
+         "(0 waits forever); lincoll_finalize waits at most twice this for unreachable peers"),
     LC_F("TRANSPORT", LC_CFG_ENUM, "ucx", "ucx|sim", transport,
          "transport for data: ucx (UCP tag + RMA), sim (in-process virtual ranks, tests only)"),
     LC_F("PORTS", LC_CFG_INT, "0", "0:64", ports,
@@ -53,7 +53,8 @@ static const lc_config_field_t lc_config_fields[] = {
     LC_F("JOB_SECRET", LC_CFG_STRING, "", NULL, job_secret,
          "shared secret every rank presents to the TCP store (set by lincoll-run)"),
     LC_F("BOOTSTRAP_TIMEOUT", LC_CFG_TIME, "120", NULL, bootstrap_timeout,
-         "seconds to wait for all ranks to reach the bootstrap"),
+         "seconds lincoll_init waits for all ranks to reach the bootstrap (later bootstrap "
+         "waits follow LINCOLL_TIMEOUT)"),
     LC_F("UCX_ERR_MODE", LC_CFG_ENUM, "peer", "peer|none", ucx_err_mode,
          "UCX endpoint error handling: peer turns a dead peer into an error (shared memory "
          "stays on through UCX_MM_ERROR_HANDLING=y); none is UCX's default"),

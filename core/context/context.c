@@ -3,10 +3,14 @@
  * registered memory.
  *
  * init: parse the LINCOLL_* table once -> open the bootstrap (PMIx, TCP store
- * or singleton) -> start the transport -> allgather transport addresses ->
- * connect (endpoints are created lazily on first use).
+ * or singleton; or the embedder's from the params: oob callbacks or a store
+ * at an address) -> start the transport -> allgather transport addresses ->
+ * connect (endpoints are created lazily on first use) -> bound the
+ * bootstrap's later waits by the context timeout.
  * finalize: a bootstrap barrier so no rank tears down its endpoints while a
  * peer still flushes to it, then the transport and the bootstrap.
+ * event loop: lincoll_context_fd/arm expose the transport's wakeup
+ * descriptor (UCX: the worker's efd, UCP_FEATURE_WAKEUP).
  */
 #include "core/context/context.h"
 
@@ -56,8 +60,15 @@ static void lc_apply_config(lincoll_context_t *ctx, const lincoll_init_params_t 
         if (params->ports > 0) {
             ctx->ports = params->ports;
         }
-        if (params->timeout >= 0) {
+        if (params->timeout > 0) {
             ctx->timeout = params->timeout;
+        } else if (params->timeout < 0) {
+            ctx->timeout = 0; /* LINCOLL_TIMEOUT_NEVER */
+        }
+        if (params->bootstrap != LINCOLL_BOOTSTRAP_LAUNCHER && ctx->cfg.bind == LC_TOPO_BIND_AUTO) {
+            /* an embedder's process: its threads are its own (LINCOLL_BIND=core|numa
+             * still binds) */
+            ctx->cfg.bind = LC_TOPO_BIND_NONE;
         }
     }
     lc_config_push_kernels(&ctx->cfg);
@@ -92,6 +103,8 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
     if (params != NULL) {
         LC_CHECK_ARG(params->ports >= 0 && params->ports <= 64,
                      "lincoll_init: params->ports=%d is outside [0, 64]", params->ports);
+        LC_CHECK_ARG(params->timeout == params->timeout,
+                     "lincoll_init: params->timeout is not a number");
     }
     lincoll_context_t *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
@@ -110,7 +123,7 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
         free(ctx);
         return LINCOLL_ERR_INVALID;
     }
-    st = lc_bootstrap_open(&ctx->cfg, &ctx->boot);
+    st = lc_bootstrap_open_params(&ctx->cfg, params, &ctx->boot);
     if (st != LINCOLL_OK) {
         free(ctx);
         return st;
@@ -143,6 +156,10 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
     if (st != LINCOLL_OK) {
         goto err_tl;
     }
+    /* from now on the bootstrap (finalize's barriers) follows the context
+     * timeout T: 2 T, since a healthy peer may reach finalize up to T late,
+     * still waiting out a plan that failed elsewhere first */
+    lc_bootstrap_set_timeout(ctx->boot, 2 * ctx->timeout);
     *ctx_p = ctx;
     return LINCOLL_OK;
 
@@ -232,8 +249,11 @@ lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
         if (ctx->tl_ops->disconnect != NULL) {
             ctx->tl_ops->disconnect(ctx->tl);
         }
-        lincoll_status_t st2 = ctx->boot->ops->barrier(ctx->boot);
-        st = st != LINCOLL_OK ? st : st2;
+        /* after a failed barrier (a peer died or is unreachable) a second one
+         * could only wait out the timeout again */
+        if (st == LINCOLL_OK) {
+            st = ctx->boot->ops->barrier(ctx->boot);
+        }
         if (st != LINCOLL_OK) {
             lc_warn("lincoll_finalize: bootstrap barrier failed (%s); closing anyway",
                     lincoll_strerror(st));
@@ -272,6 +292,38 @@ lincoll_status_t lincoll_progress(lincoll_context_t *ctx)
     LC_CHECK_ARG(ctx != NULL, "lincoll_progress: ctx must not be NULL");
     ctx->tl_ops->progress(ctx->tl);
     return LINCOLL_OK;
+}
+
+/* ---- event loop: the transport's wakeup descriptor ------------------------ */
+
+lincoll_status_t lincoll_context_fd(lincoll_context_t *ctx, int *fd_p)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_context_fd: ctx must not be NULL");
+    LC_CHECK_ARG(fd_p != NULL, "lincoll_context_fd: fd_p must not be NULL");
+    int fd = ctx->tl_ops->event_fd != NULL ? ctx->tl_ops->event_fd(ctx->tl) : -1;
+    if (fd < 0) {
+        lc_error("lincoll_context_fd: the %s transport has no event descriptor", ctx->tl_ops->name);
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    *fd_p = fd;
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_context_arm(lincoll_context_t *ctx)
+{
+    LC_CHECK_ARG(ctx != NULL, "lincoll_context_arm: ctx must not be NULL");
+    if (ctx->tl_ops->arm == NULL ||
+        (ctx->tl_ops->event_fd != NULL && ctx->tl_ops->event_fd(ctx->tl) < 0)) {
+        lc_error("lincoll_context_arm: the %s transport has no event descriptor",
+                 ctx->tl_ops->name);
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    lincoll_status_t st = ctx->tl_ops->arm(ctx->tl);
+    if (st != LINCOLL_OK && st != LINCOLL_ERR_BUSY) {
+        lc_error("lincoll_context_arm: the %s transport could not arm its descriptor: %s",
+                 ctx->tl_ops->name, lincoll_strerror(st));
+    }
+    return st;
 }
 
 /* ---- memory ---------------------------------------------------------------- */

@@ -11,6 +11,7 @@
  */
 #include "core/context/bootstrap/bootstrap_int.h"
 #include "core/base/log.h"
+#include "core/context/bootstrap/store.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -121,6 +122,57 @@ lincoll_status_t lc_bootstrap_open(const lc_config_t *cfg, lc_bootstrap_t **b_p)
             b->local_size);
     *b_p = b;
     return LINCOLL_OK;
+}
+
+static lincoll_status_t lc_bootstrap_check_params(const lincoll_init_params_t *p)
+{
+    LC_CHECK_ARG(p->bootstrap == LINCOLL_BOOTSTRAP_OOB || p->bootstrap == LINCOLL_BOOTSTRAP_STORE,
+                 "lincoll_init: params->bootstrap=%d is not a lincoll_bootstrap_kind_t",
+                 (int)p->bootstrap);
+    LC_CHECK_ARG(p->size >= 1 && p->size <= (int)LC_STORE_MAX_SIZE,
+                 "lincoll_init: params->size=%d must be in [1, %d] with an embedder's bootstrap",
+                 p->size, (int)LC_STORE_MAX_SIZE);
+    LC_CHECK_ARG(p->rank >= 0 && p->rank < p->size,
+                 "lincoll_init: params->rank=%d is outside [0, size=%d)", p->rank, p->size);
+    LC_CHECK_ARG(p->bootstrap_timeout >= 0,
+                 "lincoll_init: params->bootstrap_timeout=%g must be >= 0 (0 = "
+                 "LINCOLL_BOOTSTRAP_TIMEOUT)",
+                 p->bootstrap_timeout);
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_bootstrap_open_params(const lc_config_t *cfg,
+                                          const lincoll_init_params_t *params, lc_bootstrap_t **b_p)
+{
+    if (params == NULL || params->bootstrap == LINCOLL_BOOTSTRAP_LAUNCHER) {
+        return lc_bootstrap_open(cfg, b_p);
+    }
+    LC_CHECK_ARG(b_p != NULL, "lc_bootstrap_open_params: b_p is NULL");
+    *b_p = NULL;
+    lincoll_status_t st = lc_bootstrap_check_params(params);
+    if (st != LINCOLL_OK) return st;
+    lc_bootstrap_t *b = calloc(1, sizeof(*b));
+    if (b == NULL) return LINCOLL_ERR_NOMEM;
+    b->timeout = params->bootstrap_timeout > 0 ? params->bootstrap_timeout : cfg->bootstrap_timeout;
+    b->local_rank = b->local_size = -1;
+    st = params->bootstrap == LINCOLL_BOOTSTRAP_OOB ? lc_bootstrap_oob_open(params, b)
+                                                    : lc_bootstrap_store_open(params, b);
+    if (st != LINCOLL_OK) {
+        free(b);
+        return st;
+    }
+    lc_log_set_rank(b->rank);
+    lc_info("bootstrap: %s (the embedder's), rank %d of %d, local %d of %d", b->ops->name, b->rank,
+            b->size, b->local_rank, b->local_size);
+    *b_p = b;
+    return LINCOLL_OK;
+}
+
+void lc_bootstrap_set_timeout(lc_bootstrap_t *b, double timeout)
+{
+    if (b != NULL) {
+        b->timeout = timeout > 0 ? timeout : 0;
+    }
 }
 
 void lc_bootstrap_close(lc_bootstrap_t *b)

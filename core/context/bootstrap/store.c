@@ -233,12 +233,15 @@ typedef struct lc_store_buf {
     uint8_t data[];
 } lc_store_buf_t;
 
+typedef struct lc_store_job lc_store_job_t;
+
 typedef struct lc_store_conn {
     int fd;
-    int rank;        /* -1 until HELLO succeeded */
-    int bye;         /* BYE received (or failed already): leaving is not a failure */
-    int closing;     /* close at the end of this progress call */
-    double deadline; /* idle deadline (0 = none) */
+    int rank;            /* -1 until HELLO succeeded */
+    lc_store_job_t *job; /* NULL until HELLO succeeded */
+    int bye;             /* BYE received (or failed already): leaving is not a failure */
+    int closing;         /* close at the end of this progress call */
+    double deadline;     /* idle deadline (0 = none) */
     char peer[64];
     /* input */
     uint8_t hdr_raw[LC_STORE_HDR_SIZE];
@@ -259,23 +262,33 @@ typedef struct lc_store_conn {
     uint32_t op_len;
 } lc_store_conn_t;
 
-struct lc_store_server {
-    int listen_fd;
-    int port;
+/* One job: `size` ranks that allgather and barrier together. */
+struct lc_store_job {
+    lc_store_job_t *next;
+    char name[LC_STORE_MAX_JOB + 1]; /* "" for the job of a single-job server */
     int size;
-    char secret[LC_STORE_MAX_SECRET + 1];
-    size_t secret_len;
-    double idle_timeout;
-    lc_store_conn_t *conns;
-    size_t nconns, max_conns;
     lc_store_conn_t **by_rank; /* size entries */
+    unsigned char *joined;     /* size flags: rank joined once */
     int nposted;
     int failed; /* sticky: a rank died */
     lincoll_status_t fail_status;
     char fail_text[LC_STORE_MAX_ERRTEXT];
-    unsigned char *joined; /* size flags: rank joined once */
     atomic_int njoined, nactive;
     atomic_int done_failed;
+    double empty_since; /* multi-job: when the last member left (0 = members) */
+};
+
+struct lc_store_server {
+    int listen_fd;
+    int port;
+    int multi; /* jobs are made on demand by HELLO_JOB (see store.h) */
+    char secret[LC_STORE_MAX_SECRET + 1];
+    size_t secret_len;
+    double idle_timeout;
+    lc_store_conn_t **conns;
+    size_t nconns, cap_conns, max_conns;
+    lc_store_job_t *jobs; /* single-job: exactly one, never freed before destroy */
+    size_t njobs;
     /* thread */
     int wake[2];
     pthread_t thread;
@@ -290,6 +303,52 @@ static void lc_store_buf_release(lc_store_buf_t *b)
     }
 }
 
+static lc_store_job_t *lc_store_job_new(lc_store_server_t *s, const char *name, size_t nlen,
+                                        int size)
+{
+    lc_store_job_t *j = calloc(1, sizeof(*j));
+    if (j == NULL) return NULL;
+    j->by_rank = calloc((size_t)size, sizeof(*j->by_rank));
+    j->joined = calloc((size_t)size, 1);
+    if (j->by_rank == NULL || j->joined == NULL) {
+        free(j->by_rank);
+        free(j->joined);
+        free(j);
+        return NULL;
+    }
+    memcpy(j->name, name, nlen);
+    j->name[nlen] = '\0';
+    j->size = size;
+    j->next = s->jobs;
+    s->jobs = j;
+    s->njobs++;
+    return j;
+}
+
+static void lc_store_job_free(lc_store_server_t *s, lc_store_job_t *j)
+{
+    for (lc_store_job_t **pp = &s->jobs; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == j) {
+            *pp = j->next;
+            s->njobs--;
+            break;
+        }
+    }
+    lc_debug("store: job '%s' of %d ranks is over (%s)", j->name, j->size,
+             j->failed ? "failed" : "every rank left");
+    free(j->by_rank);
+    free(j->joined);
+    free(j);
+}
+
+static lc_store_job_t *lc_store_job_find(lc_store_server_t *s, const char *name, size_t nlen)
+{
+    for (lc_store_job_t *j = s->jobs; j != NULL; j = j->next) {
+        if (strlen(j->name) == nlen && memcmp(j->name, name, nlen) == 0) return j;
+    }
+    return NULL;
+}
+
 static void lc_store_conn_reset_input(lc_store_conn_t *c)
 {
     free(c->in);
@@ -299,11 +358,11 @@ static void lc_store_conn_reset_input(lc_store_conn_t *c)
     c->in_body = 0;
 }
 
-static void lc_store_conn_drop_op(lc_store_server_t *s, lc_store_conn_t *c)
+static void lc_store_conn_drop_op(lc_store_conn_t *c)
 {
     if (c->posted) {
         c->posted = 0;
-        s->nposted--;
+        c->job->nposted--;
     }
     free(c->op_data);
     c->op_data = NULL;
@@ -323,31 +382,38 @@ static void lc_store_send_error(lc_store_conn_t *c, lincoll_status_t status, con
     }
 }
 
-static void lc_store_fail(lc_store_server_t *s, lincoll_status_t status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void lc_store_fail(lc_store_server_t *s, lc_store_job_t *j, lincoll_status_t status,
+                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void lc_store_close_conn(lc_store_server_t *s, size_t idx, int orderly);
-
-/* Mark the job failed and tell every waiting rank. */
-static void lc_store_fail(lc_store_server_t *s, lincoll_status_t status, const char *fmt, ...)
+/* Mark the job failed and tell every waiting rank.  A multi-job server also
+ * closes the members that are not waiting (they learn it at their next
+ * operation), so that a member that became unreachable does not keep the
+ * job alive. */
+static void lc_store_fail(lc_store_server_t *s, lc_store_job_t *j, lincoll_status_t status,
+                          const char *fmt, ...)
 {
-    if (!s->failed) {
+    if (!j->failed) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(s->fail_text, sizeof(s->fail_text), fmt, ap);
+        vsnprintf(j->fail_text, sizeof(j->fail_text), fmt, ap);
         va_end(ap);
-        s->failed = 1;
-        s->fail_status = status;
-        atomic_store(&s->done_failed, 1);
-        lc_warn("store: %s", s->fail_text);
+        j->failed = 1;
+        j->fail_status = status;
+        atomic_store(&j->done_failed, 1);
+        if (s->multi) {
+            lc_warn("store: job '%s': %s", j->name, j->fail_text);
+        } else {
+            lc_warn("store: %s", j->fail_text);
+        }
     }
     /* Waiting ranks get the error now; they are closed at the end of the
      * progress call so no caller loses the connection it is working on. */
     for (size_t i = 0; i < s->nconns; i++) {
-        lc_store_conn_t *c = &s->conns[i];
-        if (c->posted) {
-            lc_store_send_error(c, s->fail_status, s->fail_text);
-            lc_store_conn_drop_op(s, c);
+        lc_store_conn_t *c = s->conns[i];
+        if (c->job != j) continue;
+        if (c->posted || (s->multi && !c->closing)) {
+            if (c->posted) lc_store_conn_drop_op(c);
+            lc_store_send_error(c, j->fail_status, j->fail_text);
             c->bye = 1;
             c->closing = 1;
         }
@@ -356,25 +422,33 @@ static void lc_store_fail(lc_store_server_t *s, lincoll_status_t status, const c
 
 static void lc_store_close_conn(lc_store_server_t *s, size_t idx, int orderly)
 {
-    lc_store_conn_t *c = &s->conns[idx];
+    lc_store_conn_t *c = s->conns[idx];
+    lc_store_job_t *j = c->job;
     int rank = c->rank;
-    int failed = rank >= 0 && !orderly && !c->bye;
-    lc_store_conn_drop_op(s, c);
+    int failed = j != NULL && !orderly && !c->bye;
+    if (j != NULL) lc_store_conn_drop_op(c);
     lc_store_conn_reset_input(c);
     lc_store_buf_release(c->out_buf);
+    free(c->op_data);
     close(c->fd);
-    if (rank >= 0) {
-        s->by_rank[rank] = NULL;
-        atomic_fetch_sub(&s->nactive, 1);
-    }
     s->conns[idx] = s->conns[s->nconns - 1];
-    if (s->conns[idx].rank >= 0 && idx != s->nconns - 1) {
-        s->by_rank[s->conns[idx].rank] = &s->conns[idx];
-    }
     s->nconns--;
+    free(c);
+    if (j == NULL) {
+        return;
+    }
+    j->by_rank[rank] = NULL;
+    atomic_fetch_sub(&j->nactive, 1);
     if (failed) {
-        lc_store_fail(s, LINCOLL_ERR_PEER_FAILED, "rank %d left the job without saying goodbye",
+        lc_store_fail(s, j, LINCOLL_ERR_PEER_FAILED, "rank %d left the job without saying goodbye",
                       rank);
+    }
+    if (s->multi && atomic_load(&j->nactive) == 0) {
+        if (j->failed || atomic_load(&j->njoined) == j->size) {
+            lc_store_job_free(s, j);
+        } else {
+            j->empty_since = lc_store_now();
+        }
     }
 }
 
@@ -420,17 +494,17 @@ static int lc_store_flush(lc_store_conn_t *c)
     return 0;
 }
 
-/* Every rank posted: check they agree and answer all of them. */
-static void lc_store_complete_round(lc_store_server_t *s)
+/* Every rank of the job posted: check they agree and answer all of them. */
+static void lc_store_complete_round(lc_store_server_t *s, lc_store_job_t *j)
 {
-    lc_store_conn_t *c0 = s->by_rank[0];
+    lc_store_conn_t *c0 = j->by_rank[0];
     uint16_t type = c0->op_type;
     uint32_t seq = c0->op_seq;
-    size_t total = (size_t)s->size * 4;
-    for (int r = 0; r < s->size; r++) {
-        lc_store_conn_t *c = s->by_rank[r];
+    size_t total = (size_t)j->size * 4;
+    for (int r = 0; r < j->size; r++) {
+        lc_store_conn_t *c = j->by_rank[r];
         if (c->op_type != type || c->op_seq != seq) {
-            lc_store_fail(s, LINCOLL_ERR_MISMATCH,
+            lc_store_fail(s, j, LINCOLL_ERR_MISMATCH,
                           "rank %d posted %s #%u while rank 0 posted %s #%u", r,
                           c->op_type == LC_STORE_GATHER ? "allgather" : "barrier", c->op_seq,
                           type == LC_STORE_GATHER ? "allgather" : "barrier", seq);
@@ -441,36 +515,145 @@ static void lc_store_complete_round(lc_store_server_t *s)
     lc_store_buf_t *buf = NULL;
     if (type == LC_STORE_GATHER) {
         if (total > LC_STORE_MAX_REPLY) {
-            lc_store_fail(s, LINCOLL_ERR_TRUNCATED,
+            lc_store_fail(s, j, LINCOLL_ERR_TRUNCATED,
                           "allgather #%u would return %zu bytes, more than the limit %u", seq,
                           total, LC_STORE_MAX_REPLY);
             return;
         }
         buf = malloc(sizeof(*buf) + total);
         if (buf == NULL) {
-            lc_store_fail(s, LINCOLL_ERR_NOMEM, "out of memory for allgather #%u (%zu bytes)", seq,
-                          total);
+            lc_store_fail(s, j, LINCOLL_ERR_NOMEM, "out of memory for allgather #%u (%zu bytes)",
+                          seq, total);
             return;
         }
         buf->refs = 1;
         buf->len = total;
-        uint8_t *p = buf->data + (size_t)s->size * 4;
-        for (int r = 0; r < s->size; r++) {
-            lc_store_conn_t *c = s->by_rank[r];
+        uint8_t *p = buf->data + (size_t)j->size * 4;
+        for (int r = 0; r < j->size; r++) {
+            lc_store_conn_t *c = j->by_rank[r];
             lc_put32(buf->data + (size_t)r * 4, c->op_len);
             if (c->op_len) memcpy(p, c->op_data, c->op_len);
             p += c->op_len;
         }
     }
-    for (int r = 0; r < s->size; r++) {
-        lc_store_conn_t *c = s->by_rank[r];
-        lc_store_conn_drop_op(s, c);
+    for (int r = 0; r < j->size; r++) {
+        lc_store_conn_t *c = j->by_rank[r];
+        lc_store_conn_drop_op(c);
         lc_store_queue(c, type == LC_STORE_GATHER ? LC_STORE_GATHER_DONE : LC_STORE_BARRIER_DONE,
                        seq, buf);
     }
     lc_store_buf_release(buf);
-    lc_trace("store: %s #%u complete (%zu bytes)",
+    lc_trace("store: %s%s%s %s #%u complete (%zu bytes)", s->multi ? "job '" : "",
+             s->multi ? j->name : "", s->multi ? "': " : "",
              type == LC_STORE_GATHER ? "allgather" : "barrier", seq, total);
+}
+
+/* HELLO or HELLO_JOB: authenticate, find (or make) the job, register the
+ * rank.  Returns 0 to keep the connection, -1 to close it. */
+static int lc_store_hello(lc_store_server_t *s, lc_store_conn_t *c)
+{
+    lc_store_hdr_t *h = &c->hdr;
+    uint32_t size = lc_get32(c->in);
+    uint32_t rank = h->arg;
+    const char *secret = (const char *)c->in + 4, *name = "";
+    size_t slen = h->len - 4, nlen = 0;
+    char msg[LC_STORE_MAX_ERRTEXT];
+    if (h->type == LC_STORE_HELLO_JOB) {
+        /* u32 size, u8 secret length, secret, job name */
+        slen = c->in[4];
+        secret = (const char *)c->in + 5;
+        if (5 + slen >= h->len || h->len - 5 - slen > LC_STORE_MAX_JOB) {
+            snprintf(msg, sizeof(msg),
+                     "HELLO_JOB of %u bytes with a %zu-byte secret: the job name must have 1 to "
+                     "%u bytes",
+                     h->len, slen, LC_STORE_MAX_JOB);
+            lc_warn("store: %s: %s", c->peer, msg);
+            lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
+            return -1;
+        }
+        name = secret + slen;
+        nlen = h->len - 5 - slen;
+    }
+    if (!lc_store_secret_equal(secret, slen, s->secret, s->secret_len)) {
+        lc_warn("store: connection from %s presented a wrong job secret", c->peer);
+        lc_store_send_error(c, LINCOLL_ERR_AUTH, "wrong job secret");
+        return -1;
+    }
+    for (size_t i = 0; i < nlen; i++) {
+        if (name[i] <= ' ' || name[i] > '~') {
+            snprintf(msg, sizeof(msg),
+                     "job name byte %zu is 0x%02x: names are printable ASCII "
+                     "without spaces",
+                     i, (unsigned)(unsigned char)name[i]);
+            lc_warn("store: %s: %s", c->peer, msg);
+            lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
+            return -1;
+        }
+    }
+    if (!s->multi && nlen > 0) {
+        snprintf(msg, sizeof(msg), "job '%.*s': this store serves one job, without a name",
+                 (int)nlen, name);
+        lc_warn("store: %s: %s", c->peer, msg);
+        lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
+        return -1;
+    }
+    if (size < 1 || size > (s->multi ? LC_STORE_MAX_JOB_SIZE : LC_STORE_MAX_SIZE)) {
+        snprintf(msg, sizeof(msg), "rank %u announced job size %u, outside [1, %u]", rank, size,
+                 s->multi ? LC_STORE_MAX_JOB_SIZE : LC_STORE_MAX_SIZE);
+        lc_warn("store: %s", msg);
+        lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
+        return -1;
+    }
+    lc_store_job_t *j = s->multi ? lc_store_job_find(s, name, nlen) : s->jobs;
+    if (j == NULL) {
+        if (rank >= size) {
+            snprintf(msg, sizeof(msg), "rank %u out of range for job size %u", rank, size);
+            lc_warn("store: %s", msg);
+            lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
+            return -1;
+        }
+        j = lc_store_job_new(s, name, nlen, (int)size);
+        if (j == NULL) {
+            lc_store_send_error(c, LINCOLL_ERR_NOMEM, "store out of memory for a new job");
+            return -1;
+        }
+        lc_debug("store: job '%s' of %u ranks begins", j->name, size);
+    }
+    if (j->failed) {
+        lc_store_send_error(c, j->fail_status, j->fail_text);
+        return -1;
+    }
+    if (size != (uint32_t)j->size) {
+        snprintf(msg, sizeof(msg), "rank %u announced job size %u, the store serves %d", rank, size,
+                 j->size);
+        lc_warn("store: %s", msg);
+        lc_store_send_error(c, LINCOLL_ERR_MISMATCH, msg);
+        return -1;
+    }
+    if (rank >= (uint32_t)j->size) {
+        snprintf(msg, sizeof(msg), "rank %u out of range for job size %d", rank, j->size);
+        lc_warn("store: %s", msg);
+        lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
+        return -1;
+    }
+    if (j->by_rank[rank] != NULL) {
+        snprintf(msg, sizeof(msg), "rank %u is already connected", rank);
+        lc_warn("store: %s (duplicate from %s)", msg, c->peer);
+        lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
+        return -1;
+    }
+    c->rank = (int)rank;
+    c->job = j;
+    j->by_rank[rank] = c;
+    j->empty_since = 0;
+    if (!j->joined[rank]) {
+        j->joined[rank] = 1;
+        atomic_fetch_add(&j->njoined, 1);
+    }
+    atomic_fetch_add(&j->nactive, 1);
+    lc_debug("store: rank %u of job '%s' joined from %s", rank, j->name, c->peer);
+    lc_store_queue(c, LC_STORE_WELCOME, (uint32_t)j->size, NULL);
+    return 0;
 }
 
 /* Handle one complete message; returns 0 to keep the connection, -1 to close
@@ -478,52 +661,10 @@ static void lc_store_complete_round(lc_store_server_t *s)
 static int lc_store_handle(lc_store_server_t *s, lc_store_conn_t *c)
 {
     lc_store_hdr_t *h = &c->hdr;
-    if (c->rank < 0) {
-        /* HELLO: u32 size, secret */
-        uint32_t size = lc_get32(c->in);
-        uint32_t rank = h->arg;
-        const char *secret = (const char *)c->in + 4;
-        size_t slen = h->len - 4;
-        if (!lc_store_secret_equal(secret, slen, s->secret, s->secret_len)) {
-            lc_warn("store: connection from %s presented a wrong job secret", c->peer);
-            lc_store_send_error(c, LINCOLL_ERR_AUTH, "wrong job secret");
-            return -1;
-        }
-        char msg[LC_STORE_MAX_ERRTEXT];
-        if (s->failed) {
-            lc_store_send_error(c, s->fail_status, s->fail_text);
-            return -1;
-        }
-        if (size != (uint32_t)s->size) {
-            snprintf(msg, sizeof(msg), "rank %u announced job size %u, the store serves %d", rank,
-                     size, s->size);
-            lc_warn("store: %s", msg);
-            lc_store_send_error(c, LINCOLL_ERR_MISMATCH, msg);
-            return -1;
-        }
-        if (rank >= (uint32_t)s->size) {
-            snprintf(msg, sizeof(msg), "rank %u out of range for job size %d", rank, s->size);
-            lc_warn("store: %s", msg);
-            lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
-            return -1;
-        }
-        if (s->by_rank[rank] != NULL) {
-            snprintf(msg, sizeof(msg), "rank %u is already connected", rank);
-            lc_warn("store: %s (duplicate from %s)", msg, c->peer);
-            lc_store_send_error(c, LINCOLL_ERR_INVALID, msg);
-            return -1;
-        }
-        c->rank = (int)rank;
-        s->by_rank[rank] = c;
-        if (!s->joined[rank]) {
-            s->joined[rank] = 1;
-            atomic_fetch_add(&s->njoined, 1);
-        }
-        atomic_fetch_add(&s->nactive, 1);
-        lc_debug("store: rank %u joined from %s", rank, c->peer);
-        lc_store_queue(c, LC_STORE_WELCOME, (uint32_t)s->size, NULL);
-        return 0;
+    if (c->job == NULL) {
+        return lc_store_hello(s, c);
     }
+    lc_store_job_t *j = c->job;
     switch (h->type) {
     case LC_STORE_BYE:
         c->bye = 1;
@@ -536,8 +677,8 @@ static int lc_store_handle(lc_store_server_t *s, lc_store_conn_t *c)
                                 "a second operation before the first one finished");
             return -1;
         }
-        if (s->failed) {
-            lc_store_send_error(c, s->fail_status, s->fail_text);
+        if (j->failed) {
+            lc_store_send_error(c, j->fail_status, j->fail_text);
             c->bye = 1; /* already failed; do not report this rank again */
             return -1;
         }
@@ -547,8 +688,8 @@ static int lc_store_handle(lc_store_server_t *s, lc_store_conn_t *c)
         c->op_data = c->in; /* take ownership */
         c->op_len = h->len;
         c->in = NULL;
-        if (++s->nposted == s->size) {
-            lc_store_complete_round(s);
+        if (++j->nposted == j->size) {
+            lc_store_complete_round(s, j);
         }
         return 0;
     default:
@@ -571,13 +712,17 @@ static lincoll_status_t lc_store_check_hdr(lc_store_conn_t *c, char *msg, size_t
         return LINCOLL_ERR_BOOTSTRAP;
     }
     uint32_t lo, hi;
-    if (c->rank < 0) {
-        if (h->type != LC_STORE_HELLO) {
+    if (c->job == NULL) {
+        if (h->type == LC_STORE_HELLO) {
+            lo = 4;
+            hi = 4 + LC_STORE_MAX_SECRET;
+        } else if (h->type == LC_STORE_HELLO_JOB) {
+            lo = 4 + 1 + 1 + 1;
+            hi = 4 + 1 + LC_STORE_MAX_SECRET + LC_STORE_MAX_JOB;
+        } else {
             snprintf(msg, msize, "message type %u before HELLO", h->type);
             return LINCOLL_ERR_AUTH;
         }
-        lo = 4;
-        hi = 4 + LC_STORE_MAX_SECRET;
     } else if (h->type == LC_STORE_GATHER) {
         lo = 0;
         hi = LC_STORE_MAX_PAYLOAD;
@@ -599,7 +744,6 @@ static lincoll_status_t lc_store_check_hdr(lc_store_conn_t *c, char *msg, size_t
     }
     return LINCOLL_OK;
 }
-
 /* Read what is available; returns -1 to close the connection. */
 static int lc_store_on_readable(lc_store_server_t *s, lc_store_conn_t *c, int *orderly)
 {
@@ -657,7 +801,7 @@ static int lc_store_on_readable(lc_store_server_t *s, lc_store_conn_t *c, int *o
         int keep = lc_store_handle(s, c);
         lc_store_conn_reset_input(c);
         /* registered and between messages: no idle limit (ranks compute) */
-        c->deadline = c->rank >= 0 ? 0 : lc_store_deadline(s->idle_timeout);
+        c->deadline = c->job != NULL ? 0 : lc_store_deadline(s->idle_timeout);
         if (keep < 0) {
             *orderly = c->bye;
             return -1;
@@ -712,9 +856,10 @@ static lincoll_status_t lc_store_bind(lc_store_server_t *s, const char *host, in
 lincoll_status_t lc_store_server_create(const lc_store_params_t *p, lc_store_server_t **s_p)
 {
     LC_CHECK_ARG(p != NULL && s_p != NULL, "lc_store_server_create: params or s_p is NULL");
-    LC_CHECK_ARG(p->size >= 1 && (uint32_t)p->size <= LC_STORE_MAX_SIZE,
-                 "lc_store_server_create: size %d out of range [1, %u]", p->size,
-                 LC_STORE_MAX_SIZE);
+    LC_CHECK_ARG(p->multi_job ? p->size == 0
+                              : p->size >= 1 && (uint32_t)p->size <= LC_STORE_MAX_SIZE,
+                 "lc_store_server_create: size %d out of range (%s)", p->size,
+                 p->multi_job ? "0 for a multi-job store" : "1 .. 16777216");
     LC_CHECK_ARG(p->port >= 0 && p->port <= 65535, "lc_store_server_create: port %d out of range",
                  p->port);
     LC_CHECK_ARG(
@@ -727,17 +872,16 @@ lincoll_status_t lc_store_server_create(const lc_store_params_t *p, lc_store_ser
         return LINCOLL_ERR_NOMEM;
     }
     s->listen_fd = s->wake[0] = s->wake[1] = -1;
-    s->size = p->size;
+    s->multi = p->multi_job != 0;
     s->secret_len = strlen(p->secret);
     memcpy(s->secret, p->secret, s->secret_len);
     s->idle_timeout = p->idle_timeout > 0 ? p->idle_timeout : 30.0;
     /* room for every rank plus a few unauthenticated stragglers */
-    s->max_conns = (size_t)p->size + 64;
-    s->conns = calloc(s->max_conns, sizeof(*s->conns));
-    s->by_rank = calloc((size_t)p->size, sizeof(*s->by_rank));
-    s->joined = calloc((size_t)p->size, 1);
+    s->max_conns = s->multi ? LC_STORE_MAX_CONNS : (size_t)p->size + 64;
+    s->cap_conns = s->max_conns < 64 ? s->max_conns : 64;
+    s->conns = calloc(s->cap_conns, sizeof(*s->conns));
     lincoll_status_t st = LINCOLL_ERR_NOMEM;
-    if (s->conns == NULL || s->by_rank == NULL || s->joined == NULL) {
+    if (s->conns == NULL || (!s->multi && lc_store_job_new(s, "", 0, p->size) == NULL)) {
         goto err;
     }
     if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -748,7 +892,11 @@ lincoll_status_t lc_store_server_create(const lc_store_params_t *p, lc_store_ser
     if (st != LINCOLL_OK) {
         goto err;
     }
-    lc_debug("store: serving %d ranks on %s:%d", s->size, p->host ? p->host : "*", s->port);
+    if (s->multi) {
+        lc_debug("store: serving named jobs on %s:%d", p->host ? p->host : "*", s->port);
+    } else {
+        lc_debug("store: serving %d ranks on %s:%d", p->size, p->host ? p->host : "*", s->port);
+    }
     *s_p = s;
     return LINCOLL_OK;
 err:
@@ -777,8 +925,24 @@ static void lc_store_accept(lc_store_server_t *s)
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        lc_store_conn_t *c = &s->conns[s->nconns++];
-        memset(c, 0, sizeof(*c));
+        if (s->nconns == s->cap_conns) {
+            size_t cap = s->cap_conns * 2 < s->max_conns ? s->cap_conns * 2 : s->max_conns;
+            lc_store_conn_t **nc = realloc(s->conns, cap * sizeof(*nc));
+            if (nc == NULL) {
+                lc_warn("store: out of memory for connection %zu; refusing one", s->nconns);
+                close(fd);
+                continue;
+            }
+            s->conns = nc;
+            s->cap_conns = cap;
+        }
+        lc_store_conn_t *c = calloc(1, sizeof(*c));
+        if (c == NULL) {
+            lc_warn("store: out of memory for connection %zu; refusing one", s->nconns);
+            close(fd);
+            continue;
+        }
+        s->conns[s->nconns++] = c;
         c->fd = fd;
         c->rank = -1;
         c->deadline = lc_store_deadline(s->idle_timeout);
@@ -808,10 +972,14 @@ lincoll_status_t lc_store_server_progress(lc_store_server_t *s, int timeout_ms)
     pfds[1] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
     double now = lc_store_now(), next = 0;
     for (size_t i = 0; i < n; i++) {
-        lc_store_conn_t *c = &s->conns[i];
+        lc_store_conn_t *c = s->conns[i];
         pfds[i + 2] = (struct pollfd){.fd = c->fd, .events = POLLIN};
         if (c->out_len) pfds[i + 2].events |= POLLOUT;
         if (c->deadline && (next == 0 || c->deadline < next)) next = c->deadline;
+    }
+    for (lc_store_job_t *j = s->jobs; s->multi && j != NULL; j = j->next) {
+        double d = j->empty_since != 0 ? j->empty_since + s->idle_timeout : 0;
+        if (d && (next == 0 || d < next)) next = d;
     }
     int ms = timeout_ms;
     if (next != 0) {
@@ -834,13 +1002,13 @@ lincoll_status_t lc_store_server_progress(lc_store_server_t *s, int timeout_ms)
         if (rev == 0) continue;
         size_t idx = s->nconns;
         for (size_t j = 0; j < s->nconns; j++) {
-            if (s->conns[j].fd == pfds[i + 2].fd) {
+            if (s->conns[j]->fd == pfds[i + 2].fd) {
                 idx = j;
                 break;
             }
         }
         if (idx == s->nconns) continue; /* closed meanwhile */
-        lc_store_conn_t *c = &s->conns[idx];
+        lc_store_conn_t *c = s->conns[idx];
         int orderly = 0, close_it = 0;
         if (rev & POLLOUT) {
             close_it = lc_store_flush(c) < 0;
@@ -855,7 +1023,7 @@ lincoll_status_t lc_store_server_progress(lc_store_server_t *s, int timeout_ms)
     /* idle clients, and connections a failure marked for closing */
     now = lc_store_now();
     for (size_t i = 0; i < s->nconns;) {
-        lc_store_conn_t *c = &s->conns[i];
+        lc_store_conn_t *c = s->conns[i];
         if (c->closing) {
             lc_store_close_conn(s, i, 1);
             continue;
@@ -863,13 +1031,23 @@ lincoll_status_t lc_store_server_progress(lc_store_server_t *s, int timeout_ms)
         if (c->deadline != 0 && now >= c->deadline) {
             char msg[LC_STORE_MAX_ERRTEXT];
             snprintf(msg, sizeof(msg), "%s idle for %.1f s %s", c->peer, s->idle_timeout,
-                     c->rank < 0 ? "before HELLO" : "in the middle of a message");
+                     c->job == NULL ? "before HELLO" : "in the middle of a message");
             lc_warn("store: dropping %s (rank %d)", msg, c->rank);
             lc_store_send_error(c, LINCOLL_ERR_TIMEOUT, msg);
             lc_store_close_conn(s, i, 0);
             continue;
         }
         i++;
+    }
+    /* multi-job: jobs whose members all left before every rank had joined */
+    for (lc_store_job_t *j = s->jobs, *next; s->multi && j != NULL; j = next) {
+        next = j->next;
+        if (j->empty_since != 0 && now - j->empty_since >= s->idle_timeout) {
+            lc_warn("store: job '%s': no member for %.1f s with %d of %d ranks ever joined; "
+                    "forgetting it",
+                    j->name, s->idle_timeout, atomic_load(&j->njoined), j->size);
+            lc_store_job_free(s, j);
+        }
     }
     if (rc > 0 && (pfds[0].revents & POLLIN)) {
         lc_store_accept(s);
@@ -907,9 +1085,12 @@ lincoll_status_t lc_store_server_start(lc_store_server_t *s)
 
 lincoll_status_t lc_store_server_wait_done(lc_store_server_t *s, double timeout)
 {
+    LC_CHECK_ARG(s != NULL && !s->multi, "lc_store_server_wait_done: %s",
+                 s == NULL ? "s is NULL" : "a multi-job store is never done");
+    lc_store_job_t *j = s->jobs; /* the one job, freed only by destroy */
     double deadline = lc_store_deadline(timeout);
-    while (!atomic_load(&s->done_failed) &&
-           !(atomic_load(&s->njoined) == s->size && atomic_load(&s->nactive) == 0)) {
+    while (!atomic_load(&j->done_failed) &&
+           !(atomic_load(&j->njoined) == j->size && atomic_load(&j->nactive) == 0)) {
         if (deadline != 0 && lc_store_now() >= deadline) {
             return LINCOLL_ERR_TIMEOUT;
         }
@@ -930,14 +1111,15 @@ void lc_store_server_destroy(lc_store_server_t *s)
         pthread_join(s->thread, NULL);
     }
     while (s->nconns > 0) {
-        s->conns[s->nconns - 1].bye = 1; /* shutting down is not a failure */
+        s->conns[s->nconns - 1]->bye = 1; /* shutting down is not a failure */
         lc_store_close_conn(s, s->nconns - 1, 1);
     }
     if (s->listen_fd >= 0) close(s->listen_fd);
     if (s->wake[0] >= 0) close(s->wake[0]);
     if (s->wake[1] >= 0) close(s->wake[1]);
     free(s->conns);
-    free(s->by_rank);
-    free(s->joined);
+    while (s->jobs != NULL) {
+        lc_store_job_free(s, s->jobs);
+    }
     free(s);
 }

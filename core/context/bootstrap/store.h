@@ -9,6 +9,8 @@
  *   u32 magic 'LCST' | u16 version | u16 type | u32 arg | u32 len
  *
  *   HELLO        c->s  arg=rank  payload: u32 size, then the job secret
+ *   HELLO_JOB    c->s  arg=rank  payload: u32 size, u8 secret length, the
+ *                                secret, then the job name (1..64 bytes)
  *   WELCOME      s->c  arg=size
  *   GATHER       c->s  arg=seq   payload: this rank's blob (<= LC_STORE_MAX_PAYLOAD)
  *   GATHER_DONE  s->c  arg=seq   payload: u32 len[size], then the blobs in rank order
@@ -24,8 +26,19 @@
  * dropped.  A registered rank that disconnects without BYE fails the job:
  * every waiting and later operation gets LINCOLL_ERR_PEER_FAILED.
  *
- * Restrictions: one job per server; the secret travels in clear text, so the
- * store is meant for a trusted network (loopback under lincoll-run).
+ * Jobs.  A single-job server (lincoll-run, rank 0 of a job) serves one job of
+ * a size fixed at creation: HELLO only.  A multi-job server (lincoll-store,
+ * lincoll_store_start() with size 0: groups of long-running daemons) makes a
+ * job when the first rank names it (HELLO_JOB; HELLO is the job named "")
+ * with the size that rank announces, and forgets it once every rank has
+ * joined and left, once it failed and its members are gone (a failure
+ * closes every member's connection), or idle_timeout after its last member
+ * left before all had joined.  A name can then be used again; every epoch
+ * of a daemon group should take a new one.  All jobs share the server's
+ * secret.
+ *
+ * Restrictions: the secret travels in clear text, so the store is meant for
+ * a trusted network (loopback under lincoll-run, a cluster's private one).
  */
 #ifndef LC_BOOTSTRAP_STORE_H
 #define LC_BOOTSTRAP_STORE_H
@@ -34,14 +47,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LC_STORE_MAGIC       0x4c435354u /* "LCST" */
-#define LC_STORE_VERSION     1u
-#define LC_STORE_HDR_SIZE    16u
-#define LC_STORE_MAX_PAYLOAD (1u << 20)   /* one rank's blob */
-#define LC_STORE_MAX_SECRET  127u         /* bytes of job secret */
-#define LC_STORE_MAX_REPLY   (256u << 20) /* one GATHER_DONE */
-#define LC_STORE_MAX_ERRTEXT 256u
-#define LC_STORE_MAX_SIZE    8388608u /* ranks: LINCOLL_SIZE's limit, the tag's 2^23 */
+#define LC_STORE_MAGIC        0x4c435354u /* "LCST" */
+#define LC_STORE_VERSION      1u
+#define LC_STORE_HDR_SIZE     16u
+#define LC_STORE_MAX_PAYLOAD  (1u << 20)   /* one rank's blob */
+#define LC_STORE_MAX_SECRET   127u         /* bytes of job secret */
+#define LC_STORE_MAX_REPLY    (256u << 20) /* one GATHER_DONE */
+#define LC_STORE_MAX_ERRTEXT  256u
+#define LC_STORE_MAX_SIZE     8388608u /* ranks: LINCOLL_SIZE's limit, the tag's 2^23 */
+#define LC_STORE_MAX_JOB      64u      /* bytes of a job name */
+#define LC_STORE_MAX_JOB_SIZE 1048576u /* ranks of one job of a multi-job server */
+#define LC_STORE_MAX_CONNS    65536u   /* connections of a multi-job server */
 
 typedef enum lc_store_type {
     LC_STORE_HELLO = 1,
@@ -52,6 +68,7 @@ typedef enum lc_store_type {
     LC_STORE_BARRIER_DONE = 6,
     LC_STORE_BYE = 7,
     LC_STORE_ERROR = 8,
+    LC_STORE_HELLO_JOB = 9,
 } lc_store_type_t;
 
 typedef struct lc_store_hdr {
@@ -92,9 +109,10 @@ typedef struct lc_store_server lc_store_server_t;
 typedef struct lc_store_params {
     const char *host;    /* interface address or name to bind; NULL or "" = all */
     int port;            /* 0 = the kernel picks a free one (see lc_store_server_port) */
-    int size;            /* ranks of the job, 1..LC_STORE_MAX_SIZE */
+    int size;            /* ranks of the job, 1..LC_STORE_MAX_SIZE; 0 with multi_job */
     const char *secret;  /* job secret, 1..LC_STORE_MAX_SECRET bytes */
     double idle_timeout; /* seconds; 0 = 30 */
+    int multi_job;       /* serve any number of named jobs (HELLO_JOB) */
 } lc_store_params_t;
 
 lincoll_status_t lc_store_server_create(const lc_store_params_t *params, lc_store_server_t **s_p);
@@ -110,7 +128,8 @@ lincoll_status_t lc_store_server_progress(lc_store_server_t *s, int timeout_ms);
 lincoll_status_t lc_store_server_start(lc_store_server_t *s);
 
 /* Wait until every rank has joined once and all have left (BYE or
- * disconnect), or the job failed.  Requires lc_store_server_start. */
+ * disconnect), or the job failed.  Requires lc_store_server_start; a
+ * single-job server only. */
 lincoll_status_t lc_store_server_wait_done(lc_store_server_t *s, double timeout);
 
 /* Stop the thread (if any), close every connection, free. */

@@ -8,6 +8,18 @@
  * host:port, rank 0 serves the store itself from a thread, bound to that
  * address, like a PyTorch TCPStore; the other ranks retry until it is up.
  * Local rank and size come from an allgather of host names.
+ *
+ * An embedder (lincoll_init_params_t, LINCOLL_BOOTSTRAP_STORE) gives rank,
+ * size, the store's address and secret, and a job name: the store must be
+ * up (lincoll-store, lincoll_store_start(); connections are retried until
+ * the bootstrap timeout) and the rank joins that job with HELLO_JOB, so one
+ * store serves every group of a set of long-running processes.
+ *
+ * Every wait is bounded by b->timeout: the bootstrap timeout during
+ * lincoll_init, twice the context timeout after it (lc_bootstrap_set_timeout),
+ * so a store or peer that became unreachable costs lincoll_finalize one such
+ * wait (a failed barrier breaks the stream: nothing later waits again), and
+ * rank 0 serving the store waits that long at most for the others to leave.
  */
 #include "core/context/bootstrap/bootstrap_int.h"
 #include "core/context/bootstrap/store.h"
@@ -46,7 +58,7 @@ static lincoll_status_t lc_tcp_try_connect(const char *host, int port, double de
     snprintf(pstr, sizeof(pstr), "%d", port);
     int rc = getaddrinfo(host, pstr, &hints, &res);
     if (rc != 0) {
-        lc_error("LINCOLL_BOOTSTRAP: cannot resolve host '%s': %s", host, gai_strerror(rc));
+        lc_error("bootstrap store: cannot resolve host '%s': %s", host, gai_strerror(rc));
         return LINCOLL_ERR_INVALID;
     }
     lincoll_status_t st = LINCOLL_ERR_NOT_FOUND;
@@ -92,7 +104,7 @@ static lincoll_status_t lc_tcp_connect(lc_tcp_t *t, const char *host, int port, 
             return st;
         }
         if (deadline != 0 && lc_store_now() >= deadline) {
-            lc_error("LINCOLL_BOOTSTRAP=%s: no store answered before the bootstrap timeout",
+            lc_error("bootstrap store %s: nothing answered there before the bootstrap timeout",
                      t->addr);
             return LINCOLL_ERR_TIMEOUT;
         }
@@ -309,6 +321,74 @@ static lincoll_status_t lc_tcp_local(lc_bootstrap_t *b)
     return st;
 }
 
+/* Connect to the store at host:port (addr_text as given), join `job` (NULL
+ * or "": the store's only job) as rank b->rank of b->size, and learn the
+ * local ranks.  may_serve: rank 0 serves the store itself when nothing
+ * listens there (lincoll-run's environment without lincoll-run). */
+static lincoll_status_t lc_tcp_join(lc_bootstrap_t *b, const char *host, int port,
+                                    const char *addr_text, const char *secret, const char *job,
+                                    int may_serve)
+{
+    size_t slen = strlen(secret), jlen = job != NULL ? strlen(job) : 0;
+    lc_tcp_t *t = calloc(1, sizeof(*t));
+    if (t == NULL) return LINCOLL_ERR_NOMEM;
+    t->fd = -1;
+    snprintf(t->addr, sizeof(t->addr), "%s", addr_text);
+    b->ops = &lc_tcp_ops;
+    b->impl = t;
+    double deadline = lc_store_deadline(b->timeout);
+
+    lincoll_status_t st;
+    if (b->rank == 0 && may_serve) {
+        st = lc_tcp_try_connect(host, port, deadline, &t->fd);
+        if (st == LINCOLL_ERR_NOT_FOUND) {
+            lc_store_params_t p = {.host = host,
+                                   .port = port,
+                                   .size = b->size,
+                                   .secret = secret,
+                                   .idle_timeout = b->timeout > 0 ? b->timeout : 0};
+            st = lc_store_server_create(&p, &t->server);
+            if (st == LINCOLL_OK) st = lc_store_server_start(t->server);
+            if (st == LINCOLL_OK) {
+                lc_info("bootstrap: rank 0 serves the store at %s", t->addr);
+                st = lc_tcp_connect(t, host, port, deadline);
+            }
+        }
+    } else {
+        st = lc_tcp_connect(t, host, port, deadline);
+    }
+    if (st == LINCOLL_OK) {
+        uint8_t pre[5] = {(uint8_t)(b->size >> 24), (uint8_t)(b->size >> 16),
+                          (uint8_t)(b->size >> 8), (uint8_t)b->size, (uint8_t)slen};
+        if (jlen == 0) {
+            st = lc_tcp_send(t, LC_STORE_HELLO, (uint32_t)b->rank, pre, 4, secret, slen, deadline,
+                             "hello");
+        } else {
+            /* u32 size, u8 secret length, secret, job name: one buffer */
+            uint8_t msg[5 + LC_STORE_MAX_SECRET + LC_STORE_MAX_JOB];
+            memcpy(msg, pre, 5);
+            memcpy(msg + 5, secret, slen);
+            memcpy(msg + 5 + slen, job, jlen);
+            st = lc_tcp_send(t, LC_STORE_HELLO_JOB, (uint32_t)b->rank, msg, 5 + slen + jlen, NULL,
+                             0, deadline, "hello");
+        }
+    }
+    if (st == LINCOLL_OK) {
+        st = lc_tcp_recv_hdr(t, LC_STORE_WELCOME, (uint32_t)b->size, 0, deadline, "hello");
+    }
+    if (st == LINCOLL_OK) {
+        st = lc_tcp_local(b);
+    }
+    if (st != LINCOLL_OK) {
+        t->broken = st;
+        lc_tcp_free(t, 1.0);
+        b->impl = NULL;
+        b->ops = NULL;
+        return st;
+    }
+    return LINCOLL_OK;
+}
+
 lincoll_status_t lc_bootstrap_tcp_open(const lc_config_t *cfg, lc_bootstrap_t *b)
 {
     if (cfg->size < 1) {
@@ -339,53 +419,43 @@ lincoll_status_t lc_bootstrap_tcp_open(const lc_config_t *cfg, lc_bootstrap_t *b
                  slen ? "too long" : "not set", LC_STORE_MAX_SECRET);
         return slen ? LINCOLL_ERR_INVALID : LINCOLL_ERR_AUTH;
     }
-    lc_tcp_t *t = calloc(1, sizeof(*t));
-    if (t == NULL) return LINCOLL_ERR_NOMEM;
-    t->fd = -1;
-    snprintf(t->addr, sizeof(t->addr), "%s", cfg->bootstrap);
-    b->ops = &lc_tcp_ops;
     b->rank = (int)cfg->rank;
     b->size = (int)cfg->size;
-    b->impl = t;
-    double deadline = lc_store_deadline(b->timeout);
+    return lc_tcp_join(b, host, port, cfg->bootstrap, cfg->job_secret, NULL, 1);
+}
 
-    lincoll_status_t st;
-    if (b->rank == 0) {
-        st = lc_tcp_try_connect(host, port, deadline, &t->fd);
-        if (st == LINCOLL_ERR_NOT_FOUND) {
-            lc_store_params_t p = {.host = host,
-                                   .port = port,
-                                   .size = b->size,
-                                   .secret = cfg->job_secret,
-                                   .idle_timeout = b->timeout > 0 ? b->timeout : 0};
-            st = lc_store_server_create(&p, &t->server);
-            if (st == LINCOLL_OK) st = lc_store_server_start(t->server);
-            if (st == LINCOLL_OK) {
-                lc_info("bootstrap: rank 0 serves the store at %s", t->addr);
-                st = lc_tcp_connect(t, host, port, deadline);
-            }
+lincoll_status_t lc_bootstrap_store_open(const lincoll_init_params_t *e, lc_bootstrap_t *b)
+{
+    char host[256];
+    int port;
+    if (e->store_addr == NULL ||
+        lc_store_parse_addr(e->store_addr, host, sizeof(host), &port, 0) != LINCOLL_OK) {
+        lc_error("lincoll_init: params->store_addr=%s: expected host:port (or [ipv6]:port) with "
+                 "a port in 1..65535",
+                 e->store_addr ? e->store_addr : "(null)");
+        return LINCOLL_ERR_INVALID;
+    }
+    size_t slen = e->store_secret != NULL ? strlen(e->store_secret) : 0;
+    if (slen == 0 || slen > LC_STORE_MAX_SECRET) {
+        lc_error("lincoll_init: params->store_secret: %s (1 to %u characters shared by every "
+                 "rank and the store)",
+                 slen ? "too long" : "not set", LC_STORE_MAX_SECRET);
+        return LINCOLL_ERR_INVALID;
+    }
+    size_t jlen = e->store_job != NULL ? strlen(e->store_job) : 0;
+    for (size_t i = 0; i < jlen; i++) {
+        if (e->store_job[i] <= ' ' || e->store_job[i] > '~') {
+            jlen = LC_STORE_MAX_JOB + 1; /* refused below */
+            break;
         }
-    } else {
-        st = lc_tcp_connect(t, host, port, deadline);
     }
-    if (st == LINCOLL_OK) {
-        uint8_t sz[4] = {(uint8_t)(b->size >> 24), (uint8_t)(b->size >> 16),
-                         (uint8_t)(b->size >> 8), (uint8_t)b->size};
-        st = lc_tcp_send(t, LC_STORE_HELLO, (uint32_t)b->rank, sz, 4, cfg->job_secret, slen,
-                         deadline, "hello");
+    if (jlen > LC_STORE_MAX_JOB) {
+        lc_error("lincoll_init: params->store_job='%s': a job name has 1 to %u printable "
+                 "characters without spaces",
+                 e->store_job, LC_STORE_MAX_JOB);
+        return LINCOLL_ERR_INVALID;
     }
-    if (st == LINCOLL_OK) {
-        st = lc_tcp_recv_hdr(t, LC_STORE_WELCOME, (uint32_t)b->size, 0, deadline, "hello");
-    }
-    if (st == LINCOLL_OK) {
-        st = lc_tcp_local(b);
-    }
-    if (st != LINCOLL_OK) {
-        t->broken = st;
-        lc_tcp_free(t, 1.0);
-        b->impl = NULL;
-        b->ops = NULL;
-        return st;
-    }
-    return LINCOLL_OK;
+    b->rank = e->rank;
+    b->size = e->size;
+    return lc_tcp_join(b, host, port, e->store_addr, e->store_secret, e->store_job, 0);
 }

@@ -1,0 +1,163 @@
+/*
+ * daemon/ecd.h: the parts of lincoll-ecd (the erasure-coding storage daemon)
+ * and lincoll-ec (its client).  See docs/daemon.md for the design: objects
+ * striped RS(k, m) over k + m daemons, parity computed by lincoll's encode
+ * collective, lost chunks rebuilt by its repair collective, one new lincoll
+ * context per operation built on the daemons' own TCP connections.
+ */
+#ifndef ECD_H
+#define ECD_H
+
+#include <lincoll/lincoll.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#define ECD_MAX_NODES    32   /* k + m */
+#define ECD_NAME_MAX     128  /* bytes of an object name */
+#define ECD_LINE_MAX     1024 /* one protocol line */
+#define ECD_MANIFEST_MAX 8192 /* bytes of a manifest */
+
+/* ---- sha256 (ecd_sha256.c) ----------------------------------------------- */
+typedef struct ecd_sha256 {
+    uint32_t h[8];
+    uint64_t bytes;
+    uint8_t buf[64];
+    size_t fill;
+} ecd_sha256_t;
+void ecd_sha256_init(ecd_sha256_t *s);
+void ecd_sha256_update(ecd_sha256_t *s, const void *data, size_t len);
+void ecd_sha256_final(ecd_sha256_t *s, uint8_t out[32]);
+void ecd_sha256(const void *data, size_t len, uint8_t out[32]);
+/* n bytes as 2n lowercase hex digits (out: 2n + 1 bytes); and back (0 / -1). */
+void ecd_hex(const uint8_t *b, size_t n, char *out);
+int ecd_unhex(const char *s, uint8_t *b, size_t n);
+
+/* ---- connections (ecd_net.c) --------------------------------------------- */
+/* A TCP connection with a read buffer.  Every read and write waits at most
+ * `idle` seconds without progress (a transfer that keeps moving is never cut
+ * short; a silent peer is dropped after idle seconds). */
+typedef struct ecd_conn {
+    int fd;
+    double idle;
+    size_t pos, len;
+    char peer[80];
+    uint8_t buf[65536];
+} ecd_conn_t;
+
+double ecd_now(void);
+/* "host:port" into host and port; 0 on success. */
+int ecd_parse_hostport(const char *text, char *host, size_t hsize, int *port);
+/* Listen on host:port (port 0: any); *port_p = the port bound.  -1 + errno. */
+int ecd_listen(const char *host, int port, int *port_p);
+/* Connect within `timeout` seconds; NULL (with a reason in why) on failure. */
+ecd_conn_t *ecd_connect(const char *hostport, double timeout, double idle, char *why, size_t wsize);
+ecd_conn_t *ecd_conn_wrap(int fd, double idle);
+void ecd_conn_close(ecd_conn_t *c);
+/* Make every later read and write of c fail at once (other threads too). */
+void ecd_conn_shutdown(ecd_conn_t *c);
+/* 0 on success; -1 on EOF, error or idle timeout (errno ETIMEDOUT, EPIPE...). */
+int ecd_write(ecd_conn_t *c, const void *buf, size_t len);
+int ecd_printf(ecd_conn_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ecd_read(ecd_conn_t *c, void *buf, size_t len);
+/* One line without its '\n' (a '\r' before it is dropped), NUL-terminated.
+ * Returns its length, or -1 (EOF, timeout, or a line longer than cap - 1:
+ * errno EMSGSIZE). */
+int ecd_read_line(ecd_conn_t *c, char *line, size_t cap);
+/* Split a line into at most max words (in place); returns the count. */
+int ecd_split(char *line, char **word, int max);
+
+/* ---- cluster map ---------------------------------------------------------- */
+typedef struct ecd_cluster {
+    int k, m, n;                  /* n = k + m nodes, ids 0 .. n-1 */
+    char addr[ECD_MAX_NODES][96]; /* host:port of every node ("" = unknown) */
+} ecd_cluster_t;
+/* Read the cluster file: "code K M" and "node ID HOST:PORT" lines, '#'
+ * comments.  0 on success, else -1 with the reason in err. */
+int ecd_cluster_load(const char *path, ecd_cluster_t *cl, char *err, size_t esize);
+
+/* ---- manifests and the chunk directory (ecd_disk.c) ----------------------- */
+typedef struct ecd_manifest {
+    char name[ECD_NAME_MAX + 1];
+    uint64_t size;   /* object bytes */
+    uint8_t sha[32]; /* of the object */
+    int k, m;
+    uint64_t chunk;              /* bytes of every row's chunk */
+    char op[64];                 /* the put that wrote it */
+    int node[ECD_MAX_NODES];     /* row -> node id */
+    uint32_t crc[ECD_MAX_NODES]; /* crc32c of every row's chunk */
+} ecd_manifest_t;
+
+/* 1 when name is 1..128 bytes of [A-Za-z0-9._-] not starting with '.'. */
+int ecd_name_ok(const char *name);
+/* Text form; returns its length or -1 (too long). */
+int ecd_manifest_format(const ecd_manifest_t *m, char *buf, size_t cap);
+/* Parse; 0, or -1 with the reason in err. */
+int ecd_manifest_parse(const char *text, size_t len, ecd_manifest_t *m, char *err, size_t esize);
+/* The rows node `node` holds (returns the count, rows in out). */
+int ecd_manifest_rows_of(const ecd_manifest_t *m, int node, int *out);
+
+typedef enum { ECD_CHUNK_OK = 0, ECD_CHUNK_MISSING, ECD_CHUNK_CORRUPT } ecd_chunk_state_t;
+
+typedef struct ecd_disk {
+    char dir[256];
+    int self; /* node id */
+    pthread_mutex_t mu;
+    /* what the startup scan found */
+    int scan_objects, scan_bad_manifests, scan_missing, scan_corrupt, scan_orphans, scan_temps;
+} ecd_disk_t;
+
+/* Make DIR/{objects,chunks,tmp,bad} and scan: unreadable manifests and
+ * chunks without a manifest move to bad/, temporaries of unfinished
+ * operations are removed, every chunk is checked against its manifest
+ * (counts in the scan_* fields, one log line per problem). */
+int ecd_disk_open(ecd_disk_t *d, const char *dir, int self);
+/* 1 when a committed manifest of name exists. */
+int ecd_disk_has(ecd_disk_t *d, const char *name);
+/* 0, or -1 (no such object, or its manifest is unreadable). */
+int ecd_disk_manifest(ecd_disk_t *d, const char *name, ecd_manifest_t *m);
+/* Names of every committed object (malloc'd array of malloc'd strings). */
+int ecd_disk_list(ecd_disk_t *d, char ***names_p);
+/* Read row's chunk into buf (m->chunk bytes) and check it against the
+ * manifest's crc. */
+ecd_chunk_state_t ecd_disk_read_chunk(ecd_disk_t *d, const ecd_manifest_t *m, int row, void *buf);
+/* Write a chunk to a temporary file of operation op, fsync'd; the path goes
+ * to tmp (for commit or abort).  0 or -1. */
+int ecd_disk_write_temp(ecd_disk_t *d, const char *op, const char *name, int row, const void *buf,
+                        size_t len, char *tmp, size_t tsize);
+/* Commit: rename every temporary chunk into place, then write the manifest
+ * (temp, fsync, rename, fsync of the directory): an object exists on this
+ * node only once its manifest does, and then with every chunk written. */
+int ecd_disk_commit(ecd_disk_t *d, const ecd_manifest_t *m, char (*tmps)[600], const int *rows,
+                    int n);
+/* Remove temporaries (an aborted operation). */
+void ecd_disk_abort(char (*tmps)[600], int n);
+/* Counts over the committed objects: objects, bytes of this node's chunks,
+ * chunks missing and corrupt (every chunk is read and checked). */
+void ecd_disk_stats(ecd_disk_t *d, long *objects, long long *bytes, long *missing, long *corrupt);
+
+/* ---- lincoll groups over the daemons' connections (ecd_group.c) ---------- */
+/* One operation's group: rank 0 .. size-1.  The coordinator is the hub of
+ * the out-of-band allgather: it holds a connection to every other member
+ * (member[r], NULL at its own rank); a member holds one, to the hub. */
+typedef struct ecd_group {
+    int rank, size;
+    int hub;             /* this process is the coordinator */
+    ecd_conn_t *up;      /* member: connection to the coordinator */
+    ecd_conn_t **member; /* coordinator: connection of every rank */
+    double timeout;
+    int broken;
+} ecd_group_t;
+
+/* lincoll_init over the group (blocking oob callbacks on the connections). */
+lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p);
+/* Start a plan and drive it from a poll loop on lincoll_context_fd: no busy
+ * polling; returns what the plan ended with. */
+lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan);
+
+/* ---- logging -------------------------------------------------------------- */
+extern int ecd_self; /* node id for log lines, -1 in the client */
+void ecd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

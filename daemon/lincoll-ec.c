@@ -1,0 +1,206 @@
+/*
+ * daemon/lincoll-ec.c: the client of lincoll-ecd.
+ *
+ *   lincoll-ec -s HOST:PORT [-t SECONDS] put FILE [NAME]
+ *   lincoll-ec -s HOST:PORT [-t SECONDS] get NAME OUT
+ *   lincoll-ec -s HOST:PORT [-t SECONDS] stat
+ *   lincoll-ec -s HOST:PORT [-t SECONDS] repair NODE
+ *
+ * Any daemon of the cluster serves any request (it coordinates the others).
+ * put sends FILE (NAME defaults to its base name) and checks the sha256 the
+ * daemon reports; get writes OUT only once the whole object arrived and
+ * its sha256 matches (OUT.part meanwhile).  Exit 0 on success; 1 with the
+ * daemon's or the local error on stderr; 2 for bad usage.  -t: seconds
+ * without progress before giving up (default 300).
+ */
+#include "daemon/ecd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: lincoll-ec -s HOST:PORT [-t SECONDS] put FILE [NAME]\n"
+               "       lincoll-ec -s HOST:PORT [-t SECONDS] get NAME OUT\n"
+               "       lincoll-ec -s HOST:PORT [-t SECONDS] stat\n"
+               "       lincoll-ec -s HOST:PORT [-t SECONDS] repair NODE\n");
+}
+
+static int fail(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "lincoll-ec: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n");
+    return 1;
+}
+
+static int reply_line(ecd_conn_t *c, char *line, size_t cap)
+{
+    if (ecd_read_line(c, line, cap) < 0) {
+        fprintf(stderr, "lincoll-ec: no reply from the daemon: %s\n", strerror(errno));
+        return -1;
+    }
+    if (strncmp(line, "OK", 2) != 0) {
+        fprintf(stderr, "lincoll-ec: %s\n", strncmp(line, "ERR ", 4) == 0 ? line + 4 : line);
+        return -1;
+    }
+    return 0;
+}
+
+static int do_put(ecd_conn_t *c, const char *file, const char *name)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0) close(fd);
+        return fail("put: cannot read %s: %s", file, fd < 0 ? strerror(errno) : "not a file");
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *buf = malloc(size ? size : 1);
+    size_t got = 0;
+    while (buf != NULL && got < size) {
+        ssize_t n = read(fd, buf + got, size - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (buf == NULL || got != size) {
+        free(buf);
+        return fail("put: reading %s failed%s", file, "");
+    }
+    uint8_t sha[32];
+    char hex[65], line[ECD_LINE_MAX];
+    ecd_sha256(buf, size, sha);
+    ecd_hex(sha, 32, hex);
+    int rc = 1;
+    if (ecd_printf(c, "PUT %s %zu\n", name, size) != 0 || ecd_write(c, buf, size) != 0) {
+        /* the daemon may have refused early: show its reason if it sent one */
+        if (reply_line(c, line, sizeof(line)) == 0) fprintf(stderr, "lincoll-ec: %s\n", line);
+    } else if (reply_line(c, line, sizeof(line)) == 0) {
+        char *w[6];
+        int n = ecd_split(line, w, 6);
+        if (n >= 4 && strcmp(w[3], hex) == 0) {
+            printf("put %s: %zu bytes, sha256 %s, on %s nodes\n", name, size, hex,
+                   n >= 5 ? w[4] : "?");
+            rc = 0;
+        } else {
+            fprintf(stderr, "lincoll-ec: put %s: the daemon stored sha256 %s, the file has %s\n",
+                    name, n >= 4 ? w[3] : "?", hex);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+static int do_get(ecd_conn_t *c, const char *name, const char *out)
+{
+    char line[ECD_LINE_MAX], *w[4], part[4096];
+    if (ecd_printf(c, "GET %s\n", name) != 0 || reply_line(c, line, sizeof(line)) != 0) return 1;
+    uint8_t want[32];
+    if (ecd_split(line, w, 4) != 3 || ecd_unhex(w[2], want, 32) != 0)
+        return fail("get %s: malformed reply '%s'", name, line);
+    unsigned long long size = strtoull(w[1], NULL, 10);
+    snprintf(part, sizeof(part), "%s.part", out);
+    int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return fail("get: cannot write %s: %s", part, strerror(errno));
+    ecd_sha256_t s;
+    ecd_sha256_init(&s);
+    uint8_t *buf = malloc(1 << 20);
+    unsigned long long left = size;
+    int ok = buf != NULL;
+    while (ok && left > 0) {
+        size_t n = left < (1u << 20) ? (size_t)left : (1u << 20);
+        if (ecd_read(c, buf, n) != 0 || write(fd, buf, n) != (ssize_t)n) ok = 0;
+        ecd_sha256_update(&s, buf, n);
+        left -= n;
+    }
+    free(buf);
+    uint8_t sha[32];
+    ecd_sha256_final(&s, sha);
+    if (fsync(fd) != 0) ok = 0;
+    close(fd);
+    if (!ok || memcmp(sha, want, 32) != 0) {
+        unlink(part);
+        return fail("get %s: %s", name,
+                    ok ? "the data does not match its sha256" : "transfer failed");
+    }
+    if (rename(part, out) != 0) return fail("get: cannot rename to %s: %s", out, strerror(errno));
+    printf("get %s: %llu bytes, sha256 %s\n", name, size, w[2]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *server = NULL;
+    double idle = 300;
+    int o;
+    while ((o = getopt(argc, argv, "+s:t:h")) != -1) {
+        if (o == 's')
+            server = optarg;
+        else if (o == 't')
+            idle = atof(optarg);
+        else if (o == 'h') {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    argc -= optind;
+    argv += optind;
+    if (server == NULL || argc < 1 || !(idle > 0)) {
+        usage(stderr);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    const char *cmd = argv[0];
+    char name[ECD_NAME_MAX + 1] = "";
+    if (!strcmp(cmd, "put") && (argc == 2 || argc == 3)) {
+        const char *base = strrchr(argv[1], '/');
+        snprintf(name, sizeof(name), "%s", argc == 3 ? argv[2] : base ? base + 1 : argv[1]);
+        if (!ecd_name_ok(name))
+            return fail("put: '%s' is not an object name (1-128 of A-Z a-z 0-9 . _ -, not "
+                        "starting with '.')%s",
+                        name, "");
+    } else if (!((!strcmp(cmd, "get") && argc == 3) || (!strcmp(cmd, "stat") && argc == 1) ||
+                 (!strcmp(cmd, "repair") && argc == 2))) {
+        usage(stderr);
+        return 2;
+    }
+    char why[256];
+    ecd_conn_t *c = ecd_connect(server, 10, idle, why, sizeof(why));
+    if (c == NULL) return fail("%s%s", why, "");
+    int rc = 1;
+    char line[ECD_LINE_MAX];
+    if (!strcmp(cmd, "put")) {
+        rc = do_put(c, argv[1], name);
+    } else if (!strcmp(cmd, "get")) {
+        rc = do_get(c, argv[1], argv[2]);
+    } else if (!strcmp(cmd, "stat")) {
+        if (ecd_printf(c, "STAT\n") == 0 && reply_line(c, line, sizeof(line)) == 0) {
+            int n = atoi(line + 3);
+            rc = 0;
+            for (int i = 0; i < n; i++) {
+                if (ecd_read_line(c, line, sizeof(line)) < 0) {
+                    rc = 1;
+                    break;
+                }
+                printf("%s\n", line);
+            }
+        }
+    } else {
+        if (ecd_printf(c, "REPAIR %s\n", argv[1]) == 0 && reply_line(c, line, sizeof(line)) == 0) {
+            printf("%s\n", line + 3);
+            rc = 0;
+        }
+    }
+    ecd_conn_close(c);
+    return rc;
+}

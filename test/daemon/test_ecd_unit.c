@@ -1,0 +1,213 @@
+/*
+ * test/daemon/test_ecd_unit.c: the daemon's pure parts: SHA-256 against the
+ * FIPS 180-4 examples, manifests (round trip, any damaged byte refused),
+ * object names, cluster files, and the chunk directory's scan and commit
+ * on a real directory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon/ecd.h"
+#include "kernels/crc/crc32c.h"
+
+static void hexof(const void *data, size_t len, char out[65])
+{
+    uint8_t h[32];
+    ecd_sha256(data, len, h);
+    ecd_hex(h, 32, out);
+}
+
+static void test_sha256(void **state)
+{
+    (void)state;
+    char h[65];
+    hexof("", 0, h);
+    assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    hexof("abc", 3, h);
+    assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    hexof(two, strlen(two), h);
+    assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    /* a million 'a' fed in odd pieces equals the one-shot digest */
+    char *a = malloc(1000000);
+    memset(a, 'a', 1000000);
+    ecd_sha256_t s;
+    ecd_sha256_init(&s);
+    for (size_t off = 0, step = 1; off < 1000000; off += step, step = step * 3 % 997 + 1)
+        ecd_sha256_update(&s, a + off, off + step > 1000000 ? 1000000 - off : step);
+    uint8_t d[32];
+    ecd_sha256_final(&s, d);
+    ecd_hex(d, 32, h);
+    assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(a);
+    uint8_t back[32];
+    assert_int_equal(ecd_unhex(h, back, 32), 0);
+    assert_memory_equal(back, d, 32);
+    assert_int_equal(ecd_unhex("zz", back, 1), -1);
+}
+
+static ecd_manifest_t sample(void)
+{
+    ecd_manifest_t m = {.size = 1000001, .k = 4, .m = 2, .chunk = 250001};
+    snprintf(m.name, sizeof(m.name), "some-object_1.bin");
+    snprintf(m.op, sizeof(m.op), "n0-1-2-3");
+    for (int i = 0; i < 32; i++)
+        m.sha[i] = (uint8_t)(i * 7);
+    for (int r = 0; r < 6; r++) {
+        m.node[r] = (r + 2) % 6;
+        m.crc[r] = 0x1000u * (uint32_t)r + 0xabu;
+    }
+    return m;
+}
+
+static void test_manifest(void **state)
+{
+    (void)state;
+    ecd_manifest_t m = sample(), b;
+    char text[ECD_MANIFEST_MAX], err[128];
+    int len = ecd_manifest_format(&m, text, sizeof(text));
+    assert_true(len > 0);
+    assert_int_equal(ecd_manifest_parse(text, (size_t)len, &b, err, sizeof(err)), 0);
+    assert_string_equal(b.name, m.name);
+    assert_true(b.size == m.size && b.chunk == m.chunk && b.k == 4 && b.m == 2);
+    assert_memory_equal(b.sha, m.sha, 32);
+    assert_memory_equal(b.node, m.node, sizeof(int) * 6);
+    assert_memory_equal(b.crc, m.crc, sizeof(uint32_t) * 6);
+    int rows[ECD_MAX_NODES];
+    assert_int_equal(ecd_manifest_rows_of(&m, 2, rows), 1);
+    assert_int_equal(rows[0], 0);
+    /* every single damaged byte is refused */
+    for (int i = 0; i < len; i++) {
+        char bad[ECD_MANIFEST_MAX];
+        memcpy(bad, text, (size_t)len);
+        bad[i] ^= 0x20;
+        if (ecd_manifest_parse(bad, (size_t)len, &b, err, sizeof(err)) == 0)
+            fail_msg("byte %d ('%c' -> '%c') damaged, the manifest still parsed", i, text[i],
+                     bad[i]);
+    }
+    /* truncated */
+    assert_int_not_equal(ecd_manifest_parse(text, (size_t)len / 2, &b, err, sizeof(err)), 0);
+    assert_int_not_equal(ecd_manifest_parse("", 0, &b, err, sizeof(err)), 0);
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    assert_true(ecd_name_ok("a"));
+    assert_true(ecd_name_ok("obj-1.part_2"));
+    assert_false(ecd_name_ok(""));
+    assert_false(ecd_name_ok(".hidden"));
+    assert_false(ecd_name_ok("../x"));
+    assert_false(ecd_name_ok("a b"));
+    char longname[200];
+    memset(longname, 'x', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    assert_false(ecd_name_ok(longname));
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_cluster(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ecd_unit.XXXXXX", path[64], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/cluster", dir);
+    ecd_cluster_t cl;
+    write_text(path, "# a comment\ncode 2 1\nnode 0 127.0.0.1:1000\nnode 2 h:3\nnode 1 x:2\n");
+    assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), 0);
+    assert_int_equal(cl.n, 3);
+    assert_string_equal(cl.addr[2], "h:3");
+    write_text(path, "code 2 1\nnode 0 a:1\nnode 1 b:2\n");
+    assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "node 2"));
+    write_text(path, "code 2 1\nnode 0 a\n");
+    assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), -1);
+    write_text(path, "nonsense\n");
+    assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), -1);
+    assert_int_equal(ecd_cluster_load("/nonexistent/cluster", &cl, err, sizeof(err)), -1);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_disk(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ecd_unit.XXXXXX", cmd[128];
+    assert_non_null(mkdtemp(dir));
+    ecd_disk_t d;
+    assert_int_equal(ecd_disk_open(&d, dir, 2), 0);
+    ecd_manifest_t m = sample();
+    m.chunk = 1000;
+    m.size = 3000;
+    uint8_t chunk[1000];
+    for (int i = 0; i < 1000; i++)
+        chunk[i] = (uint8_t)(i * 13);
+    m.crc[0] = lc_crc32c(0, chunk, sizeof(chunk)); /* row 0 is on node 2 */
+    char tmp[1][600];
+    int row = 0;
+    assert_int_equal(
+        ecd_disk_write_temp(&d, m.op, m.name, 0, chunk, sizeof(chunk), tmp[0], sizeof(tmp[0])), 0);
+    assert_false(ecd_disk_has(&d, m.name)); /* not before the commit */
+    assert_int_equal(ecd_disk_commit(&d, &m, tmp, &row, 1), 0);
+    assert_true(ecd_disk_has(&d, m.name));
+    uint8_t back[1000];
+    assert_int_equal(ecd_disk_read_chunk(&d, &m, 0, back), ECD_CHUNK_OK);
+    assert_memory_equal(back, chunk, sizeof(chunk));
+    /* a flipped byte is caught */
+    char cpath[700];
+    snprintf(cpath, sizeof(cpath), "%s/chunks/%s.0", dir, m.name);
+    FILE *f = fopen(cpath, "r+b");
+    fseek(f, 500, SEEK_SET);
+    fputc(chunk[500] ^ 1, f);
+    fclose(f);
+    assert_int_equal(ecd_disk_read_chunk(&d, &m, 0, back), ECD_CHUNK_CORRUPT);
+    /* reopen over stray and damaged files */
+    snprintf(cpath, sizeof(cpath), "%s/tmp/op.x.1", dir);
+    write_text(cpath, "partial");
+    snprintf(cpath, sizeof(cpath), "%s/chunks/ghost.3", dir);
+    write_text(cpath, "orphan");
+    snprintf(cpath, sizeof(cpath), "%s/objects/broken.mf", dir);
+    write_text(cpath, "lincoll-ecd manifest 1\nname broken\n");
+    ecd_disk_t d2;
+    assert_int_equal(ecd_disk_open(&d2, dir, 2), 0);
+    assert_int_equal(d2.scan_objects, 1);
+    assert_int_equal(d2.scan_corrupt, 1);
+    assert_int_equal(d2.scan_temps, 1);
+    assert_int_equal(d2.scan_orphans, 1);
+    assert_int_equal(d2.scan_bad_manifests, 1);
+    assert_false(ecd_disk_has(&d2, "broken"));
+    char **names;
+    int n = ecd_disk_list(&d2, &names);
+    assert_int_equal(n, 1);
+    assert_string_equal(names[0], m.name);
+    free(names[0]);
+    free(names);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sha256), cmocka_unit_test(test_manifest),
+        cmocka_unit_test(test_names),  cmocka_unit_test(test_cluster),
+        cmocka_unit_test(test_disk),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
