@@ -62,6 +62,10 @@
 #define LC_TAG_MAX_SRC     LC_TAG_MASK(LC_TAG_SRC_BITS)
 /* the point-to-point bit (pp) */
 #define LC_TAG_P2P (UINT64_C(1) << LC_TAG_P2P_SHIFT)
+/* Point-to-point tags with round field LC_TAG_CTRL_ROUND and above carry
+ * lincoll's own control messages (lincoll_comm_shrink); user point-to-point
+ * plans use rounds 0 and 1. */
+#define LC_TAG_CTRL_ROUND 0x8000u
 
 static inline uint64_t lc_tag_make(unsigned comm, unsigned seq, unsigned src, unsigned round)
 {

@@ -48,6 +48,7 @@ struct lincoll_comm {
     int *to_world; /* communicator rank -> transport (world) rank */
     unsigned id;   /* comm id in the tag */
     unsigned seq;  /* operations started so far */
+    unsigned shrinks; /* lincoll_comm_shrink calls so far (the tag of their messages) */
 };
 
 /* What holds on to a context's or communicator's resources (the plan cache

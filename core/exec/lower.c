@@ -111,7 +111,7 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
             for (unsigned i = 0; i < R->nxfers; i++) {
                 int kind = (int)R->xfers[i].kind;
                 if (kind != order[pass][0] && kind != order[pass][1]) continue;
-                lc_lower_xfer(p, r, &R->xfers[i], &L->xs[k++]);
+                lc_lower_xfer(p, ir->tag_round0 + r, &R->xfers[i], &L->xs[k++]);
             }
             if (pass == 0) F->nrecv = (unsigned)(L->xs + k - F->x);
             if (pass == 1) F->nout = (unsigned)(L->xs + k - F->x);

@@ -391,6 +391,12 @@ static void lc_plan_mark_prepost(lc_plan_t *p)
 
 static lincoll_status_t lc_plan_check(lc_plan_t *p)
 {
+    if (p->tag_round0 != 0 && (!p->p2p || p->tag_round0 + p->nrounds > LC_PLAN_MAX_ROUNDS + 1)) {
+        lc_error("plan %s: tag rounds from %u: only a point-to-point plan may move them, within "
+                 "the tag's round field",
+                 p->algorithm, p->tag_round0);
+        return LINCOLL_ERR_INTERNAL;
+    }
     /* the multi-port model: at most p outgoing and p incoming transfers per round */
     for (unsigned r = 0; r < p->nrounds; r++) {
         lc_round_t *R = &p->rounds[r];

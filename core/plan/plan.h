@@ -166,6 +166,10 @@ typedef struct lc_plan {
      * instead of the communicator's collective sequence */
     int p2p;
     unsigned p2p_tag;
+    /* the round field of a point-to-point plan's tags counts from here: the
+     * control messages of lincoll_comm_shrink use LC_TAG_CTRL_ROUND and
+     * above, rounds no user point-to-point plan (at most 2 rounds) reaches */
+    unsigned tag_round0;
     int finalized;
     /* algorithm-owned data freed with the plan (coefficients, GF tables, ...) */
     void (*priv_free)(void *);

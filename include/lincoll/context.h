@@ -242,7 +242,48 @@ LINCOLL_API lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color,
                                                 lincoll_comm_t **new_p);
 
 /**
- * @brief Free a communicator made by lincoll_comm_split().
+ * @brief Go on with the survivors: the members of @p comm that are alive
+ *        agree on who they are and get a communicator of themselves.
+ *
+ * Call it on every surviving member after an operation on @p comm failed
+ * (::LINCOLL_ERR_PEER_FAILED or ::LINCOLL_ERR_TIMEOUT).  A member the
+ * transport reports dead is dropped at once; a member that stays silent
+ * (stopped, or its link cut) is dropped after twice the context timeout
+ * T (LINCOLL_TIMEOUT; the survivors may call it up to T apart, as their
+ * failed operations may end by the timeout), and so is a member that
+ * another survivor cannot hear.  With f members failing the agreement
+ * takes at most f + 2 exchanges with every member (2 without failures);
+ * a later exchange that loses a silent member lasts T.
+ *
+ * The new communicator holds the survivors in their order in @p comm (use
+ * lincoll_comm_translate() to map ranks); @p comm, the survivors' other
+ * communicators, plans on them and their buffers stay valid (plans of
+ * @p comm fail again where they need a dead member).  Every member that
+ * returns ::LINCOLL_OK gets the same group when the failures are crashes
+ * or members unreachable from every survivor; a partition that splits
+ * the survivors while they agree can leave two groups, and so can a member
+ * that stalls for longer than the timeout in the middle of the agreement;
+ * the next operation of such a group fails: shrink again.  A member cut off from every other
+ * one ends with a communicator of itself alone, and one that the others
+ * dropped returns ::LINCOLL_ERR_PEER_FAILED.
+ * @param [in]  comm   communicator with failed members (or none: then the
+ *                     result has every member).
+ * @param [out] new_p  the survivors' communicator (free with lincoll_comm_free()).
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_PEER_FAILED (this
+ *         member was dropped), ::LINCOLL_ERR_TIMEOUT or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_comm_shrink(lincoll_comm_t *comm, lincoll_comm_t **new_p);
+
+/**
+ * @brief Rank in @p to of rank @p rank of @p from (same context).
+ * @return the rank in @p to, or -1 when that process is not a member of
+ *         @p to (or an argument is invalid).
+ */
+LINCOLL_API int lincoll_comm_translate(const lincoll_comm_t *from, int rank,
+                                       const lincoll_comm_t *to);
+
+/**
+ * @brief Free a communicator made by lincoll_comm_split() or lincoll_comm_shrink().
  * @param [in] comm communicator, or NULL (no-op). The world is refused.
  * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
  */
