@@ -144,7 +144,7 @@ lincoll_status_t lc_dissemination_barrier_build(lc_plan_t *plan);
 
 /* ---- helpers shared by the plan compilers (rhd_common.c) ------------------------ */
 
-/* The non-power-of-two fold of design/RHD.md §6.1. */
+/* The non-power-of-two fold (docs/collectives.md, "Non-power-of-two fold"). */
 typedef struct lc_fold {
     int p; /* ranks */
     int P; /* 2^k, power-of-two block */
