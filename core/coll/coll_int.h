@@ -181,7 +181,7 @@ static inline size_t lc_seg_sum(const lc_segs_t *s, size_t lo, size_t w)
     return lc_seg_off(s, lo + w) - lc_seg_off(s, lo);
 }
 
-/* Terms of the closed-form costs (docs/collectives.md, "Cost model"):
+/* Terms of the closed-form costs (docs/collectives.md, "Closed forms"):
  * alpha, beta, gamma (2 / LINCOLL_MODEL_COMPUTE_BW: a reduce reads two
  * operands), n bytes, the fold's k, P = 2^k and d = [p not a power of two],
  * fr = (P-1)/P, fp = (p-1)/p, b = n/p.  Returns non-zero when p <= 1 (cost 0). */

@@ -316,7 +316,7 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
             }
         }
         /* small plans return credits on the last start of every batch of
-         * 4 (LC_ZC_CREDIT_BATCH, zcopy_small.c) only: round 2 is empty on
+         * 4 (LC_ZC_CREDIT_BATCH, core/coll/coll_int.h) only: round 2 is empty on
          * the other starts */
         const int credit = direct || start % 4 == 3;
         assert_int_equal(lc_sim_world_rounds(h.world), direct ? 2 : credit ? 3 : 2);
