@@ -2,7 +2,7 @@
  * perf/perf_coll.c: lincoll_perf -t allreduce|reduce_scatter|allgather|bcast|reduce.
  *
  * `size` is the bytes of the whole vector, as in the Open MPI anchor
- * (shared/anchors/mpi_coll.c): allreduce, bcast and reduce move size bytes
+ * (perf/anchors/mpi_coll.c): allreduce, bcast and reduce move size bytes
  * per rank; reduce-scatter and allgather use blocks of size/P bytes (at least
  * one element), so the vector is P blocks.  Out of place (bcast: one
  * buffer), root 0, element type from -d (default float), operator sum.

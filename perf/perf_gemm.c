@@ -6,7 +6,8 @@
  * of one call each), and reports the median time of each as GFLOP/s and the
  * ratio.  The anchor is cblas_?gemm from libopenblas.so.0, loaded with dlopen
  * when present (set OPENBLAS_NUM_THREADS=1 and unset OPENBLAS_CORETYPE so it
- * picks its AVX-512 kernel, as the shared anchors do).  -a 0 skips it.
+ * picks its AVX-512 kernel, as the anchors of
+ * perf/anchors/ do).  -a 0 skips it.
  *
  * Options:
  *   -s LIST   shapes: N (square) or MxNxK, comma separated

@@ -7,7 +7,7 @@
  * ec_encode_data with the same matrix (libisal.so.2 loaded with dlopen, so
  * lincoll does not depend on it; the anchor column is empty without it).
  * Runs alternate ours / ISA-L per repetition; each figure is the median.
- * Bandwidth counts data in: k * len / time (../shared/anchors/isal_encode).
+ * Bandwidth counts data in: k * len / time (as perf/anchors/isal_encode.c).
  * Time is the thread's CPU time by default (a loaded machine preempts the
  * benchmark; wall time then measures the other jobs), -c wall for elapsed.
  * Buffers come from posix_memalign(64): above the mmap threshold they are

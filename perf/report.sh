@@ -76,7 +76,7 @@ if [ "$render_only" = 0 ]; then
   [ -x "$perf" ] && [ -x "$build/bin/lincoll-run" ] ||
     { echo "report.sh: build $build first (deploy/build.sh)" >&2; exit 1; }
   : >"$raw/steps.txt"
-  # anchors: build them when the directory lacks them (TODO verify: perf/anchors/build.sh DIR)
+  # anchors: build them when the directory lacks them (perf/anchors/build.sh DIR)
   if { has_step coll || has_step matmul; } && [ ! -x "$anchors/mpi_coll" ] && [ -x "$top/perf/anchors/build.sh" ]; then
     run_step anchors anchors.txt "$top/perf/anchors/build.sh" "$anchors"
   fi
@@ -96,7 +96,7 @@ if [ "$render_only" = 0 ]; then
   fi
   if [ "$quick" = 1 ]; then reps=3; else reps=11; fi
   has_step p2p && run_step p2p p2p_compare.txt "$top/perf/p2p_compare.sh" "$build" "$reps"
-  # TODO verify: add the lincoll_perf p2p tests on any number of ranks (per-pair and aggregate rows)
+  # TODO: a step for lincoll_perf's multi-pair p2p rows (lincoll-run -n 4: pairs 0-1, 2-3, "all")
   if has_step coll; then
     if [ "$quick" = 1 ]; then
       run_step coll rhd_sweep.txt "$top/perf/rhd_sweep.sh" --quick -b "$build" -a "$anchors" -o "$raw/rhd"

@@ -10,7 +10,7 @@
  *                  largest subtree first;
  *   round k        each representative sends to its partner (only if r > 0).
  *
- * Reference: design/RHD.md §6.2 "BROADCAST, RHD binomial" (HCCL
+ * Reference: docs/collectives.md, "Binomial algorithms" (HCCL
  * BcastRecursiveHalvingDoubling); MPICH bcast_intra_binomial.c.
  * Cost (n bytes): ceil(log2 p).(alpha + n.beta).
  * Restrictions: none.  No scratch, no compute.

@@ -144,7 +144,7 @@ lincoll_status_t lc_dissemination_barrier_build(lc_plan_t *plan);
 
 /* ---- helpers shared by the plan compilers (rhd_common.c) ------------------------ */
 
-/* The non-power-of-two fold of design/RHD.md §6.1. */
+/* The non-power-of-two fold (docs/collectives.md, "Non-power-of-two fold"). */
 typedef struct lc_fold {
     int p; /* ranks */
     int P; /* 2^k, power-of-two block */
@@ -181,7 +181,7 @@ static inline size_t lc_seg_sum(const lc_segs_t *s, size_t lo, size_t w)
     return lc_seg_off(s, lo + w) - lc_seg_off(s, lo);
 }
 
-/* Terms of the closed-form costs (docs/collectives.md, "Cost model"):
+/* Terms of the closed-form costs (docs/collectives.md, "Closed forms"):
  * alpha, beta, gamma (2 / LINCOLL_MODEL_COMPUTE_BW: a reduce reads two
  * operands), n bytes, the fold's k, P = 2^k and d = [p not a power of two],
  * fr = (P-1)/P, fp = (p-1)/p, b = n/p.  Returns non-zero when p <= 1 (cost 0). */

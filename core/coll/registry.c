@@ -1,6 +1,6 @@
 /*
  * core/coll/registry.c: every reduction/gather collective algorithm, one
- * line each (docs/collectives.md, "Registry").
+ * line each (docs/collectives.md, "Algorithm selection").
  *
  * An algorithm is its .c file, which defines `const lc_coll_alg_t
  * lc_alg_<plan name>` (name, applicability, closed-form cost, compiler),

@@ -2,7 +2,7 @@
  * core/coll/rhd_allgather.c: allgather (block and v forms) by recursive
  * doubling with distance doubling, natural block order, any p.
  *
- * Phases (design/RHD.md §6.2 ALLGATHER), k = floor(log2 p), P = 2^k,
+ * Phases (docs/collectives.md, "RHD allgather"), k = floor(log2 p), P = 2^k,
  * r = p - P, groups as in rhd_reduce_scatter.c:
  *   round 0        fold: odd rank 2i+1 < 2r sends its block to 2i;
  *   rounds 1..k    AG, distance doubling: the window of groups doubles and

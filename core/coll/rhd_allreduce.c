@@ -3,7 +3,7 @@
  * doubling reduce-scatter, then the mirrored allgather (Rabenseifner), for any
  * number of ranks p.
  *
- * Phases (design/RHD.md §6.2 ALLREDUCE), k = floor(log2 p), P = 2^k,
+ * Phases (docs/collectives.md, "RHD allreduce"), k = floor(log2 p), P = 2^k,
  * r = p - P, global rounds:
  *   round 0        fold: odd rank 2i+1 < 2r sends its vector to 2i (the
  *                  proxy), which reduces it (own data on the left);

@@ -3,7 +3,7 @@
  * allgather (van de Geijn), any p and root; the bandwidth-optimal RHD
  * broadcast for large messages.
  *
- * Phases (design/RHD.md §6.2 BROADCAST SAG), k = floor(log2 p), P = 2^k,
+ * Phases (docs/collectives.md, "RHD broadcast"), k = floor(log2 p), P = 2^k,
  * r = p - P.  The pair members of the root's parity s represent their pairs
  * (s = root & 1 when root < 2r, else 0), so the root is always in the block.
  * Relative vrank u = v XOR vrank(root); segment u (P near-equal segments) is

@@ -2,7 +2,7 @@
  * core/coll/rhd_reduce.c: reduce by recursive-halving reduce-scatter plus a
  * binomial gather to the root (Rabenseifner), any p and root.
  *
- * Phases (design/RHD.md §6.2 REDUCE), k = floor(log2 p), P = 2^k, r = p - P.
+ * Phases (docs/collectives.md, "RHD reduce"), k = floor(log2 p), P = 2^k, r = p - P.
  * The pair members of the root's parity s represent their pairs (s = root & 1
  * when root < 2r, else 0), so the root is always in the block and no extra
  * hop to it is needed.

@@ -2,7 +2,7 @@
  * core/coll/rhd_reduce_scatter.c: reduce-scatter (block and v forms) by
  * recursive halving with distance halving, natural block order, any p.
  *
- * Phases (design/RHD.md §6.2 REDUCE_SCATTER), k = floor(log2 p), P = 2^k,
+ * Phases (docs/collectives.md, "RHD reduce-scatter"), k = floor(log2 p), P = 2^k,
  * r = p - P.  Groups: g < r holds the blocks of ranks 2g and 2g+1, g >= r the
  * block of rank g + r; groups are contiguous and in rank order.
  *   round 0        fold: odd rank 2i+1 < 2r sends its whole vector to 2i;

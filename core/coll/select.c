@@ -1,7 +1,7 @@
 /*
  * core/coll/select.c: which registry algorithm serves a reduction/gather
  * collective, and its compilation and bind (docs/collectives.md,
- * "Selection").
+ * "Algorithm selection").
  *
  * For one call:
  *   1. LINCOLL_<OP>_ALGO (reread through the config table at every *_init,

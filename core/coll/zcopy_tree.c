@@ -4,7 +4,7 @@
  * rhd_allreduce's bracketing, the "ready"/"done" flags, and the copy of a
  * rank's own allgather block.
  *
- * Reduction order (docs/collectives.md, "Bitwise reproducibility"): leaves
+ * Reduction order (docs/collectives.md, "Bitwise-reproducible bracketing"): leaves
  * in vrank order, leaf v = x(2v) (+) x(2v+1) for the r folded pairs,
  * x(v+r) otherwise, combined as a balanced binary tree with lower ranks on
  * the left: the results are bitwise identical to rhd_allreduce's for every

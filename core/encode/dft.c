@@ -8,7 +8,7 @@
  * (decimation in frequency), or with sum_j x_j w^(rev(j) k) (decimation in
  * time, the transpose, used for interpolation).
  * Reference: Wang & Raviv, arXiv 2205.05183 (DFT with C1 = C2 = log_P K,
- * optimal by their Remark 2); schedule reconstructed in design/ENCODE.md §4.1.
+ * optimal by their Remark 2); the schedule: docs/encode.md, "DFT and butterflies".
  *
  * Round t = 1..L (DIF; DIT runs t = L..1) acts on digit s = L - t: rank k
  * (digit k_s, low = k mod P^s) sends its single packet on port rho to the
@@ -18,9 +18,10 @@
  * w_t = w^(P^(t-1)), w_P = w^(P^(L-1)) (primitive P-th root).
  * Cost: C1 = C2 = L;  Time = L.(alpha + n.beta) + L.P.n.gamma_gf.
  * Natural order f(w^k) (LINCOLL_ENCODE_DFT_NATURAL): one more round that
- * sends v_k to rank rev(k) when L >= 2 (C1 = C2 = L + 1; ENCODE.md §4.1
- * shows L rounds of unit messages cannot give it for K = 4, p = 1), or a
- * universal algorithm on the natural DFT matrix, whichever the model prefers.
+ * sends v_k to rank rev(k) when L >= 2 (C1 = C2 = L + 1; L rounds of unit
+ * messages cannot give it for K = 4, p = 1: docs/encode.md, "DFT and
+ * butterflies"), or a universal algorithm on the natural DFT matrix, whichever
+ * the model prefers.
  * Restrictions: specific schedule needs K = (p+1)^L and K | q - 1; GF(2^w)
  * never has p = 1 (2 does not divide 2^w - 1): use a prime field such as
  * 65537 or 998244353.  Scratch: P + 1 packets.

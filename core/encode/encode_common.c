@@ -2,7 +2,8 @@
  * core/encode/encode_common.c: builder helpers, closed-form costs and
  * algorithm selection shared by the all-to-all encode plan compilers.
  *
- * Closed forms (design/ENCODE.md §3.4 and §3.8; P = p + 1):
+ * Closed forms (docs/encode.md, "Closed forms C1 and C2" and "Windows and
+ * best_window"; P = p + 1):
  *   prepare-and-shoot with window m (1 <= m <= K):
  *     prepare: w = 1, P, P^2, ... until m; round sends min(w, m - w) packets
  *              (the largest port), w <- min(wP, m);

@@ -100,13 +100,14 @@ lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst,
 lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b);
 void lc_enc_priv_free(void *arg);
 
-/* ---- closed forms (encode_common.c), ENCODE.md §3 ---------------------------- */
+/* ---- closed forms (encode_common.c; docs/encode.md, "Closed forms C1 and C2") - */
 int lc_enc_ceil_log(int K, int P); /* smallest L with P^L >= K */
 /* the paper's window m = P^T_p, capped at K */
 int lc_enc_paper_window(int K, int p);
 /* rounds and C2 (packets) of prepare-and-shoot with window m (any m in [1, K]) */
 void lc_enc_ps_cost(int K, int p, int m, unsigned *c1, uint64_t *c2);
-/* the window of §3.8: least C2 at C1 = ceil(log_P K), smallest m on ties */
+/* the best window: least C2 at C1 = ceil(log_P K), smallest m on ties
+ * (docs/encode.md, "Windows and best_window") */
 int lc_enc_best_window(int K, int p);
 /* direct: rounds = C2 = ceil((K-1)/p) */
 void lc_enc_direct_cost(int K, int p, unsigned *c1, uint64_t *c2);

@@ -12,8 +12,8 @@
  *   stage 2: DFT by decimation in frequency with w: rank k gets
  *            sum_s c_s g^s w^(s rev(k)) = u(g w^rev(k)) = u(a_k).
  * Reference: Wang & Raviv, arXiv 2205.05183 / IEEE Trans. Commun. 2025
- * (Lagrange generator matrices); construction of design/ENCODE.md §4.3
- * (inferred, simulated there); Yu et al., Lagrange coded computing (2019).
+ * (Lagrange generator matrices); the construction: docs/encode.md,
+ * "Lagrange"; Yu et al., Lagrange coded computing (2019).
  * Cost: specific C1 = C2 = 2L;  Time = 2L.(alpha + n.beta) + 2L.P.n.gamma_gf.
  * Other points (any distinct b, any a; a NULL set takes its default when K
  * is eligible): a universal algorithm on A (C1 = L, C2 = C2_universal(K));

@@ -5,7 +5,8 @@
  * What: K ranks, rank k holds x_k, ends with y_k = sum_j x_j A[j][k], any A.
  * Reference: C. Wang, N. Raviv, "All-to-All Encode in Synchronous Systems",
  * ITW 2022 / arXiv 2205.05183 (journal: IEEE Trans. Commun. 73(12), 2025);
- * reconstruction and fix in design/ENCODE.md §3.2-§3.5, any window §3.8.
+ * the reconstruction and its every-K fix: docs/encode.md, "Prepare-and-shoot";
+ * any window: "Windows and best_window".
  *
  * Schedule (P = p + 1, indices mod K, window m, n' = ceil(K/m) leaves):
  *  prepare  w = 1, P, P^2, ... < m: on port rho send the window
@@ -23,7 +24,8 @@
  *           message is one contiguous block.
  *  After the last round partial 0 = y_k.
  *
- * Cost (ENCODE.md §3.4): C1 = ceil(log_P m) + ceil(log_P n') = ceil(log_P K)
+ * Cost (docs/encode.md, "Closed forms C1 and C2"):
+ *   C1 = ceil(log_P m) + ceil(log_P n') = ceil(log_P K)
  * for the windows used (paper: m = P^T_p; best_window: least C2),
  *   C2 = sum_prepare min(w, m - w) + sum_{t=1..T_s} ceil((n' - P^(t-1)) / P^t)
  *   (paper window: (m-1)/p + ..., = (m+n-2)/p when (n-1) m < K)

@@ -17,8 +17,8 @@
  * ec_encode_data / gf_gen_decode_matrix_simple for the matrices.
  * Cost: as prepare_shoot.c / direct.c with K = N:
  *   C1 = ceil(log_P N), C2 = C2_universal(N)  |  C1 = C2 = ceil((N-1)/p).
- * (ENCODE.md §5 sketches group-wise schedules with fewer useless packets
- * when N - k << k; not implemented.)
+ * Group-wise schedules with fewer useless packets when N - k << k are not
+ * implemented (docs/encode.md, "Reed-Solomon encode and repair").
  * Restrictions: 1 <= k < N <= q (systematic generators); repair: k distinct
  * survivors, lost ranks distinct and not survivors; the survivors' rows
  * must be invertible (LINCOLL_ERR_SINGULAR otherwise, on every rank).

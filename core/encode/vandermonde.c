@@ -14,8 +14,8 @@
  *   stage 2: in every block z (ranks zM .. zM+M-1) the size-M DIF DFT
  *            (dft.c): rank zM + l gets f(a_{zM+l}).
  * Reference: Wang & Raviv, arXiv 2205.05183 (DFT as the building block of
- * Vandermonde encoding); construction of design/ENCODE.md §4.2 (inferred,
- * simulated there).
+ * Vandermonde encoding); the construction: docs/encode.md,
+ * "Vandermonde".
  * Cost: C1 = ceil(log_P Z) + L_M = ceil(log_P K) (optimal),
  *       C2 = C2_best_window(Z) + L_M   (vs C2_universal(K) ~ 2 sqrt(K)/p);
  *       e.g. K = 16, p = 1, q = 29 (M = 4): (4, 4) instead of (4, 6).

@@ -18,7 +18,7 @@
  * next start may arrive before this start's "done" is consumed; counts keep
  * them apart.
  * Reference: the "ready"/"done" direct shared-memory collectives of
- * core/coll/zcopy_rsag.c (UCC tl/shm style) applied to the direct encode
+ * core/coll/zcopy_reduce_scatter.c (UCC tl/shm style) applied to the direct encode
  * baseline of Wang & Raviv (arXiv 2205.05183, the trivial algorithm);
  * single-copy through a peer's mapped window as in ucp_rkey_ptr.
  * Cost (n = packet bytes, s = sources of this rank besides itself, K - 1 for

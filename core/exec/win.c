@@ -1,10 +1,12 @@
 /*
- * core/context/win.c: RMA windows (see win.h) and the public lincoll_win_* API.
+ * core/exec/win.c: RMA windows (see win.h) and the public lincoll_win_* API.
  *
- * Creation is collective: each rank packs the remote keys of its data region
- * and of its signal counters; two allgathers over the communicator (lengths,
- * then blobs padded to the longest) give every rank everyone's keys, which
- * are unpacked once per peer.
+ * Each rank packs the remote keys of its data region and of its signal
+ * counters (lc_win_prepare); with everyone's keys a window is attached, the
+ * keys unpacked once per peer (lc_win_attach).  A plan's windows get the
+ * peers' keys from the one exchange of bind records (bind.c); a public
+ * window (lincoll_win_create, lc_win_create) from two allgathers over the
+ * communicator (lengths, then blobs padded to the longest).
  */
 #include "core/exec/exec.h"
 

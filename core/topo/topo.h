@@ -131,7 +131,8 @@ typedef struct lc_topo_edge {
 } lc_topo_edge_t;
 
 /*
- * The traffic of the RHD allreduce of design/RHD.md §6.2 over p positions
+ * The traffic of the RHD allreduce (docs/collectives.md, "RHD allreduce";
+ * placement: docs/topology.md, "Placement") over p positions
  * for n bytes: the fold pairs (2i, 2i+1) for i < r (n each way), then the
  * distance-doubling butterfly on vranks (n/2^(j+1) each way at step j, once
  * in the reduce-scatter and once in the allgather).  *edges_p is malloc'd.

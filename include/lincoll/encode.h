@@ -35,11 +35,12 @@
  * Algorithms (::lincoll_encode_algo_t, or LINCOLL_ENCODE_ALGO)
  * -----------------------------------------------------------
  * - prepare_shoot: universal (any K, any p, any A) with the every-K fix of
- *   ENCODE.md §3.4 (pruned leaves, partition initialisation; the paper's
+ *   docs/encode.md, "Prepare-and-shoot" (pruned leaves, partition initialisation; the paper's
  *   final correction is wrong for e.g. K = 9..12, p = 1).
  *   C1 = ceil(log_{p+1} K).
  * - best_window: prepare-and-shoot with the window size m that minimises C2
- *   at the same C1 (ENCODE.md §3.8), e.g. K = 9, p = 1: C2 = 4 instead of 5.
+ *   at the same C1 (docs/encode.md, "Windows and best_window"), e.g. K = 9,
+ *   p = 1: C2 = 4 instead of 5.
  * - direct: baseline, every rank receives the packets it needs
  *   (ceil((K-1)/p) rounds of one packet) and encodes locally.
  * - specific: the schedule of the matrix family (DFT butterflies, coset

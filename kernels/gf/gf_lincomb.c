@@ -24,7 +24,8 @@
 
 /* Software prefetch distance per ISA for calls whose working set exceeds L2
  * (LC_GF_L2_BYTES).  Zen 5, 10+4 and 4+2 at 1 MiB fragments, under load:
- * see the README kernels section.  A variable so benchmarks can sweep it. */
+ * see docs/kernels.md, "Variants" and docs/perf/history.md, "2026-12-02:
+ * GF(q) against ISA-L, under load".  A variable so benchmarks can sweep it. */
 size_t lc_gf_tune_pf[LC_ISA_LAST] = {
     [LC_ISA_BASE] = 0,
     [LC_ISA_AVX2] = 0,

@@ -4,7 +4,8 @@
  * What: builds one function table per ISA level at first use (base, then each
  *       SIMD level over a copy of the level below), picks the table of
  *       lc_kernel_isa() once, and validates arguments.
- * Reference: ISA-L multibinary dispatch, done in C with a table (STYLE_STUDY §3.6).
+ * Reference: ISA-L multibinary dispatch, done in C with a table
+ * (docs/kernels.md, "CPU dispatch").
  * Cost: one table lookup and a few compares per call on top of the kernel.
  * Restrictions: dst may equal a or b; no partial overlap.
  */

@@ -483,7 +483,7 @@ void sim_algo_setup_cost(const sim_params_t *prm, int algo, double *seconds, dou
     const double K = prm->K, w = a ? sim_algo_nwins(a) : 0;
     /* measured on the sim: ~200 bytes per (rank, peer) pair of a window (keys,
      * signal counters, mapped pointers), and ~30 us per pair of run time: a
-     * wait on a peer's flag spins (core/context/win.c) before it gives up,
+     * wait on a peer's flag spins (core/exec/exec.c) before it gives up,
      * and in the one-thread sim the peer cannot set it meanwhile */
     *seconds = w * K * K * 30e-6;
     *bytes = w * K * K * 200.0;

@@ -2,11 +2,11 @@
  * test/coll/coll_expect.h: closed forms of the messages and elements every
  * rank sends and receives, and the rounds, for each collective algorithm.
  *
- * RHD: a C port of the exp_* functions of the executable model
- * (docs/collectives.md, test/coll/model/test_rhd.py); ring and binomial reduce are
- * derived here (the binomial reduce is the time reverse of the binomial
- * broadcast: sent and received swap).  The test_coll_model ctest checks this
- * port against the Python model itself.
+ * RHD: the table of docs/collectives.md, "Per-rank messages and elements";
+ * ring and binomial reduce are derived here (the binomial reduce is the time
+ * reverse of the binomial broadcast: sent and received swap).  The
+ * test_coll_model ctest checks every line against the executable schedules
+ * of test/coll/model/ (check_expect.py).
  */
 #ifndef LC_TEST_COLL_EXPECT_H
 #define LC_TEST_COLL_EXPECT_H

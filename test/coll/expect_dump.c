@@ -1,8 +1,8 @@
 /*
  * test/coll/expect_dump.c: prints coll_expect.c's closed forms for a grid of
- * cases, one line per rank: "op algo P n root rank ms es mr er" (RS/AG use
- * counts[i] = (7i + n) mod 4).  check_expect.py recomputes every line with
- * the Python model of docs/collectives.md (test/coll/model) and compares.
+ * cases, one line per rank: "op algo P n root rank ms es mr er rounds"
+ * (RS/AG use counts[i] = (7i + n) mod 4).  check_expect.py runs the
+ * schedules of test/coll/model/ on every case and compares.
  */
 #include <stdio.h>
 #include <stdlib.h>

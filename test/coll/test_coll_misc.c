@@ -278,7 +278,7 @@ static void test_mismatch(void **state)
 
 /* P = 4000 (sim): the plan's alpha-beta-gamma prediction on the critical
  * path (a proxy, which also holds the root) equals HCCL's published RHD
- * formulas (docs/collectives.md, cost model) with the same alpha, beta, gamma. */
+ * formulas (docs/collectives.md, "Closed forms") with the same alpha, beta, gamma. */
 static void test_hccl_formula(void **state)
 {
     (void)state;

@@ -6,7 +6,8 @@
  * (element values chosen so every operator is exact in any order: the
  * comparison is bitwise), the *measured* messages, elements (bytes / element
  * size) and rounds of every rank equal the closed forms of coll_expect.c
- * (docs/collectives.md, cost model), and the plan's static stats agree with the sim.
+ * (docs/collectives.md, "Per-rank messages and elements"), and the plan's
+ * static stats agree with the sim.
  * P = 1..33 with counts {0, 1, P-1, P, P+1, 2P+3, 37}, several roots, in
  * place and out of place, dtype/op pairs in rotation; then P in {64, 100,
  * 127, 128, 1000, 4000, 4096} for a few counts.  Also: bitwise agreement and

@@ -1,12 +1,14 @@
 /*
- * test/coll/test_coll_zcopy.c: the zero-copy allreduce plans on K virtual
+ * test/coll/test_coll_zcopy.c: the zero-copy collective plans on K virtual
  * ranks (sim transport, whose rkey_ptr maps every rank's memory).
  *
  * Each plan is compiled from the registry for mapped peers and its bind
  * records are exchanged by hand (lc_simh_bind) because one thread drives
  * every virtual rank: the public *_init would block in its exchange.  The
- * public path is exercised over UCX by coll_ucx (lincoll_mem_alloc buffers). by coll_ucx
- * (lincoll_mem_alloc buffers).
+ * public path is exercised over UCX by coll_ucx (lincoll_mem_alloc buffers).
+ * test_registry runs every zero-copy algorithm of the registry (each must
+ * have its line in zc_algs) against a serial reference; the cases below go
+ * deeper into the allreduce plans:
  *
  * Checked for P = 2..9, 16 and several counts, in place and out of place:
  *  - results bitwise equal to the forced rhd_allreduce plan on random doubles
@@ -316,7 +318,7 @@ static void run_small(int P, size_t n, int op, int root, int inplace, unsigned s
             }
         }
         /* small plans return credits on the last start of every batch of
-         * 4 (LC_ZC_CREDIT_BATCH, zcopy_small.c) only: round 2 is empty on
+         * 4 (LC_ZC_CREDIT_BATCH, core/coll/coll_int.h) only: round 2 is empty on
          * the other starts */
         const int credit = direct || start % 4 == 3;
         assert_int_equal(lc_sim_world_rounds(h.world), direct ? 2 : credit ? 3 : 2);

@@ -169,7 +169,8 @@ static void test_universal_sweep(void **state)
     lincoll_gf_field_destroy(fp);
 }
 
-/* per-round sizes d_t of the pruned variant (docs/encode.md, test/encode/model) */
+/* per-round sizes d_t of the pruned variant (docs/encode.md, "Per-round message sizes";
+ * test/encode/model) */
 static void test_round_profiles(void **state)
 {
     (void)state;

@@ -205,7 +205,8 @@ static uint64_t *vdm_matrix(const lincoll_field_t *f, int K, const uint64_t *a)
 static void test_vandermonde(void **state)
 {
     (void)state;
-    /* docs/encode.md, Vandermonde table: (K, p, q chosen so that M is as listed) -> (C1, C2);
+    /* docs/encode.md, "Vandermonde" (its table): (K, p, q chosen so that M is as
+     * listed) -> (C1, C2);
      * (10, 1): the table's C2 = 5 uses the paper window in stage 1, ours 4 */
     static const struct {
         int K, p;

@@ -52,7 +52,8 @@ typedef enum {
 static const char *op_names[OP_COUNT] = {"alltoall",  "ring_shift", "allreduce", "reduce_scatter",
                                          "allgather", "bcast",      "reduce"};
 /* Plans whose transfers carry a checksum (a corrupted transfer must be an
- * error).  None of these collectives has one; encode will (issue #10 §6). */
+ * error).  None of these collectives has one; encode has one
+ * (LINCOLL_ENCODE_CHECKSUM, test_encode_checksum). */
 static const int op_checksummed[OP_COUNT] = {0};
 
 typedef struct world {
