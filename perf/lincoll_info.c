@@ -164,8 +164,9 @@ static int print_ranks(void)
 
 static void usage(const char *prog)
 {
-    printf("usage: %s [-c] [-t] [-h]\n"
+    printf("usage: %s [-a] [-c] [-t] [-h]\n"
            "  (none)  version, build options, transports, kernel dispatch\n"
+           "  -a      the algorithms each LINCOLL_*_ALGO variable accepts\n"
            "  -c      every LINCOLL_* configuration variable with its documentation, and\n"
            "          the UCX_* variables lincoll sets\n"
            "  -t      topology: cores, NUMA nodes, NICs, GPUs, binding; under a launcher\n"
@@ -175,9 +176,12 @@ static void usage(const char *prog)
 
 int main(int argc, char **argv)
 {
-    int opt, want_config = 0, want_topo = 0;
-    while ((opt = getopt(argc, argv, "cth")) != -1) {
+    int opt, want_config = 0, want_topo = 0, want_algos = 0;
+    while ((opt = getopt(argc, argv, "acth")) != -1) {
         switch (opt) {
+        case 'a':
+            want_algos = 1;
+            break;
         case 'c':
             want_config = 1;
             break;
@@ -199,6 +203,14 @@ int main(int argc, char **argv)
     int rc = 0;
     if (want_config) {
         rc |= print_config();
+    }
+    if (want_algos) {
+        char buf[8192];
+        if (lincoll_info_algorithms(buf, sizeof(buf)) == LINCOLL_OK) {
+            fputs(buf, stdout);
+        } else {
+            rc = 1;
+        }
     }
     if (want_topo) {
         char buf[8192];

@@ -12,7 +12,7 @@
 # matmul_compare.txt, *.err, and png/) and OUT_ROOT/DATE-report.md.
 # Defaults: BUILD_DIR build, OUT_ROOT docs/perf, DATE today (UTC), every step.
 # ANCHOR_DIR (Open MPI mpi_coll, Gloo, ScaLAPACK pdgemm) defaults to
-# $LINCOLL_ANCHORS or build-anchors; when it lacks the programs and
+# $LINCOLL_ANCHORS or anchors-build (as every perf script); when it lacks the programs and
 # perf/anchors/build.sh exists, that script builds them there.  ISA-L and
 # OpenBLAS are loaded by lincoll_perf itself (dlopen), ucx_perftest comes from
 # ucx-utils.  gnuplot renders the PNGs (installed by deploy/install-deps.sh);
@@ -26,7 +26,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=build
-anchors=${LINCOLL_ANCHORS:-build-anchors}
+anchors=${LINCOLL_ANCHORS:-anchors-build}
 outroot=docs/perf
 date_=$(date -u +%Y-%m-%d)
 steps="env p2p coll encode gf gemm reduce matmul"
@@ -95,7 +95,7 @@ if [ "$render_only" = 0 ]; then
     } >"$raw/env.txt"
   fi
   if [ "$quick" = 1 ]; then reps=3; else reps=11; fi
-  has_step p2p && run_step p2p p2p_compare.txt "$top/perf/p2p_compare.sh" "$build" "$reps"
+  has_step p2p && run_step p2p p2p_compare.txt env ANCHORS="$anchors" "$top/perf/p2p_compare.sh" "$build" "$reps"
   # TODO: a step for lincoll_perf's multi-pair p2p rows (lincoll-run -n 4: pairs 0-1, 2-3, "all")
   if has_step coll; then
     if [ "$quick" = 1 ]; then
@@ -106,9 +106,9 @@ if [ "$render_only" = 0 ]; then
   fi
   if has_step encode; then
     if [ "$quick" = 1 ]; then
-      run_step encode encode_sweep.txt "$top/perf/encode_sweep.sh" -b "$build" -K 2 -s 4k,1m -r 1 -t 120
+      run_step encode encode_sweep.txt "$top/perf/encode_sweep.sh" -b "$build" -a "$anchors" -K 2 -s 4k,1m -r 1 -t 120
     else
-      run_step encode encode_sweep.txt "$top/perf/encode_sweep.sh" -b "$build" -K "2 4" -s 4k:16m -r 5 -c 0-1 -t 900
+      run_step encode encode_sweep.txt "$top/perf/encode_sweep.sh" -b "$build" -a "$anchors" -K "2 4" -s 4k:16m -r 5 -c 0-1 -t 900
     fi
   fi
   if has_step gf; then

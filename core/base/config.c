@@ -64,7 +64,8 @@ static const lc_config_field_t lc_config_fields[] = {
          "bytes load/store the peers' buffers directly (zcopy_*: two flag rounds, no "
          "messages); smaller allreduce (power of two), bcast and reduce put the vector into "
          "the peer's mapped scratch (zcopy_rd_allreduce, zcopy_bcast, zcopy_reduce).  Other "
-         "buffers, blocking calls and forced algorithms use tag messages"),
+         "buffers and blocking calls use tag messages; a forced zcopy* algorithm runs where "
+         "every rank maps the others' buffers, else falls back (LINCOLL_ALGO_FALLBACK)"),
     LC_F("BIND", LC_CFG_ENUM, "auto", "auto|core|numa|none", bind,
          "bind each rank before UCX starts: auto binds to a core unless the launcher bound it"),
     LC_F("ALGO_FALLBACK", LC_CFG_ENUM, "warn", "warn|error", algo_fallback,
@@ -101,9 +102,9 @@ static const lc_config_field_t lc_config_fields[] = {
          "c+1 overlap the GF work of chunk c); 0 = the cost model chooses (chunks >= 1 MiB: "
          "no chunking below 2 MiB packets); a value >= the packet size turns chunking off"),
     LC_F("COLL_CHUNK", LC_CFG_SIZE, "0", NULL, coll_chunk,
-         "allreduce, bcast and reduce over tag messages: cut vectors of at least twice this "
-         "many bytes into pieces of this size and pipeline them (the reduction of one piece "
-         "overlaps the transfers of the next); 0 = off"),
+         "allreduce, bcast and reduce (tag and zero-copy plans): cut vectors longer than this "
+         "many bytes into pieces of this size (at most 64 pieces) and pipeline them (the "
+         "reduction of one piece overlaps the transfers of the next); 0 = off"),
     LC_F("MATMUL_MAX_MEM", LC_CFG_SIZE, "0", NULL, matmul_max_mem,
          "automatic matmul choice skips algorithms whose scratch per rank exceeds this (0: no "
          "limit)"),

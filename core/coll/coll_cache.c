@@ -36,7 +36,7 @@ typedef struct lc_cc_entry {
     const void *sbuf;
     void *rbuf;
     size_t count;
-    char forced[16];
+    char forced[32];
     unsigned long used;
 } lc_cc_entry_t;
 

@@ -266,18 +266,20 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
     }
     lc_plan_t *ir = NULL;
     if (alg->mapped) {
-        st = lc_coll_compile(alg, &env, a, &ir);
-        if (st != LINCOLL_OK) return st;
+        /* a rank whose compile fails (memory) still takes part in the
+         * agreement, offering nothing, so that every rank falls back alike */
+        if (lc_coll_compile(alg, &env, a, &ir) != LINCOLL_OK) ir = NULL;
+        lc_plan_t none = {.env = env};
         lc_bind_shape_t shape = lc_coll_shape(a, comm->size);
         lc_bind_t *bind = NULL;
         unsigned keys = 0;
-        st = lc_bind_agree(comm, ir, &shape, &bind, &keys);
+        st = lc_bind_agree(comm, ir != NULL ? ir : &none, &shape, &bind, &keys);
         if (st != LINCOLL_OK) {
             lc_plan_destroy(ir);
             return st;
         }
-        const unsigned need = lc_bind_keys(ir);
-        if ((keys & need) == need) {
+        const unsigned need = ir != NULL ? lc_bind_keys(ir) : ~0u;
+        if (ir != NULL && (keys & need) == need) {
             lc_debug("%s of %zu bytes on %d ranks: %s (peers' memory mapped)", lc_op_names[a->op],
                      lc_coll_bytes(a), comm->size, alg->plan_name);
             return lc_bind_finish(bind, ir, plan_p);

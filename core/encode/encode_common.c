@@ -421,6 +421,12 @@ static const lc_enc_alg_t lc_enc_algs[] = {
 };
 #define LC_ENC_NALGS (sizeof(lc_enc_algs) / sizeof(lc_enc_algs[0]))
 
+const lc_enc_alg_t *lc_enc_registry(size_t *n_p)
+{
+    *n_p = LC_ENC_NALGS;
+    return lc_enc_algs;
+}
+
 const lc_enc_alg_t *lc_enc_alg(lincoll_encode_algo_t algo)
 {
     for (size_t i = 0; i < LC_ENC_NALGS; i++)
@@ -529,18 +535,25 @@ static lincoll_status_t lc_enc_try_zcopy(lc_enc_b_t *b, int split_only, int K, i
     *used = 0;
     const int sp = b->scratch_packet;
     lc_plan_t *z = NULL;
-    lincoll_status_t st = lc_enc_zc_compile(b, algo, K, me, coef, arg, in, out, &z);
-    if (st != LINCOLL_OK) return st;
+    /* a rank whose compile fails (memory) still takes part in the
+     * agreement, offering nothing, so that every rank falls back alike */
+    if (lc_enc_zc_compile(b, algo, K, me, coef, arg, in, out, &z) != LINCOLL_OK) {
+        z = NULL;
+        b->scratch_packet = sp;
+    }
+    lc_plan_t none = {.env = b->plan->env};
     unsigned keys = 0;
     lc_bind_t *bind = NULL;
     lc_bind_shape_t shape = lc_enc_shape(b, K, LINCOLL_ENCODE_ALGO_ZCOPY);
-    st = lc_bind_agree(b->comm, z, &shape, &bind, &keys);
+    lincoll_status_t st = lc_bind_agree(b->comm, z != NULL ? z : &none, &shape, &bind, &keys);
     if (st != LINCOLL_OK) {
         lc_plan_destroy(z);
         b->scratch_packet = sp;
         return st;
     }
-    if ((keys & lc_bind_keys(z)) != lc_bind_keys(z)) {
+    if (z == NULL) {
+        keys = 0; /* this rank has no zero-copy plan: the tag plan below */
+    } else if ((keys & lc_bind_keys(z)) != lc_bind_keys(z)) {
         lc_plan_destroy(z);
         z = NULL;
         b->scratch_packet = sp;

@@ -169,6 +169,8 @@ typedef struct lc_enc_alg {
                                 const void *arg, lc_bufref_t in, lc_bufref_t out);
 } lc_enc_alg_t;
 const lc_enc_alg_t *lc_enc_alg(lincoll_encode_algo_t algo);
+/* the whole table, in preference order */
+const lc_enc_alg_t *lc_enc_registry(size_t *n_p);
 
 /* ---- zcopy (zcopy.c, zcopy_split.c) --------------------------------------------- */
 /* Window keys of the zero-copy encodes. */

@@ -64,6 +64,16 @@ LINCOLL_API const char *lincoll_info_transports(void);
  */
 LINCOLL_API lincoll_status_t lincoll_info_topology(char *buf, size_t len);
 
+/**
+ * @brief The algorithms every LINCOLL_*_ALGO variable accepts, one line each:
+ *        variable, name, plan name and whether it runs zero copy (the
+ *        registries in the order the cost model breaks ties).
+ * @param [out] buf text, NUL-terminated (truncated to fit).
+ * @param [in]  len size of @p buf.
+ * @return ::LINCOLL_OK, or ::LINCOLL_ERR_INVALID when @p buf is NULL or @p len is 0.
+ */
+LINCOLL_API lincoll_status_t lincoll_info_algorithms(char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif
