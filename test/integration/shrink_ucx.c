@@ -197,6 +197,9 @@ int main(void)
         lincoll_comm_free(alone);
         lincoll_comm_free(pair);
         lincoll_finalize(ctx);
+        free(in);
+        free(out);
+        free(keep);
         return ok ? 0 : 1;
     }
     CHECK(st == LINCOLL_ERR_PEER_FAILED || st == LINCOLL_ERR_TIMEOUT,
