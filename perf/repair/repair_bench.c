@@ -5,7 +5,7 @@
  * chunk over one link (ECPipe's reference point), in the same run.
  *
  *   lincoll_repair_bench [-s SIZE] [-n REPS] [-w WARMUP] [-A star,tree,chain]
- *                        [--slice BYTES] [--nap US] [-f csv] [-v]
+ *                        [--slice BYTES] [--nap US] [-f csv] [-v] [--calibrate N]
  *
  * W ranks (a launcher: lincoll-run, deploy/emucluster): k = W - 1 survivors
  * and the replacement, rank W - 1.  An [k + 2, k] Cauchy code over GF(2^8):
@@ -25,7 +25,10 @@
  * under LINCOLL_MODEL_*).  --nap US: wait by lincoll_test() and a sleep of
  * US microseconds instead of lincoll_wait()'s spin (ranks that share few
  * cores leave them to the kernel's network path).  -v: every sample on
- * stderr as it is taken.  Public headers only.
+ * stderr as it is taken.  --calibrate N: measure only the latency of a
+ * round in which every rank sends and receives 8 bytes (N ring shifts, the
+ * median of the slowest rank's), print "alpha_s SECONDS" and exit: the alpha
+ * the chain's rounds pay on this machine.  Public headers only.
  */
 #include <lincoll/encode.h>
 #include <lincoll/lincoll.h>
@@ -158,7 +161,7 @@ static const char *const m_names[M_N] = {"read", "star", "tree", "chain"};
 int main(int argc, char **argv)
 {
     size_t B = (size_t)64 << 20, slice = 0;
-    long reps = 5, warm = 1, nap = 0;
+    long reps = 5, warm = 1, nap = 0, calibrate = 0;
     int csv = 0, verbose = 0, want[M_N] = {1, 1, 1, 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -172,6 +175,8 @@ int main(int argc, char **argv)
             slice = parse_size(v), i++;
         } else if (strcmp(a, "--nap") == 0 && v) {
             nap = atol(v), i++;
+        } else if (strcmp(a, "--calibrate") == 0 && v) {
+            calibrate = atol(v), i++;
         } else if (strcmp(a, "-v") == 0) {
             verbose = 1;
         } else if (strcmp(a, "-f") == 0 && v) {
@@ -184,7 +189,7 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "lincoll_repair_bench: unknown option %s\nusage: lincoll_repair_bench [-s "
                     "SIZE] [-n REPS] [-w WARMUP] [-A star,tree,chain|all] [--slice BYTES] "
-                    "[--nap US] [-f csv] [-v]\n",
+                    "[--nap US] [-f csv] [-v] [--calibrate N]\n",
                     a);
             return 2;
         }
@@ -204,6 +209,25 @@ int main(int argc, char **argv)
         fprintf(stderr, "lincoll_repair_bench: needs 2 or more ranks (k survivors + 1)\n");
         lincoll_finalize(ctx);
         return 2;
+    }
+    if (calibrate > 0) { /* alpha: an 8-byte ring shift, every rank sending and receiving */
+        uint64_t sb = 1, rb = 0;
+        lincoll_plan_t *p;
+        double *t = calloc((size_t)calibrate, sizeof(double)), a = 0;
+        lincoll_status_t cs = lincoll_ring_shift_init(w, &sb, &rb, 8, 1, &p);
+        for (long i = -10; cs == LINCOLL_OK && i < calibrate; i++) {
+            double t0 = now();
+            cs = lincoll_start(p);
+            if (cs == LINCOLL_OK) cs = wait_plan(p, nap);
+            if (i >= 0) t[i] = now() - t0;
+        }
+        if (cs == LINCOLL_OK) lincoll_plan_free(p);
+        double m = cs == LINCOLL_OK ? median(t, (int)calibrate) : -1;
+        lincoll_allreduce(w, &m, &a, 1, LINCOLL_DOUBLE, LINCOLL_MAX);
+        if (me == 0) printf("alpha_s %.9f\n", a);
+        free(t);
+        lincoll_finalize(ctx);
+        return cs == LINCOLL_OK ? 0 : 1;
     }
     lincoll_field_t *f;
     lincoll_gf_field_create(256, &f);

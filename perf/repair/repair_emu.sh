@@ -9,8 +9,8 @@
 #                             [-s 64m] [-n 5] [-r 1gbit] [--burst 256kb] [--nap US]
 #                             [--spin "6"] [--slice BYTES] [--render-only]
 #
-# Writes OUT_ROOT/DATE/repair/ (env.txt, alpha.txt, k<K>.csv and k<K>.err per
-# k, repair.tsv) and OUT_ROOT/DATE/png/repair.png, and the report
+# Writes OUT_ROOT/DATE/repair/ (env.txt, k<K>.alpha, k<K>.csv, .out and .err
+# per k, repair.tsv) and OUT_ROOT/DATE/png/repair.png, and the report
 # OUT_ROOT/DATE-repair.md.  Defaults: BUILD_DIR build, OUT_ROOT docs/perf,
 # DATE `date +%F`, k = 4 6 10, 64 MiB chunks, 5 repetitions (medians) after
 # one warmup, 1 Gbit/s links with a 256 kB tbf burst.
@@ -26,10 +26,11 @@
 # the read and the three schedules interleaved repetition by repetition, each
 # the slowest rank's time after a barrier, with the CPU share of the ranks
 # and of the whole machine over each measurement.  The cost model is given
-# the emulated network: LINCOLL_MODEL_ALPHA = the half round trip of an
-# 8-byte ping-pong between two hosts (lincoll_perf -t tag_lat, measured
-# first), LINCOLL_MODEL_BW = the link rate; the chain's slice is the model's
-# choice unless --slice is given.  Goals (issue: repair like storage
+# the emulated network as the schedules meet it: LINCOLL_MODEL_ALPHA = the
+# latency of a round in which every one of the k + 1 ranks sends and
+# receives 8 bytes (lincoll_repair_bench --calibrate: the median ring shift,
+# with the same waits, measured just before), LINCOLL_MODEL_BW = the link
+# rate; the chain's slice is the model's choice unless --slice is given.  Goals (issue: repair like storage
 # systems): chain <= 1.3 x the one-chunk read, and >= 2 x faster than star
 # at k = 6; the report says PASS or MISS for each.  Needs root (network
 # namespaces); a machine where they are not permitted exits 77.
@@ -81,7 +82,7 @@ for suf, m in (('gbit', 1e9), ('mbit', 1e6), ('kbit', 1e3), ('bit', 1)):
     if s.endswith(suf): print('%.6g' % (float(s[:-len(suf)]) * m / 8)); break"; }
 
 if [ "$render_only" = 0 ]; then
-  [ -x "$bench" ] && [ -x "$build/bin/lincoll_perf" ] ||
+  [ -x "$bench" ] ||
     { echo "repair_emu.sh: build $build first (deploy/build.sh)" >&2; exit 1; }
   "$emu" --check || exit $?
   Bps=$(rate_bps "$rate")
@@ -93,16 +94,16 @@ if [ "$render_only" = 0 ]; then
     echo "lincoll: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "links: $rate ($Bps bytes/s) burst $burst, chunk $size, $reps reps, nap $nap us, slice $slice"
   } >"$raw/env.txt"
-  # alpha: the half round trip of an 8-byte ping-pong between two hosts
-  "$emu" -H 2 -n 1 -r "$rate" -b "$burst" --timeout 300 -- "$build/bin/lincoll_perf" -t tag_lat \
-      -s 8 -n 2000 -f csv >"$raw/alpha.txt" 2>"$raw/alpha.err"
-  alpha_us=$(sed -n 's/^\[0@emu1\] \(tag_lat,.*\)/\1/p' "$raw/alpha.txt" | tail -1 | awk -F, '{print $6}')
-  [ -n "$alpha_us" ] || { echo "repair_emu.sh: no tag_lat figure (see $raw/alpha.err); using 100 us" >&2; alpha_us=100; }
-  alpha=$(python3 -c "print('%.6g' % ($alpha_us * 1e-6))")
-  echo "alpha: $alpha_us us (LINCOLL_MODEL_ALPHA=$alpha, LINCOLL_MODEL_BW=$Bps)" >>"$raw/env.txt"
+  echo "model: LINCOLL_MODEL_BW=$Bps; LINCOLL_MODEL_ALPHA per run: the median 8-byte ring shift over its hosts" >>"$raw/env.txt"
   run_k() { # run_k K NAP NAME
-    local k=$1 H=$(($1 + 1))
+    local k=$1 H=$(($1 + 1)) alpha
     echo "== repair_emu: k=$k ($H hosts), $size chunks, nap $2 us" >&2
+    # alpha as the chain's rounds pay it here: every rank sends and receives 8 bytes
+    "$emu" -H "$H" -n 1 -r "$rate" -b "$burst" --timeout 600 -- \
+      "$bench" --calibrate 300 --nap "$2" >"$raw/$3.alpha" 2>&1
+    alpha=$(sed -n 's/^\[0@emu1\] alpha_s \([0-9.e+-]*\).*/\1/p' "$raw/$3.alpha" | tail -1)
+    [ -n "$alpha" ] || { echo "repair_emu.sh: no alpha for $3 (see $raw/$3.alpha); using 1e-4" >&2; alpha=1e-4; }
+    echo "$3: LINCOLL_MODEL_ALPHA=$alpha" >>"$raw/env.txt"
     LINCOLL_MODEL_ALPHA=$alpha LINCOLL_MODEL_BW=$Bps LINCOLL_TIMEOUT=600 \
       "$emu" -H "$H" -n 1 -r "$rate" -b "$burst" --timeout 3000 -- \
       "$bench" -s "$size" -n "$reps" -w 1 --nap "$2" --slice "$slice" -f csv -v \
@@ -177,7 +178,7 @@ for k in sorted(rows):
         s = t["star"] / t["chain"]
         verdict.append("- k = 6: star / chain = %.2f: %s (goal >= 2)" % (s, "PASS" if s >= 2 else "MISS"))
 out.append("")
-out.append("Predictions of the closed forms (`lincoll_encode_repair_cost`, the emulated alpha and "
+out.append("Predictions of the closed forms (`lincoll_encode_repair_cost`, the calibrated alpha and "
            "link rate) beside the medians:\n")
 out.append("| k | schedule | plan | measured (s) | predicted (s) | measured / predicted | fastest (s) | slowest (s) |")
 out.append("|---:|---|---|---:|---:|---:|---:|---:|")
