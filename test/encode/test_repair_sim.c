@@ -25,6 +25,8 @@
  *  - lincoll_encode_repair_init() on exactly the survivors and the lost
  *    ranks takes these schedules, and keeps the N-rank encode when a
  *    universal algorithm is forced;
+ *  - LINCOLL_ENCODE_CHECKSUM=crc32c: twice the rounds, right rows; a
+ *    corrupted message is LINCOLL_ERR_CORRUPT, never a wrong row;
  *  - bad input: repeated rows, a row held and needed, a singular set, a
  *    rank that neither holds nor needs a row, holders other than k (k + r
  *    not the communicator's size), two ranks that hold and need, rows out
@@ -543,6 +545,75 @@ static void test_legacy_route(void **state)
     lincoll_gf_field_destroy(f);
 }
 
+/* LINCOLL_ENCODE_CHECKSUM=crc32c: every schedule's rounds doubled (a crc32c
+ * round after each), the result right; one corrupted message ends the plan
+ * with LINCOLL_ERR_CORRUPT on the rank that received it, never a wrong row */
+typedef struct cfault {
+    int seen, hit;
+} cfault_t;
+
+static lc_sim_fault_t corrupt_one(void *arg, int src, int dst, unsigned round, size_t len)
+{
+    cfault_t *f = arg;
+    (void)src, (void)dst, (void)round;
+    if (len > 4 && f->seen++ == 3) { /* the fourth data message */
+        f->hit = 1;
+        return LC_SIM_FAULT_CORRUPT;
+    }
+    return LC_SIM_FAULT_NONE;
+}
+
+static void test_checksum(void **state)
+{
+    (void)state;
+    lincoll_field_t *f;
+    assert_int_equal(lincoll_gf_field_create(256, &f), LINCOLL_OK);
+    const int n = 9, k = 6;
+    const size_t B = 8192;
+    uint64_t *G = malloc(sizeof(uint64_t) * n * k), seed = 8;
+    assert_int_equal(lincoll_gf_matrix_systematic(f, n, k, LINCOLL_GF_RS_CAUCHY, G), LINCOLL_OK);
+    uint8_t **cw = codeword(f, n, k, G, B, &seed);
+    setenv("LINCOLL_ENCODE_CHECKSUM", "crc32c", 1);
+    for (int ai = 0; ai < 3; ai++) {
+        for (int faulty = 0; faulty <= 1; faulty++) {
+            rcase_t c = {.f = f, .n = n, .k = k, .B = B, .gen = G, .p = 1, .algo = algos[ai]};
+            c.slice = ai == 2 ? 2048 : LINCOLL_ENCODE_CHUNK_NONE;
+            deal(&c, 2, 0, &seed);
+            lc_simh_t h;
+            assert_int_equal(lc_simh_create(&h, c.P, 1), 0);
+            uint8_t **in = enc_bufs(f, c.P, B, &seed, 0), **out = enc_bufs(f, c.P, B, &seed, 0);
+            lincoll_plan_t *plans[MAXP];
+            for (int i = 0; i < c.P; i++) {
+                if (c.holds[i] >= 0) memcpy(in[i], cw[c.holds[i]], B);
+                assert_int_equal(init_k(h.comm[i], i, in[i], out[i], &c, &plans[i]), LINCOLL_OK);
+            }
+            cfault_t cf = {0, 0};
+            if (faulty) lc_sim_world_set_fault(h.world, corrupt_one, &cf, 0);
+            lincoll_status_t st = lc_simh_run(&h, plans);
+            lincoll_repair_cost_t cost;
+            lincoll_encode_repair_cost(NULL, k, 2, 0, 1, B, algos[ai], c.slice, NULL, &cost);
+            if (!faulty) {
+                assert_int_equal(st, LINCOLL_OK);
+                assert_int_equal(lc_sim_world_rounds(h.world), 2 * cost.rounds);
+                for (int i = 0; i < c.P; i++)
+                    if (c.needs[i] >= 0) assert_memory_equal(out[i], cw[c.needs[i]], B);
+            } else {
+                assert_true(cf.hit);
+                assert_int_equal(st, LINCOLL_ERR_CORRUPT);
+            }
+            for (int i = 0; i < c.P; i++)
+                lincoll_plan_free(plans[i]);
+            lc_simh_destroy(&h);
+            enc_free_bufs(in, c.P);
+            enc_free_bufs(out, c.P);
+        }
+    }
+    unsetenv("LINCOLL_ENCODE_CHECKSUM");
+    enc_free_bufs(cw, n);
+    free(G);
+    lincoll_gf_field_destroy(f);
+}
+
 /* ---- bad input: every rank the same status, one log line naming the argument ---- */
 
 typedef struct logcap {
@@ -688,7 +759,7 @@ int main(void)
         cmocka_unit_test(test_schedules),      cmocka_unit_test(test_large_k),
         cmocka_unit_test(test_chain_pipeline), cmocka_unit_test(test_degraded_read),
         cmocka_unit_test(test_selection),      cmocka_unit_test(test_legacy_route),
-        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_checksum),       cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
