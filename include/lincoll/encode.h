@@ -325,7 +325,12 @@ LINCOLL_API lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm,
  * Rank i of the communicator stands for codeword row i.  The decoding
  * matrix (rows @p lost of G times the inverse of rows @p survivors,
  * lincoll_gf_matrix_recover()) is computed at init on every rank; then an
- * N-rank all-to-all encode moves and combines the packets.
+ * N-rank all-to-all encode moves and combines the packets.  When the
+ * communicator is exactly the survivors and the lost ranks (k + n_lost = N)
+ * and no universal algorithm is forced (@p opts and LINCOLL_ENCODE_ALGO
+ * auto or specific), the repair runs as lincoll_encode_repair_k_init() does
+ * (star, tree or chain; plan names "repair_*"), with @c chunk_bytes (else
+ * LINCOLL_ENCODE_CHUNK) as the slice.
  * @param [in]  comm         communicator of N ranks.
  * @param [in]  field        the field.
  * @param [in]  k            data rows.
