@@ -116,6 +116,13 @@ static const lc_config_field_t lc_config_fields[] = {
          "all-to-all encode: crc32c on every packet a plan sends, checked on arrival; a "
          "corrupted transfer ends the plan with LINCOLL_ERR_CORRUPT instead of wrong parity "
          "(costs one 4-byte message per packet and one latency per round)"),
+    LC_F("REPAIR_ALGO", LC_CFG_ENUM, "auto", "auto|star|tree|chain", repair_algo,
+         "force the repair schedule of lincoll_encode_repair_k_init (k survivors and the "
+         "rebuilding ranks): star (gather k chunks), tree (partial sums up a tree), chain "
+         "(pipelined slices survivor to survivor); auto: the cost model.  Read at every init"),
+    LC_F("REPAIR_SLICE", LC_CFG_SIZE, "0", NULL, repair_slice,
+         "repair: bytes per slice of the chain schedule (and per chunk of star and tree); 0 = "
+         "the cost model chooses; a value >= the chunk size: one slice.  Read at every init"),
 };
 
 const lc_config_field_t *lc_config_table(size_t *count_p)

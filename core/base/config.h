@@ -58,6 +58,8 @@ typedef struct lc_config {
     size_t encode_chunk;   /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
     size_t coll_chunk;     /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
     int encode_checksum;   /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
+    int repair_algo;       /* LINCOLL_REPAIR_ALGO: a lincoll_repair_algo_t */
+    size_t repair_slice;   /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
 } lc_config_t;
 
 enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };

@@ -21,6 +21,9 @@
  * 2-core VM: K = 4, 16 MiB, 64 KiB chunks ran 5x slower than whole packets,
  * 256 KiB .. 4 MiB chunks 5-12% faster, 1 MiB the best (docs/encode.md,
  * "Chunk pipelining").
+ * Slices (lc_enc_slice_plan, the repair chain): the same pieces merged as a
+ * wavefront (lc_pass_wavefront): round t of slice c in global round t + c,
+ * T + n - 1 rounds, every step kept in its round.
  * Restrictions: encode plans only (send/recv, COPY and GF steps on
  * packet-aligned buffer ranges); 2 n T rounds within the tag's round field
  * (room for the checksum pass); not zero-copy plans.
@@ -154,36 +157,41 @@ static size_t lc_enc_round_up(size_t v, size_t q)
     return (v + q - 1) / q * q;
 }
 
-lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b)
+size_t lc_enc_chunk_size(const lc_config_t *cfg, unsigned T, size_t B, size_t req)
 {
-    lc_plan_t *tp = b->plan;
-    lc_enc_priv_t *pv = b->priv;
-    const size_t B = b->B;
-    const unsigned T = tp->nrounds;
-    const lc_config_t *cfg = tp->env.cfg;
-    pv->nchunks = 1;
-    pv->chunk = B;
-    int any = 0;
-    for (unsigned t = 0; t < T; t++)
-        any |= tp->rounds[t].nxfers > 0;
-    if (!any || T == 0 || b->chunk_req == LINCOLL_ENCODE_CHUNK_NONE) return LINCOLL_OK;
+    if (T == 0 || req == LINCOLL_ENCODE_CHUNK_NONE) return B;
     /* n T rounds, and twice that under LINCOLL_ENCODE_CHECKSUM */
     const unsigned nmax_tag = (unsigned)((LC_PLAN_MAX_ROUNDS / 2 - 1) / T);
     size_t S;
-    if (b->chunk_req != 0) { /* asked for */
-        S = lc_enc_round_up(b->chunk_req < B ? b->chunk_req : B, LC_ENC_CHUNK_ALIGN);
+    if (req != 0) { /* asked for */
+        S = lc_enc_round_up(req < B ? req : B, LC_ENC_CHUNK_ALIGN);
         unsigned lim = nmax_tag < LC_ENC_MAX_CHUNKS ? nmax_tag : LC_ENC_MAX_CHUNKS;
         if (lim < 1) lim = 1;
         if ((B + S - 1) / S > lim) {
             size_t S2 = lc_enc_round_up((B + lim - 1) / lim, LC_ENC_CHUNK_ALIGN);
-            lc_debug("encode %s: chunk of %zu bytes gives more than %u chunks; using %zu",
-                     tp->algorithm, S, lim, S2);
+            lc_debug("encode: chunk of %zu bytes gives more than %u chunks; using %zu", S, lim, S2);
             S = S2;
         }
     } else {
         S = lc_pipeline_piece(cfg, T, B, LC_ENC_CHUNK_AUTO_MIN, LC_ENC_CHUNK_AUTO_Q,
                               LC_ENC_AUTO_MAX);
     }
+    return S < B ? S : B;
+}
+
+lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b)
+{
+    lc_plan_t *tp = b->plan;
+    lc_enc_priv_t *pv = b->priv;
+    const size_t B = b->B;
+    const unsigned T = tp->nrounds;
+    pv->nchunks = 1;
+    pv->chunk = B;
+    int any = 0;
+    for (unsigned t = 0; t < T; t++)
+        any |= tp->rounds[t].nxfers > 0;
+    if (!any || T == 0 || b->chunk_req == LINCOLL_ENCODE_CHUNK_NONE) return LINCOLL_OK;
+    const size_t S = lc_enc_chunk_size(tp->env.cfg, T, B, b->chunk_req);
     unsigned n = (unsigned)((B + S - 1) / S);
     if (n < 2) return LINCOLL_OK;
     lc_plan_t **pc = calloc(n, sizeof(*pc));
@@ -213,6 +221,45 @@ lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b)
     pv->chunk = S;
     lc_debug("encode %s: packet of %zu bytes in %u chunks of %zu (%u -> %u message rounds)",
              np->algorithm, B, n, S, T, n * T);
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_enc_slice_plan(lc_enc_b_t *b, size_t S)
+{
+    lc_plan_t *tp = b->plan;
+    lc_enc_priv_t *pv = b->priv;
+    const size_t B = b->B;
+    const unsigned n = S > 0 && S < B ? (unsigned)((B + S - 1) / S) : 1;
+    pv->sliced = 1;
+    pv->nchunks = 1;
+    pv->chunk = B;
+    if (n < 2 || tp->nrounds == 0) return LINCOLL_OK;
+    lc_plan_t **pc = calloc(n, sizeof(*pc));
+    if (pc == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = LINCOLL_OK;
+    for (unsigned c = 0; c < n && st == LINCOLL_OK; c++) {
+        size_t o = (size_t)c * S, l = o + S <= B ? S : B - o;
+        st = lc_enc_piece(tp, B, o, l, &pc[c]);
+    }
+    lc_plan_t *np = NULL;
+    if (st == LINCOLL_OK) {
+        pc[0]->priv = tp->priv;
+        pc[0]->priv_free = tp->priv_free;
+        tp->priv = NULL;
+        tp->priv_free = NULL;
+        st = lc_pass_wavefront(pc, n, &np);
+    } else {
+        for (unsigned c = 0; c < n; c++)
+            lc_plan_destroy(pc[c]);
+    }
+    free(pc);
+    if (st != LINCOLL_OK) return st;
+    lc_plan_destroy(tp);
+    b->plan = np;
+    pv->nchunks = n;
+    pv->chunk = S;
+    lc_debug("encode %s: packet of %zu bytes in %u slices of %zu (%u -> %u rounds, wavefront)",
+             np->algorithm, B, n, S, np->nrounds - n + 1, np->nrounds);
     return LINCOLL_OK;
 }
 

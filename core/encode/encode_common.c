@@ -109,7 +109,7 @@ lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t *
 {
     lc_bind_t *bind = b->bind;
     b->bind = NULL;
-    if (st == LINCOLL_OK && !b->priv->zc) st = lc_enc_chunk_plan(b);
+    if (st == LINCOLL_OK && !b->priv->zc && !b->priv->sliced) st = lc_enc_chunk_plan(b);
     /* LINCOLL_ENCODE_CHECKSUM=crc32c: crc32c on every packet (core/plan/pass_checksum.c) */
     if (st == LINCOLL_OK && b->comm->ctx->cfg.encode_checksum) st = lc_pass_checksum(b->plan);
     if (st == LINCOLL_OK) st = lc_plan_finalize(b->plan);
@@ -188,6 +188,22 @@ lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst,
 {
     return lc_plan_gf_step(b->plan, round, post, LC_STEP_GF_MAD, b->priv->one, 0, 1, &src, 1, &dst,
                            b->B);
+}
+
+lincoll_status_t lc_enc_mad(lc_enc_b_t *b, int round, int when, lc_bufref_t src, int ndst,
+                            const lc_bufref_t *dsts, const uint64_t *c)
+{
+    lincoll_status_t st = LINCOLL_OK;
+    for (int j0 = 0; st == LINCOLL_OK && j0 < ndst; j0 += LINCOLL_GF_MAX_R) {
+        int n = ndst - j0 < LINCOLL_GF_MAX_R ? ndst - j0 : LINCOLL_GF_MAX_R;
+        lincoll_gf_coeffs_t *t;
+        st = lc_gf_coeffs_create(b->f, n, 1, c + j0, &t);
+        if (st == LINCOLL_OK) st = lc_enc_keep(b, t);
+        if (st == LINCOLL_OK)
+            st = lc_plan_gf_step(b->plan, round, when, LC_STEP_GF_MAD, t, 0, 1, &src, n, dsts + j0,
+                                 b->B);
+    }
+    return st;
 }
 
 uint64_t lc_enc_dense_coef(const void *arg, int j, int k)

@@ -38,6 +38,7 @@ typedef struct lc_enc_priv {
     unsigned nchunks; /* 1: not chunked */
     size_t chunk;     /* bytes of every chunk but the last */
     int zc;           /* a zero-copy plan (never chunked) */
+    int sliced;       /* cut into slices already (lc_enc_slice_plan): lc_enc_end does not chunk */
 } lc_enc_priv_t;
 
 /* One compilation in progress.  The compilers see only plan (the IR), f, B,
@@ -93,11 +94,21 @@ lincoll_status_t lc_enc_lincomb(lc_enc_b_t *b, int round, int post, int nsrc,
                                 const uint64_t *M);
 /* dst += src */
 lincoll_status_t lc_enc_add(lc_enc_b_t *b, int round, int post, lc_bufref_t dst, lc_bufref_t src);
+/* dsts[j] += c[j] * src for j < ndst (one GF mad per block of outputs) */
+lincoll_status_t lc_enc_mad(lc_enc_b_t *b, int round, int when, lc_bufref_t src, int ndst,
+                            const lc_bufref_t *dsts, const uint64_t *c);
 
 /* ---- chunk pipelining (encode_chunk.c) ----------------------------------------- */
 /* Replace b->plan (built for whole packets, not finalized) by its chunked,
  * pipelined version when b->chunk_req or the cost model asks for chunks. */
 lincoll_status_t lc_enc_chunk_plan(lc_enc_b_t *b);
+/* The chunk size lc_enc_chunk_plan cuts a template of T rounds over B-byte
+ * packets into, for req = b->chunk_req (0: the model; B: not cut). */
+size_t lc_enc_chunk_size(const lc_config_t *cfg, unsigned T, size_t B, size_t req);
+/* Replace b->plan (whole packets, not finalized) by its cut into slices of
+ * S bytes (the last shorter) merged as a wavefront (lc_pass_wavefront):
+ * T + n - 1 rounds.  Marks the plan sliced (lc_enc_end does not chunk it). */
+lincoll_status_t lc_enc_slice_plan(lc_enc_b_t *b, size_t S);
 void lc_enc_priv_free(void *arg);
 
 /* ---- closed forms (encode_common.c; docs/encode.md, "Closed forms C1 and C2") - */
@@ -109,6 +120,11 @@ void lc_enc_ps_cost(int K, int p, int m, unsigned *c1, uint64_t *c2);
 /* the best window: least C2 at C1 = ceil(log_P K), smallest m on ties
  * (docs/encode.md, "Windows and best_window") */
 int lc_enc_best_window(int K, int p);
+/* The [N, k] systematic generator: gen checked (reduced entries), or built
+ * from kind (N <= q); *G_p is malloc'ed (rs.c). */
+lincoll_status_t lc_enc_rs_generator(const char *fn, const lincoll_field_t *field, int N, int k,
+                                     lincoll_gf_rs_kind_t kind, const uint64_t *gen,
+                                     uint64_t **G_p);
 /* direct: rounds = C2 = ceil((K-1)/p) */
 void lc_enc_direct_cost(int K, int p, unsigned *c1, uint64_t *c2);
 

@@ -17,6 +17,9 @@
  * ec_encode_data / gf_gen_decode_matrix_simple for the matrices.
  * Cost: as prepare_shoot.c / direct.c with K = N:
  *   C1 = ceil(log_P N), C2 = C2_universal(N)  |  C1 = C2 = ceil((N-1)/p).
+ * When the communicator is exactly the k survivors and the lost ranks and
+ * no universal algorithm is forced, repair runs the schedules on the k
+ * survivors instead (star, tree, chain: repair_api.c).
  * Group-wise schedules with fewer useless packets when N - k << k are not
  * implemented (docs/encode.md, "Reed-Solomon encode and repair").
  * Restrictions: 1 <= k < N <= q (systematic generators); repair: k distinct
@@ -28,6 +31,7 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
+#include "core/encode/repair_int.h"
 #include "core/exec/exec.h"
 
 typedef struct lc_rs {
@@ -51,11 +55,10 @@ static uint64_t lc_rs_repair_coef(const void *arg, int j, int c)
 }
 
 /* gen given: check it; otherwise build it.  *G_p is malloc'ed. */
-static lincoll_status_t lc_rs_generator(const char *fn, const lincoll_field_t *field, int N, int k,
-                                        lincoll_gf_rs_kind_t kind, const uint64_t *gen,
-                                        uint64_t **G_p)
+lincoll_status_t lc_enc_rs_generator(const char *fn, const lincoll_field_t *field, int N, int k,
+                                     lincoll_gf_rs_kind_t kind, const uint64_t *gen, uint64_t **G_p)
 {
-    LC_CHECK_ARG(k >= 1 && k < N, "%s: k=%d must be in [1, N-1] (N=%d ranks)", fn, k, N);
+    LC_CHECK_ARG(k >= 1 && k < N, "%s: k=%d must be in [1, N-1] (N=%d codeword rows)", fn, k, N);
     uint64_t *G = malloc(sizeof(uint64_t) * (size_t)N * (size_t)k);
     if (G == NULL) return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = LINCOLL_OK;
@@ -69,7 +72,7 @@ static lincoll_status_t lc_rs_generator(const char *fn, const lincoll_field_t *f
         }
         memcpy(G, gen, sizeof(uint64_t) * (size_t)N * (size_t)k);
     } else if ((uint64_t)N > field->q) {
-        lc_error("%s: N=%d ranks exceed the field order q=%llu", fn, N,
+        lc_error("%s: N=%d codeword rows exceed the field order q=%llu", fn, N,
                  (unsigned long long)field->q);
         st = LINCOLL_ERR_INVALID;
     } else if (kind != LINCOLL_GF_RS_VANDERMONDE && kind != LINCOLL_GF_RS_CAUCHY) {
@@ -104,7 +107,7 @@ lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm, const lincoll_fiel
     if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC) algo = LINCOLL_ENCODE_ALGO_AUTO;
     const int N = comm->size;
     uint64_t *G;
-    st = lc_rs_generator(fn, field, N, k, kind, gen, &G);
+    st = lc_enc_rs_generator(fn, field, N, k, kind, gen, &G);
     if (st != LINCOLL_OK) return st;
     lc_enc_b_t b;
     st = lc_enc_begin(comm, "rs_encode", p, field, packet_bytes, opts, &b);
@@ -169,7 +172,34 @@ lincoll_status_t lincoll_encode_repair_init(lincoll_comm_t *comm, const lincoll_
     if (st == LINCOLL_OK)
         st = lc_enc_check_common(fn, comm, field, packet_bytes, in, has_in, out, has_out, opts,
                                  plan_p, &p);
-    if (st == LINCOLL_OK) st = lc_rs_generator(fn, field, N, k, kind, gen, &G);
+    lincoll_encode_algo_t algo = LINCOLL_ENCODE_ALGO_AUTO;
+    if (st == LINCOLL_OK) st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
+    if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC) algo = LINCOLL_ENCODE_ALGO_AUTO;
+    if (st == LINCOLL_OK && algo == LINCOLL_ENCODE_ALGO_AUTO && k + n_lost == N) {
+        /* the communicator is exactly the survivors and the lost ranks: the
+         * schedules on the k survivors (star, tree, chain; repair_api.c),
+         * the chunk option as their slice */
+        int *holds = malloc(sizeof(int) * (size_t)N), *needs = malloc(sizeof(int) * (size_t)N);
+        if (holds == NULL || needs == NULL) st = LINCOLL_ERR_NOMEM;
+        for (int i = 0; st == LINCOLL_OK && i < N; i++) {
+            holds[i] = r.sidx[i] >= 0 ? i : -1;
+            needs[i] = r.lidx[i] >= 0 ? i : -1;
+        }
+        lincoll_repair_opts_t ro = {.ports = opts != NULL ? opts->ports : 0,
+                                    .slice_bytes = opts != NULL && opts->chunk_bytes != 0
+                                                       ? opts->chunk_bytes
+                                                       : comm->ctx->cfg.encode_chunk};
+        if (st == LINCOLL_OK)
+            st = lc_rep_init(fn, comm, field, N, k, kind, gen, holds, needs, packet_bytes, in, out,
+                             &ro, plan_p);
+        free(holds);
+        free(needs);
+        free(r.sidx);
+        free(r.lidx);
+        free(R);
+        return st;
+    }
+    if (st == LINCOLL_OK) st = lc_enc_rs_generator(fn, field, N, k, kind, gen, &G);
     if (st == LINCOLL_OK) {
         st = lincoll_gf_matrix_recover(field, N, k, G, survivors, n_lost, lost, R);
         if (st == LINCOLL_ERR_SINGULAR)
@@ -177,9 +207,6 @@ lincoll_status_t lincoll_encode_repair_init(lincoll_comm_t *comm, const lincoll_
                      "rebuild the lost packets",
                      fn);
     }
-    lincoll_encode_algo_t algo = LINCOLL_ENCODE_ALGO_AUTO;
-    if (st == LINCOLL_OK) st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
-    if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC) algo = LINCOLL_ENCODE_ALGO_AUTO;
     lc_enc_b_t b;
     int begun = 0;
     if (st == LINCOLL_OK) {

@@ -24,6 +24,17 @@
  * pipelining composes with zero-copy plans.  Rounds that run every n-th
  * start cannot be pipelined.
  *
+ * Wavefront (lc_pass_wavefront): global round g = t + c carries round t of
+ * every piece c with 0 <= g - c < T, so piece c + 1 runs one round behind
+ * piece c and the merged plan has T + n - 1 rounds instead of n T.  Steps
+ * stay in their round and phase: a piece's round t + 1 is the next merged
+ * round, so its dependencies hold as in the template, and the pieces'
+ * buffers are other slots.  This is the pipeline of a chain (ECPipe: slice c
+ * leaves hop t while slice c + 1 arrives): a rank that forwards in template
+ * round t and receives in round t - 1 sends slice c and receives slice
+ * c + 1 in one merged round.  The merged rounds must respect the port limit
+ * (lc_plan_finalize checks it): it holds when no rank sends, or receives, in
+ * more template rounds than it has ports.
  * Cost: the plan stats of the merged plan model the overlap themselves
  * (plan_cost.c: a round costs the larger of its transfer and its DURING
  * compute).  lc_pipeline_piece() is the choice every rank makes alike: the
@@ -33,6 +44,8 @@
  *   n = 1: T (alpha + l beta + l gamma)
  *   n > 1: l gamma + sum over n T rounds of (alpha + max(l beta, l gamma)),
  *          l = bytes / n.
+ * Wavefront: T + n - 1 rounds of one piece each (per rank), the chain's
+ * (T + n - 1)(alpha + l beta) when every hop is a round of one slice.
  * Restrictions: pieces with the same number of rounds and the same every/phase
  * (1) in each; at most LC_PLAN_MAX_ROUNDS rounds in all.
  */
@@ -96,7 +109,65 @@ static int lc_win_by_key(const lc_plan_t *p, int key)
     return -1;
 }
 
-static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t *np)
+/* How the references of one piece move in the merged plan. */
+typedef struct lc_piece_map {
+    uint32_t sbase;       /* slot offset */
+    uint32_t rbase;       /* ring offset */
+    const int *wmap;      /* piece window -> merged window */
+    const size_t *wdelta; /* piece window -> its offset in the merged window */
+} lc_piece_map_t;
+
+/* One round R of a piece into merged round g (of G): its transfers, and its
+ * steps where the mode puts them. */
+static lincoll_status_t lc_pipeline_place(lc_plan_t *np, const lc_round_t *R,
+                                          const lc_piece_map_t *m, unsigned g, unsigned G, int wave)
+{
+    const uint32_t b = m->sbase;
+    lincoll_status_t st = LINCOLL_OK;
+    if (R->every != 1) {
+        lc_debug("plan %s: a round that runs every %u-th start cannot be pipelined", np->algorithm,
+                 R->every);
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
+    for (unsigned i = 0; i < R->nxfers && st == LINCOLL_OK; i++) {
+        lc_xfer_t x = R->xfers[i];
+        x.buf.slot += b;
+        switch (x.kind) {
+        case LC_XFER_SEND:
+            st = lc_plan_send(np, (int)g, x.peer, x.buf, x.len);
+            break;
+        case LC_XFER_RECV:
+            st = lc_plan_recv(np, (int)g, x.peer, x.buf, x.len);
+            break;
+        case LC_XFER_PUT:
+            st = lc_plan_put(np, (int)g, x.peer, x.buf, x.len, m->wmap[x.win],
+                             x.roff + m->wdelta[x.win], x.ring ? x.ring + m->rbase : 0);
+            break;
+        case LC_XFER_WAIT:
+            st = lc_plan_wait(np, (int)g, x.peer, m->wmap[x.win], x.count, x.buf, x.len);
+            break;
+        }
+    }
+    if (st != LINCOLL_OK) return st;
+    if (wave) { /* the piece's next round is the next merged round: steps stay */
+        st = lc_add_steps(np, R->pre, R->npre, b, (int)g, LC_STEP_PRE);
+        if (st == LINCOLL_OK)
+            st = lc_add_steps(np, R->during, R->nduring, b, (int)g, LC_STEP_DURING);
+        if (st == LINCOLL_OK) st = lc_add_steps(np, R->post, R->npost, b, (int)g, LC_STEP_POST);
+        return st;
+    }
+    st = g == 0 ? lc_add_steps(np, R->pre, R->npre, b, 0, LC_STEP_PRE)
+                : lc_add_steps(np, R->pre, R->npre, b, (int)g - 1, LC_STEP_DURING);
+    int after = g + 1 < G ? (int)g + 1 : (int)g, when = g + 1 < G ? LC_STEP_DURING : LC_STEP_POST;
+    if (st == LINCOLL_OK) st = lc_add_steps(np, R->during, R->nduring, b, after, when);
+    if (st == LINCOLL_OK) st = lc_add_steps(np, R->post, R->npost, b, after, when);
+    return st;
+}
+
+/* Where round t of piece c goes: round-major (g = t n + c, compute moved
+ * beside the neighbouring pieces' transfers) or wavefront (g = t + c,
+ * compute stays in its round). */
+static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t *np, int wave)
 {
     const unsigned T = pc[0]->nrounds;
     lincoll_status_t st = LINCOLL_OK;
@@ -183,49 +254,24 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
                 lc_plan_credit(np, wmap[c][q->credits[i].win], q->credits[i].peer, q->credits[i].n);
         }
     }
-    const unsigned G = n * T;
+    const unsigned G = wave ? (T > 0 ? T + n - 1 : 0) : n * T;
     if (st == LINCOLL_OK && G > LC_PLAN_MAX_ROUNDS) {
         lc_error("plan %s: %u pieces of %u rounds are more than %u rounds", np->algorithm, n, T,
                  LC_PLAN_MAX_ROUNDS);
         st = LINCOLL_ERR_UNSUPPORTED;
     }
-    if (st == LINCOLL_OK && lc_plan_rounds_upto(np, (int)G - 1) < 0) st = LINCOLL_ERR_NOMEM;
+    if (st == LINCOLL_OK && G > 0 && lc_plan_rounds_upto(np, (int)G - 1) < 0)
+        st = LINCOLL_ERR_NOMEM;
+    /* round t of piece c into merged round g = t n + c (one (t, c) per g),
+     * or g = t + c (pieces c = max(0, g - T + 1) .. min(g, n - 1), in order) */
     for (unsigned g = 0; g < G && st == LINCOLL_OK; g++) {
-        const unsigned t = g / n, c = g % n;
-        const lc_round_t *R = &pc[c]->rounds[t];
-        const uint32_t b = sbase[c];
-        if (R->every != 1) {
-            lc_debug("plan %s: a round that runs every %u-th start cannot be pipelined",
-                     np->algorithm, R->every);
-            st = LINCOLL_ERR_UNSUPPORTED;
-            break;
+        unsigned lo = wave ? (g + 1 > T ? g + 1 - T : 0) : g % n;
+        unsigned hi = wave ? (g < n - 1 ? g : n - 1) : g % n;
+        for (unsigned c = lo; c <= hi && st == LINCOLL_OK; c++) {
+            const unsigned t = wave ? g - c : g / n;
+            const lc_piece_map_t m = {sbase[c], rbase[c], wmap[c], wdelta[c]};
+            st = lc_pipeline_place(np, &pc[c]->rounds[t], &m, g, G, wave);
         }
-        for (unsigned i = 0; i < R->nxfers && st == LINCOLL_OK; i++) {
-            lc_xfer_t x = R->xfers[i];
-            x.buf.slot += b;
-            switch (x.kind) {
-            case LC_XFER_SEND:
-                st = lc_plan_send(np, (int)g, x.peer, x.buf, x.len);
-                break;
-            case LC_XFER_RECV:
-                st = lc_plan_recv(np, (int)g, x.peer, x.buf, x.len);
-                break;
-            case LC_XFER_PUT:
-                st = lc_plan_put(np, (int)g, x.peer, x.buf, x.len, wmap[c][x.win],
-                                 x.roff + wdelta[c][x.win], x.ring ? x.ring + rbase[c] : 0);
-                break;
-            case LC_XFER_WAIT:
-                st = lc_plan_wait(np, (int)g, x.peer, wmap[c][x.win], x.count, x.buf, x.len);
-                break;
-            }
-        }
-        if (st == LINCOLL_OK)
-            st = g == 0 ? lc_add_steps(np, R->pre, R->npre, b, 0, LC_STEP_PRE)
-                        : lc_add_steps(np, R->pre, R->npre, b, (int)g - 1, LC_STEP_DURING);
-        int after = g + 1 < G ? (int)g + 1 : (int)g,
-            when = g + 1 < G ? LC_STEP_DURING : LC_STEP_POST;
-        if (st == LINCOLL_OK) st = lc_add_steps(np, R->during, R->nduring, b, after, when);
-        if (st == LINCOLL_OK) st = lc_add_steps(np, R->post, R->npost, b, after, when);
     }
     for (unsigned c = 0; wmap != NULL && c < n; c++)
         free(wmap[c]);
@@ -238,7 +284,7 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
     return st;
 }
 
-lincoll_status_t lc_pass_pipeline(lc_plan_t **pieces, unsigned n, lc_plan_t **out_p)
+static lincoll_status_t lc_pass_merge(lc_plan_t **pieces, unsigned n, int wave, lc_plan_t **out_p)
 {
     lc_plan_t *np = NULL;
     lincoll_status_t st = n >= 1 ? LINCOLL_OK : LINCOLL_ERR_INTERNAL;
@@ -248,7 +294,7 @@ lincoll_status_t lc_pass_pipeline(lc_plan_t **pieces, unsigned n, lc_plan_t **ou
     if (st == LINCOLL_OK) st = lc_plan_create(&pieces[0]->env, pieces[0]->algorithm, ports, &np);
     if (st == LINCOLL_OK) {
         np->elem_size = pieces[0]->elem_size;
-        st = lc_pipeline_build(pieces, n, np);
+        st = lc_pipeline_build(pieces, n, np, wave);
     }
     if (st == LINCOLL_OK) { /* the algorithm's data goes with the result */
         np->priv = pieces[0]->priv;
@@ -304,4 +350,14 @@ size_t lc_pipeline_piece(const lc_config_t *cfg, unsigned T, size_t bytes, size_
         }
     }
     return S;
+}
+
+lincoll_status_t lc_pass_pipeline(lc_plan_t **pieces, unsigned n, lc_plan_t **out_p)
+{
+    return lc_pass_merge(pieces, n, 0, out_p);
+}
+
+lincoll_status_t lc_pass_wavefront(lc_plan_t **pieces, unsigned n, lc_plan_t **out_p)
+{
+    return lc_pass_merge(pieces, n, 1, out_p);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/base/log.h"
+#include "core/plan/plan_steps.h"
 
 #define LC_GROW(_arr, _n, _cap) lc_grow((void **)&(_arr), &(_cap), (_n) + 1, sizeof(*(_arr)))
 
@@ -339,11 +340,17 @@ static int lc_ranges_overlap(lc_bufref_t a, size_t alen, lc_bufref_t b, size_t b
     return a.slot == b.slot && a.off < b.off + blen && b.off < a.off + alen;
 }
 
-/* Does a step touch [ref, +len)?  Steps with extra operands (GF, GEMM)
- * count as touching everything. */
+/* Does a step touch [ref, +len)?  GF steps: any of their operands; other
+ * steps with extra operands (GEMM) count as touching everything. */
 static int lc_step_touches(const lc_step_t *st, lc_bufref_t ref, size_t len)
 {
     size_t n = lc_step_bytes(st);
+    if ((st->kind == LC_STEP_GF_LINCOMB || st->kind == LC_STEP_GF_MAD) && st->ext != NULL) {
+        const lc_gf_step_ext_t *e = st->ext;
+        for (int i = 0; i < e->nsrc + e->ndst; i++)
+            if (lc_ranges_overlap(ref, len, e->refs[i], e->len)) return 1;
+        return 0;
+    }
     return st->ext != NULL || lc_ranges_overlap(ref, len, st->dst, n) ||
            lc_ranges_overlap(ref, len, st->a, n) ||
            (st->kind == LC_STEP_REDUCE && lc_ranges_overlap(ref, len, st->b, n));

@@ -253,6 +253,11 @@ lincoll_status_t lc_pass_checksum(lc_plan_t *plan);
  * compute moved beside another piece's transfers.  Takes the plans (freed,
  * the first one's priv kept); the result is not finalized. */
 lincoll_status_t lc_pass_pipeline(lc_plan_t **pieces, unsigned n, lc_plan_t **out_p);
+/* The same pieces merged as a wavefront: round t of piece c in round t + c
+ * (T + n - 1 rounds), steps kept in their round and phase.  For schedules
+ * in which no rank sends or receives in more template rounds than it has
+ * ports (a chain), so the merged rounds keep the port limit. */
+lincoll_status_t lc_pass_wavefront(lc_plan_t **pieces, unsigned n, lc_plan_t **out_p);
 /* The piece size (bytes, a multiple of quantum, >= min_piece unless it is
  * all of them) every rank chooses alike for a plan of T rounds over `bytes`
  * bytes; bytes itself means: do not cut. */

@@ -89,6 +89,31 @@
  * Chunks are buffers' byte ranges: scratch packets are laid out chunk-major
  * so every message of a chunk stays one contiguous block.
  *
+ * Repair with the k survivors only
+ * --------------------------------
+ * lincoll_encode_repair_k_init() runs on a communicator that holds exactly
+ * the k surviving chunk holders of an [n, k] code and the r ranks that
+ * rebuild (replacements, or a reader that decodes a missing data chunk: a
+ * degraded read), e.g. from lincoll_comm_split().  Three schedules
+ * (::lincoll_repair_algo_t, or LINCOLL_REPAIR_ALGO), m = packet bytes:
+ * - star: every rebuilding rank gathers the k chunks and decodes;
+ *   ceil(k/p) rounds of alpha + m beta at its link.
+ * - tree (PPR, Mitra et al., EuroSys '16): each survivor scales its chunk by
+ *   its decoding coefficient and partial sums are added up a (p+1)-nomial
+ *   tree rooted at the rebuilding rank: ceil(log_{p+1}(k+1)) rounds of
+ *   alpha + m beta.
+ * - chain (ECPipe, Li et al., USENIX ATC '17): the chunk is cut into S
+ *   slices that flow survivor -> survivor -> rebuilding rank, each survivor
+ *   adding its term; slice c + 1 arrives while slice c leaves:
+ *   (k + S - 1)(alpha + m beta / S), about one chunk's transfer time.
+ * With r > 1 the messages of tree and chain carry the r partial sums (a
+ * vector of coefficients); the chain then runs on through the rebuilding
+ * ranks, each keeping its own.  lincoll_encode_repair_cost() gives the
+ * closed forms; auto (the default) takes the cheapest.
+ * lincoll_encode_repair_init() (every rank of the stripe) takes these
+ * schedules when its communicator is exactly the survivors and the lost
+ * ranks and no universal algorithm is forced.
+ *
  * Errors
  * ------
  * Bad arguments give ::LINCOLL_ERR_INVALID and one log line naming the
@@ -301,7 +326,12 @@ LINCOLL_API lincoll_status_t lincoll_encode_rs_init(lincoll_comm_t *comm,
  * Rank i of the communicator stands for codeword row i.  The decoding
  * matrix (rows @p lost of G times the inverse of rows @p survivors,
  * lincoll_gf_matrix_recover()) is computed at init on every rank; then an
- * N-rank all-to-all encode moves and combines the packets.
+ * N-rank all-to-all encode moves and combines the packets.  When the
+ * communicator is exactly the survivors and the lost ranks (k + n_lost = N)
+ * and no universal algorithm is forced (@p opts and LINCOLL_ENCODE_ALGO
+ * auto or specific), the repair runs as lincoll_encode_repair_k_init() does
+ * (star, tree or chain; plan names "repair_*"), with @c chunk_bytes (else
+ * LINCOLL_ENCODE_CHUNK) as the slice.
  * @param [in]  comm         communicator of N ranks.
  * @param [in]  field        the field.
  * @param [in]  k            data rows.
@@ -322,6 +352,121 @@ LINCOLL_API lincoll_status_t lincoll_encode_repair_init(
     lincoll_comm_t *comm, const lincoll_field_t *field, int k, lincoll_gf_rs_kind_t kind,
     const uint64_t *gen, const int *survivors, int n_lost, const int *lost, size_t packet_bytes,
     const void *in, void *out, const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p);
+
+/** Repair schedule of lincoll_encode_repair_k_init() (see "Repair with the k survivors only"). */
+typedef enum lincoll_repair_algo {
+    LINCOLL_REPAIR_ALGO_AUTO = 0, /**< the cost model, or LINCOLL_REPAIR_ALGO */
+    LINCOLL_REPAIR_ALGO_STAR,     /**< every rebuilding rank gathers the k chunks and decodes */
+    LINCOLL_REPAIR_ALGO_TREE,     /**< PPR: scaled chunks summed up a (p+1)-nomial tree */
+    LINCOLL_REPAIR_ALGO_CHAIN,    /**< ECPipe: slices pass along the survivors, adding terms */
+    LINCOLL_REPAIR_ALGO_LAST
+} lincoll_repair_algo_t;
+
+/** Options of lincoll_encode_repair_k_init() (NULL = all defaults). */
+typedef struct lincoll_repair_opts {
+    int ports;                  /**< p >= 1; 0 = the context's default */
+    lincoll_repair_algo_t algo; /**< ::LINCOLL_REPAIR_ALGO_AUTO = model or LINCOLL_REPAIR_ALGO */
+    /** bytes per slice of the chain (per pipelined chunk of star and tree), rounded up to a
+     *  multiple of 64; 0 = LINCOLL_REPAIR_SLICE (whose 0 = the cost model);
+     *  ::LINCOLL_ENCODE_CHUNK_NONE or a value >= packet_bytes: one slice.  Equal on every
+     *  rank. */
+    size_t slice_bytes;
+} lincoll_repair_opts_t;
+
+/** Closed-form figures of a repair schedule (lincoll_encode_repair_cost()). */
+typedef struct lincoll_repair_cost {
+    unsigned rounds;          /**< global message rounds */
+    unsigned slices;          /**< S: pieces the chunk is cut into (1: not cut) */
+    size_t slice_bytes;       /**< bytes of every slice but the last */
+    uint64_t msgs_total;      /**< messages all ranks send per start */
+    uint64_t bytes_total;     /**< bytes all ranks send per start */
+    uint64_t max_msgs_sent;   /**< the most messages one rank sends */
+    uint64_t max_bytes_sent;  /**< the most bytes one rank sends (its link out) */
+    uint64_t max_msgs_recvd;  /**< the most messages one rank receives */
+    uint64_t max_bytes_recvd; /**< the most bytes one rank receives (its link in) */
+    double seconds;           /**< predicted time of one start (LINCOLL_MODEL_*) */
+} lincoll_repair_cost_t;
+
+/**
+ * @brief Name of a repair schedule ("auto", "star", "tree", "chain").
+ * @param [in] algo any value.
+ * @return a static string ("unknown" for values out of range).
+ */
+LINCOLL_API const char *lincoll_repair_algo_name(lincoll_repair_algo_t algo);
+
+/**
+ * @brief Repair on the k survivors and the rebuilding ranks only: rebuild
+ *        codeword rows of an [n, k] systematic code (as
+ *        lincoll_encode_rs_init()) from k surviving rows.
+ *
+ * The communicator holds exactly the ranks that take part: k ranks that
+ * hold a surviving row (@p holds) and r >= 1 ranks that rebuild one
+ * (@p needs): replacements of lost chunks, or a reader that decodes a
+ * missing data chunk (a degraded read; the reader need not be a member of
+ * the code).  One rank may both hold a row and need another (a member that
+ * reads a lost data chunk).  The decoding coefficients (rows @p needs of G
+ * times the inverse of rows @p holds, lincoll_gf_matrix_recover()) are
+ * computed at init on every rank; the schedule (star, tree or chain, see
+ * the file documentation) comes from @p opts, LINCOLL_REPAIR_ALGO or the
+ * cost model (lincoll_encode_repair_cost()).  Plan names: "repair_star",
+ * "repair_tree", "repair_chain".
+ * @param [in]  comm         the k holders and the r rebuilding ranks, nothing else
+ *                           (e.g. from lincoll_comm_split()).
+ * @param [in]  field        the field (must outlive the plan).
+ * @param [in]  n            codeword rows (rows of the generator), 2 .. q for
+ *                           generated matrices.
+ * @param [in]  k            data rows, 1 .. n-1.
+ * @param [in]  kind         how the generator is built when @p gen is NULL.
+ * @param [in]  gen          n x k generator, or NULL.
+ * @param [in]  holds        one entry per communicator rank: the codeword row it
+ *                           holds and gives, or -1; exactly k entries are rows,
+ *                           all distinct.
+ * @param [in]  needs        one entry per communicator rank: the codeword row it
+ *                           rebuilds, or -1; distinct, none held by a rank.  Every
+ *                           rank holds or needs a row; at most one rank does both.
+ * @param [in]  packet_bytes bytes of every chunk, > 0, a multiple of the
+ *                           field's element size; equal on every rank.
+ * @param [in]  in           holders: their chunk; ignored elsewhere.
+ * @param [out] out          rebuilding ranks: the rebuilt chunk (must not overlap
+ *                           @p in); ignored elsewhere.
+ * @param [in]  opts         options, or NULL.
+ * @param [out] plan_p       the plan.
+ * @return ::LINCOLL_OK; ::LINCOLL_ERR_SINGULAR when the held rows do not
+ *         determine the data; ::LINCOLL_ERR_INVALID (a bad argument, a
+ *         repeated row, a rank that neither holds nor needs a row, a count of
+ *         holders other than k), with one log line naming the argument, alike
+ *         on every rank; ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_repair_k_init(
+    lincoll_comm_t *comm, const lincoll_field_t *field, int n, int k, lincoll_gf_rs_kind_t kind,
+    const uint64_t *gen, const int *holds, const int *needs, size_t packet_bytes, const void *in,
+    void *out, const lincoll_repair_opts_t *opts, lincoll_plan_t **plan_p);
+
+/**
+ * @brief Closed-form figures of a repair schedule without building a plan
+ *        (what lincoll_encode_repair_k_init() compares, and what the sim
+ *        transport measures for its plans).
+ * @param [in]  ctx          context whose model (LINCOLL_MODEL_*) prices the
+ *                           schedule, or NULL: the configuration table read now.
+ * @param [in]  k            holders >= 1.
+ * @param [in]  r            rebuilding ranks >= 1.
+ * @param [in]  both         1 when one rebuilding rank is also a holder, else 0.
+ * @param [in]  ports        p >= 1.
+ * @param [in]  packet_bytes chunk bytes > 0.
+ * @param [in]  algo         a schedule, or ::LINCOLL_REPAIR_ALGO_AUTO for the one
+ *                           the model picks (its figures).
+ * @param [in]  slice_bytes  as lincoll_repair_opts_t::slice_bytes, except that 0
+ *                           means the model's choice.
+ * @param [out] algo_p       the schedule described (may be NULL).
+ * @param [out] cost         the figures.
+ * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
+ */
+LINCOLL_API lincoll_status_t lincoll_encode_repair_cost(lincoll_context_t *ctx, int k, int r,
+                                                        int both, int ports, size_t packet_bytes,
+                                                        lincoll_repair_algo_t algo,
+                                                        size_t slice_bytes,
+                                                        lincoll_repair_algo_t *algo_p,
+                                                        lincoll_repair_cost_t *cost);
 
 /**
  * @brief Closed-form cost of an algorithm, without building a plan (the

@@ -135,6 +135,10 @@ uint64_t lc_gf_pow(const lincoll_field_t *f, uint64_t a, uint64_t e);
 
 /** 1/a; returns 0 for a = 0. */
 uint64_t lc_gf_inv(const lincoll_field_t *f, uint64_t a);
+/* out = in^-1 (n x n); LINCOLL_ERR_SINGULAR without a log line, out untouched
+ * (lincoll_gf_matrix_invert logs; this is for callers that name the
+ * argument themselves); LINCOLL_ERR_NOMEM. */
+lincoll_status_t lc_gf_invert(const lincoll_field_t *f, int n, const uint64_t *in, uint64_t *out);
 
 /** Field from its order (logs the reason on failure). */
 lincoll_status_t lc_gf_field_create(uint64_t q, lincoll_field_t **field_p);

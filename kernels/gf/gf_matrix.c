@@ -68,9 +68,9 @@ lincoll_status_t lincoll_gf_matrix_cauchy(const lincoll_field_t *field, int rows
     return LINCOLL_OK;
 }
 
-/* Gauss-Jordan on an n x n copy; out untouched on failure. */
-static lincoll_status_t lc_gf_invert(const lincoll_field_t *f, int n, const uint64_t *in,
-                                     uint64_t *out)
+/* Gauss-Jordan on an n x n copy; out untouched on failure (no log line:
+ * callers name the argument themselves). */
+lincoll_status_t lc_gf_invert(const lincoll_field_t *f, int n, const uint64_t *in, uint64_t *out)
 {
     size_t nn = (size_t)n * n;
     uint64_t *a = malloc(2 * nn * sizeof(uint64_t));

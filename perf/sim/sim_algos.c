@@ -5,10 +5,10 @@
  * The table below lists every (operation, algorithm) with the way it is
  * built today:
  *  - encode family: the public inits (lincoll_encode_init, _dft_init,
- *    _vandermonde_init, _lagrange_init, _rs_init, _repair_init) with
- *    opts->algo forced; the zero-copy encodes (zcopy, zcopy_split) with the
- *    internal builder over windows exchanged by hand, as one thread drives
- *    every rank and the public init's collective agreement would block;
+ *    _vandermonde_init, _lagrange_init, _rs_init, _repair_init,
+ *    _repair_k_init for star/tree/chain) with opts->algo forced; the zero-copy encodes (zcopy,
+ * zcopy_split) with the internal builder over windows exchanged by hand, as one thread drives every
+ * rank and the public init's collective agreement would block;
  *  - collectives: the public *_init calls with LINCOLL_<OP>_ALGO set around
  *    the call (how the library forces them); the zero-copy plans with the
  *    internal builders over hand-exchanged windows;
@@ -43,6 +43,7 @@ typedef enum sim_kind {
     K_ENC_ZC,   /* zcopy encode over windows (aux = 1: zcopy_split) */
     K_RS,       /* lincoll_encode_rs_init, opts->algo = aux */
     K_REPAIR,   /* lincoll_encode_repair_init, opts->algo = aux */
+    K_REPAIR_K, /* lincoll_encode_repair_k_init on survivors + lost, opts->algo = aux */
     K_COLL,     /* public collective init, LINCOLL_<OP>_ALGO = aux (lc_coll_algo_t) */
     K_COLL_ZC,  /* zero-copy collective builder aux (sim_zc_t) */
     K_MATMUL,   /* lincoll_matmul_init, opts.algo = aux */
@@ -84,6 +85,9 @@ static const sim_alg_t sim_algs[] = {
     {SIM_REPAIR, "prepare_shoot", K_REPAIR, LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, "prepare_shoot"},
     {SIM_REPAIR, "best_window", K_REPAIR, LINCOLL_ENCODE_ALGO_BEST_WINDOW, "best_window"},
     {SIM_REPAIR, "direct", K_REPAIR, LINCOLL_ENCODE_ALGO_DIRECT, "direct"},
+    {SIM_REPAIR, "star", K_REPAIR_K, LINCOLL_REPAIR_ALGO_STAR, "repair_star"},
+    {SIM_REPAIR, "tree", K_REPAIR_K, LINCOLL_REPAIR_ALGO_TREE, "repair_tree"},
+    {SIM_REPAIR, "chain", K_REPAIR_K, LINCOLL_REPAIR_ALGO_CHAIN, "repair_chain"},
     {SIM_ALLREDUCE, "rhd", K_COLL, 1, "rhd_allreduce"},
     {SIM_ALLREDUCE, "ring", K_COLL, 2, "ring_allreduce"},
     {SIM_ALLREDUCE, "zcopy", K_COLL_ZC, ZC_ALLREDUCE, "zcopy_allreduce"},
@@ -163,12 +167,16 @@ size_t sim_op_default_size(sim_op_t op)
 
 void sim_params_defaults(sim_params_t *prm)
 {
+    if (prm->n_lost <= 0) prm->n_lost = 1;
+    if (prm->data_k <= 0 && prm->op == SIM_REPAIR) {
+        /* every rank a survivor or lost: the schedules on the survivors run too */
+        prm->data_k = prm->K - prm->n_lost >= 1 ? prm->K - prm->n_lost : 1;
+    }
     if (prm->data_k <= 0) {
         int k = prm->K - prm->K / 4;
         if (k >= prm->K) k = prm->K - 1;
         prm->data_k = k < 1 ? 1 : k;
     }
-    if (prm->n_lost <= 0) prm->n_lost = 1;
     if (prm->mm_n <= 0) prm->mm_n = 1024;
 }
 
@@ -251,6 +259,7 @@ static uint64_t sim_field_q(const sim_params_t *prm, const sim_alg_t *a)
         return sim_prime_for(prm->K, 2 * (uint64_t)prm->K);
     case K_RS:
     case K_REPAIR:
+    case K_REPAIR_K:
         return prm->K <= 256 ? 256 : 65536; /* systematic codes need N <= q */
     default:
         return 256; /* GF(2^8): any matrix, the cheapest coefficient tables */
@@ -384,6 +393,14 @@ int sim_algo_check(const sim_params_t *prm, int algo, char *why, size_t len)
             break;
         case K_RS:
         case K_REPAIR:
+        case K_REPAIR_K:
+            if (a->kind == K_REPAIR_K && prm->data_k + prm->n_lost != K) {
+                snprintf(why, len,
+                         "%s runs on the k survivors and the lost ranks only: K must be "
+                         "--data + --lost (K=%d, k=%d, lost=%d)",
+                         a->name, K, prm->data_k, prm->n_lost);
+                return -1;
+            }
             if (K < 2 || prm->data_k < 1 || prm->data_k >= K) {
                 snprintf(why, len, "%s needs 1 <= k < N (k=%d, N=%d)",
                          prm->op == SIM_RS_ENCODE ? "rs_encode" : "repair", prm->data_k, K);
@@ -393,7 +410,7 @@ int sim_algo_check(const sim_params_t *prm, int algo, char *why, size_t len)
                 snprintf(why, len, "N=%d exceeds the field order q=%llu", K, (unsigned long long)q);
                 return -1;
             }
-            if (a->kind == K_REPAIR) {
+            if (a->kind == K_REPAIR || a->kind == K_REPAIR_K) {
                 if (prm->n_lost < 1 || prm->n_lost > K - prm->data_k) {
                     snprintf(why, len, "repair needs 1 <= lost <= N-k=%d (lost=%d)",
                              K - prm->data_k, prm->n_lost);
@@ -735,13 +752,13 @@ lincoll_status_t sim_job_create(const sim_params_t *prm, int algo, lincoll_conte
             if (j->A == NULL) st = LINCOLL_ERR_NOMEM;
             for (size_t i = 0; st == LINCOLL_OK && i < (size_t)K * (size_t)K; i++)
                 j->A[i] = 1 + sim_rand(&seed) % (q - 1);
-        } else if (a->kind == K_RS || a->kind == K_REPAIR) {
+        } else if (a->kind == K_RS || a->kind == K_REPAIR || a->kind == K_REPAIR_K) {
             /* one Cauchy generator for every rank (built once, passed as gen) */
             const int k = prm->data_k;
             j->A = malloc(8 * (size_t)K * (size_t)k);
             st = j->A ? lincoll_gf_matrix_systematic(j->field, K, k, LINCOLL_GF_RS_CAUCHY, j->A)
                       : LINCOLL_ERR_NOMEM;
-            if (a->kind == K_REPAIR && st == LINCOLL_OK) {
+            if ((a->kind == K_REPAIR || a->kind == K_REPAIR_K) && st == LINCOLL_OK) {
                 /* lost: ranks 0 .. n_lost-1; survivors: the next k ranks */
                 j->lost = malloc(sizeof(int) * (size_t)prm->n_lost);
                 j->survivors = malloc(sizeof(int) * (size_t)k);
@@ -751,7 +768,7 @@ lincoll_status_t sim_job_create(const sim_params_t *prm, int algo, lincoll_conte
                 for (int i = 0; st == LINCOLL_OK && i < k; i++)
                     j->survivors[i] = prm->n_lost + i;
             }
-            if (a->kind == K_REPAIR)
+            if (a->kind == K_REPAIR || a->kind == K_REPAIR_K)
                 snprintf(j->note, sizeof(j->note), "GF(%llu) k=%d lost=%d", (unsigned long long)q,
                          k, prm->n_lost);
             else
@@ -827,6 +844,23 @@ static lincoll_status_t sim_compile_as(sim_job_t *j, int r, int forced, lincoll_
         return lincoll_encode_repair_init(cm, j->field, p->data_k, LINCOLL_GF_RS_CAUCHY, j->A,
                                           j->survivors, p->n_lost, j->lost, p->size, in, out, &eo,
                                           plan_p);
+    case K_REPAIR_K: {
+        /* ranks 0 .. n_lost-1 rebuild their rows, the others give theirs */
+        int *holds = malloc(sizeof(int) * (size_t)j->K),
+            *needs = malloc(sizeof(int) * (size_t)j->K);
+        if (holds == NULL || needs == NULL) st = LINCOLL_ERR_NOMEM;
+        for (int i = 0; st == LINCOLL_OK && i < j->K; i++) {
+            holds[i] = i >= p->n_lost ? i : -1;
+            needs[i] = i < p->n_lost ? i : -1;
+        }
+        lincoll_repair_opts_t ro = {.ports = p->ports, .algo = (lincoll_repair_algo_t)forced};
+        if (st == LINCOLL_OK)
+            st = lincoll_encode_repair_k_init(cm, j->field, j->K, p->data_k, LINCOLL_GF_RS_CAUCHY,
+                                              j->A, holds, needs, p->size, in, out, &ro, plan_p);
+        free(holds);
+        free(needs);
+        return st;
+    }
     case K_COLL:
     case K_COLL_ZC: {
         /* forced: the registry's plan name; 0: the automatic choice */

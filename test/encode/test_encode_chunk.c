@@ -4,7 +4,8 @@
  *
  * For every family — universal prepare_shoot / best_window / direct, DFT
  * (specific, digit-reversed and natural), coset Vandermonde, Lagrange
- * (specific), [N, k] RS encode and repair — the same call is compiled once
+ * (specific), [N, k] RS encode and repair, and the star and tree repairs on
+ * the k survivors — the same call is compiled once
  * whole (LINCOLL_ENCODE_CHUNK_NONE) and once in chunks with an uneven last
  * chunk, and run twice (persistent).  Checked:
  *  - the chunked outputs equal the whole-packet outputs byte for byte (and,
@@ -30,10 +31,23 @@
 
 #include "encode/enc_common.h"
 
-enum { F_PS, F_BW, F_DIRECT, F_DFT, F_DFT_NAT, F_VDM, F_LAG, F_RS, F_REPAIR, F_LAST };
-static const char *const fam_names[F_LAST] = {"prepare_shoot", "best_window", "direct",
-                                              "dft",           "dft_natural", "vandermonde",
-                                              "lagrange",      "rs",          "repair"};
+enum {
+    F_PS,
+    F_BW,
+    F_DIRECT,
+    F_DFT,
+    F_DFT_NAT,
+    F_VDM,
+    F_LAG,
+    F_RS,
+    F_REPAIR,
+    F_REP_STAR,
+    F_REP_TREE,
+    F_LAST
+};
+static const char *const fam_names[F_LAST] = {"prepare_shoot", "best_window", "direct",     "dft",
+                                              "dft_natural",   "vandermonde", "lagrange",   "rs",
+                                              "repair",        "repair_star", "repair_tree"};
 
 typedef struct carg {
     int fam, p, k;
@@ -81,12 +95,27 @@ static lincoll_status_t init_fam(lincoll_comm_t *comm, int r, const void *in, vo
         st = lincoll_encode_rs_init(comm, c->f, c->k, LINCOLL_GF_RS_CAUCHY, NULL, c->B, in, out, &o,
                                     plan);
         break;
-    case F_REPAIR: {
+    case F_REPAIR: { /* k + 2 < K: the N-rank encode of the sparse matrix */
         int lost[2] = {0, K - 1}, surv[64], ns = 0;
         for (int j = 1; j < K - 1 && ns < c->k; j++)
             surv[ns++] = j;
         st = lincoll_encode_repair_init(comm, c->f, c->k, LINCOLL_GF_RS_CAUCHY, NULL, surv, 2, lost,
                                         c->B, in, out, &o, plan);
+        break;
+    }
+    case F_REP_STAR:
+    case F_REP_TREE: { /* on the k = K - 2 survivors: ranks 0 and K - 1 rebuild their rows */
+        int holds[64], needs[64];
+        for (int j = 0; j < K; j++) {
+            holds[j] = j == 0 || j == K - 1 ? -1 : j;
+            needs[j] = j == 0 || j == K - 1 ? j : -1;
+        }
+        lincoll_repair_opts_t ro = {.ports = c->p,
+                                    .algo = c->fam == F_REP_STAR ? LINCOLL_REPAIR_ALGO_STAR
+                                                                 : LINCOLL_REPAIR_ALGO_TREE,
+                                    .slice_bytes = c->chunk};
+        st = lincoll_encode_repair_k_init(comm, c->f, K, K - 2, LINCOLL_GF_RS_CAUCHY, NULL, holds,
+                                          needs, c->B, in, out, &ro, plan);
         break;
     }
     }
@@ -171,16 +200,29 @@ static void test_every_family(void **state)
         int fam, fp, K, p, k;
         size_t B, chunk;
     } cs[] = {
-        {F_PS, 0, 9, 1, 0, 5000, 1024},         {F_PS, 1, 12, 2, 0, 4 * 1031, 1000},
-        {F_PS, 0, 16, 3, 0, 3000, 64},          {F_BW, 1, 9, 1, 0, 4 * 1031, 1024},
-        {F_BW, 0, 13, 2, 0, 5000, 700},         {F_BW, 0, 5, 1, 0, 4096, 2048},
-        {F_DIRECT, 0, 7, 2, 0, 5000, 1024},     {F_DIRECT, 1, 4, 1, 0, 4 * 1031, 512},
-        {F_DFT, 1, 8, 1, 0, 4 * 1031, 1024},    {F_DFT, 1, 16, 3, 0, 4 * 1000, 1024},
-        {F_DFT_NAT, 1, 8, 1, 0, 4 * 999, 1024}, {F_VDM, 0, 6, 2, 0, 5000, 1024},
-        {F_VDM, 1, 16, 1, 0, 4 * 1031, 1024},   {F_LAG, 1, 8, 1, 0, 4 * 1031, 1024},
-        {F_LAG, 1, 16, 1, 0, 4 * 777, 640},     {F_RS, 0, 6, 1, 4, 5000, 1024},
-        {F_RS, 0, 12, 2, 8, 4099, 1024},        {F_REPAIR, 0, 6, 1, 4, 5000, 1024},
+        {F_PS, 0, 9, 1, 0, 5000, 1024},
+        {F_PS, 1, 12, 2, 0, 4 * 1031, 1000},
+        {F_PS, 0, 16, 3, 0, 3000, 64},
+        {F_BW, 1, 9, 1, 0, 4 * 1031, 1024},
+        {F_BW, 0, 13, 2, 0, 5000, 700},
+        {F_BW, 0, 5, 1, 0, 4096, 2048},
+        {F_DIRECT, 0, 7, 2, 0, 5000, 1024},
+        {F_DIRECT, 1, 4, 1, 0, 4 * 1031, 512},
+        {F_DFT, 1, 8, 1, 0, 4 * 1031, 1024},
+        {F_DFT, 1, 16, 3, 0, 4 * 1000, 1024},
+        {F_DFT_NAT, 1, 8, 1, 0, 4 * 999, 1024},
+        {F_VDM, 0, 6, 2, 0, 5000, 1024},
+        {F_VDM, 1, 16, 1, 0, 4 * 1031, 1024},
+        {F_LAG, 1, 8, 1, 0, 4 * 1031, 1024},
+        {F_LAG, 1, 16, 1, 0, 4 * 777, 640},
+        {F_RS, 0, 6, 1, 4, 5000, 1024},
+        {F_RS, 0, 12, 2, 8, 4099, 1024},
+        {F_REPAIR, 0, 6, 1, 3, 5000, 1024},
         {F_REPAIR, 0, 16, 3, 12, 3333, 1024},
+        {F_REP_STAR, 0, 6, 1, 4, 5000, 1024},
+        {F_REP_STAR, 1, 9, 2, 7, 4 * 1031, 1024},
+        {F_REP_TREE, 0, 6, 1, 4, 5000, 1024},
+        {F_REP_TREE, 1, 11, 2, 9, 4 * 777, 640},
     };
     for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
         unsigned n = one_fam(cs[i].fam, cs[i].fp ? fp : f8, cs[i].K, cs[i].p, cs[i].k, cs[i].B,
@@ -221,7 +263,7 @@ static void test_model_every_rank(void **state)
     const size_t B = (size_t)4 << 20;
     unsigned n1 = one_fam(F_DFT_NAT, fp, 4, 1, 0, B, 0, 21);
     unsigned n2 = one_fam(F_RS, f8, 6, 2, 4, B, 0, 22);
-    unsigned n3 = one_fam(F_REPAIR, f8, 6, 1, 4, B, 0, 23);
+    unsigned n3 = one_fam(F_REPAIR, f8, 6, 1, 3, B, 0, 23);
     unsigned n4 = one_fam(F_DIRECT, f8, 5, 2, 0, B, 0, 24);
     printf("model's chunks at 4 MiB: dft_natural %u, rs %u, repair %u, direct %u\n", n1, n2, n3,
            n4);

@@ -29,7 +29,7 @@ check 'core/plan/*.[ch]' '^core/(base|plan)/'
 check 'core/context/*.[ch] core/context/bootstrap/*.[ch] core/topo/*.[ch]' '^core/(base|context|topo)/'
 check 'core/exec/*.[ch]' '^core/(base|context|plan|exec)/'
 compilers=$(ls core/coll/*.[ch] core/encode/*.[ch] core/matmul/*.[ch] | grep -v -E \
-  'coll_api|coll_cache|select|registry|encode_api|encode_common|encode_chunk|dft|vandermonde|lagrange|rs\.c|layout|matmul\.c')
+  'coll_api|coll_cache|select|registry|encode_api|encode_common|encode_chunk|repair_api|dft|vandermonde|lagrange|rs\.c|layout|matmul\.c')
 check "$compilers" '^core/(base|plan|coll|encode|matmul)/'
 for f in $(ls transports/*.[ch] transports/*/*.[ch] kernels/*.[ch] kernels/*/*.[ch] 2>/dev/null); do
   if grep -q '^#include "core/' "$f"; then

@@ -17,6 +17,8 @@
  *  - pred_us = rounds alpha + (c2 + moved) beta + compute gamma + flops/F
  *    with the figures given by flags and by a profile file;
  *  - the CSV header, the -q output, sweeps over K and s;
+ *  - repair on the survivors: star k rounds, tree ceil(log2(k + 1)), chain
+ *    k + S - 1 with one chunk per survivor link;
  *  - bad input: exit status 2 and one line on stderr naming the argument;
  *    an algorithm that cannot run at these K is a row that says infeasible.
  */
@@ -248,6 +250,51 @@ static void test_rs_counts(void **state)
         assert_int_equal(getu(&c, 0, "rmsgs_max"), K / 2);
         assert_int_equal(getu(&c, 0, "msgs_max"), 2);
     }
+}
+
+/* repair on the survivors and the lost ranks only (-A star|tree|chain):
+ * star gathers k chunks in k rounds, tree ceil(log2(k + 1)) rounds, chain
+ * k + r - 1 + S - 1 rounds of slices, one chunk per survivor link (r = 1) */
+static void test_repair_schedules(void **state)
+{
+    (void)state;
+    static const int Ks[] = {5, 11, 33};
+    const size_t B = (size_t)1 << 20;
+    for (size_t i = 0; i < 3; i++) {
+        for (int r = 1; r <= 2; r++) {
+            const int K = Ks[i], k = K - r;
+            csv_t c;
+            run_csv(&c, "-t repair -K %d -s 1m -A all --lost %d", K, r);
+            int rs = find_row(&c, "star"), rt = find_row(&c, "tree"), rc = find_row(&c, "chain");
+            expect_ok(&c, rs);
+            expect_ok(&c, rt);
+            expect_ok(&c, rc);
+            int L = 0;
+            while ((1 << L) < k + 1)
+                L++;
+            assert_int_equal(getu(&c, rs, "rounds"), k > r ? k : r);
+            assert_int_equal(getu(&c, rs, "rmsgs_max"), k);
+            assert_int_equal(getu(&c, rs, "rbytes_max"), (uint64_t)k * B);
+            assert_int_equal(getu(&c, rt, "rounds"), L + r - 1);
+            lincoll_repair_cost_t cc;
+            assert_int_equal(lincoll_encode_repair_cost(NULL, k, r, 0, 1, B,
+                                                        LINCOLL_REPAIR_ALGO_CHAIN, 0, NULL, &cc),
+                             LINCOLL_OK);
+            assert_true(cc.slices >= 2);
+            assert_int_equal(getu(&c, rc, "rounds"), k + r - 1 + cc.slices - 1);
+            assert_int_equal(getu(&c, rc, "bytes_max"), (uint64_t)r * B);
+            assert_int_equal(getu(&c, rc, "msgs_max"), cc.slices);
+            printf("repair K=%d lost=%d: star %s, tree %s, chain %s rounds (%u slices)\n", K, r,
+                   get(&c, rs, "rounds"), get(&c, rt, "rounds"), get(&c, rc, "rounds"), cc.slices);
+        }
+    }
+    /* not survivors + lost: the three say why, the N-rank encodes run */
+    csv_t c;
+    run_csv(&c, "-t repair -K 12 -s 8 -A all --data 6 --lost 2");
+    int rc = find_row(&c, "chain");
+    assert_string_equal(get(&c, rc, "status"), "infeasible");
+    assert_non_null(strstr(get(&c, rc, "note"), "--data + --lost"));
+    expect_ok(&c, find_row(&c, "direct"));
 }
 
 /* ---- collectives --------------------------------------------------------------- */
@@ -549,10 +596,11 @@ int main(int argc, char **argv)
     }
     sim_bin = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_csv_format),   cmocka_unit_test(test_bad_input),
-        cmocka_unit_test(test_pred_formula), cmocka_unit_test(test_infeasible_rows),
-        cmocka_unit_test(test_coll_counts),  cmocka_unit_test(test_matmul_counts),
-        cmocka_unit_test(test_rs_counts),    cmocka_unit_test(test_encode_counts),
+        cmocka_unit_test(test_csv_format),       cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_pred_formula),     cmocka_unit_test(test_infeasible_rows),
+        cmocka_unit_test(test_coll_counts),      cmocka_unit_test(test_matmul_counts),
+        cmocka_unit_test(test_rs_counts),        cmocka_unit_test(test_encode_counts),
+        cmocka_unit_test(test_repair_schedules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
