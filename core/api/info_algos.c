@@ -12,6 +12,7 @@
 #include "core/base/log.h"
 #include "core/coll/coll_int.h"
 #include "core/encode/encode_int.h"
+#include "core/encode/repair_int.h"
 
 typedef struct {
     char *buf;
@@ -50,6 +51,11 @@ lincoll_status_t lincoll_info_algorithms(char *buf, size_t len)
     }
     lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", "specific",
            "dft|vandermonde|lagrange", "no");
+    const lc_rep_alg_t *const *rep = lc_rep_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_REPAIR_ALGO",
+               lincoll_repair_algo_name(rep[i]->algo), rep[i]->plan, "no");
+    }
     for (int a = 1; a < LINCOLL_MATMUL_ALGO_LAST; a++) {
         const char *name = lincoll_matmul_algo_name((lincoll_matmul_algo_t)a);
         lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_MATMUL_ALGO", name, name, "no");

@@ -29,6 +29,12 @@ static const lc_rep_alg_t *const lc_rep_algs[] = {&lc_rep_alg_star, &lc_rep_alg_
                                                   &lc_rep_alg_chain};
 #define LC_REP_NALGS (sizeof(lc_rep_algs) / sizeof(lc_rep_algs[0]))
 
+const lc_rep_alg_t *const *lc_rep_registry(size_t *n_p)
+{
+    *n_p = LC_REP_NALGS;
+    return lc_rep_algs;
+}
+
 static const char *const lc_rep_names[LINCOLL_REPAIR_ALGO_LAST] = {"auto", "star", "tree", "chain"};
 
 const char *lincoll_repair_algo_name(lincoll_repair_algo_t algo)

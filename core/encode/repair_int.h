@@ -53,6 +53,8 @@ typedef struct lc_rep_alg {
 } lc_rep_alg_t;
 
 extern const lc_rep_alg_t lc_rep_alg_star, lc_rep_alg_tree, lc_rep_alg_chain;
+/* the registry, in the order the cost model breaks ties */
+const lc_rep_alg_t *const *lc_rep_registry(size_t *n_p);
 
 /* The chain's slice: the asked size (0: the model's choice) rounded up to
  * 64 bytes and limited so that the plan's rounds fit; B when not cut. */
