@@ -38,6 +38,7 @@ int lc_dev_tl_direct_forced(void)
 
 const lc_dev_ops_t *lc_dev(void)
 {
+    if (lc_dev_fake_on == 2) return NULL; /* device memory, no backend */
     if (lc_dev_fake_on) return &lc_dev_fake_ops;
 #ifdef LINCOLL_HAVE_CUDA
     if (lc_cuda_usable(NULL)) return &lc_dev_cuda_ops;
@@ -47,6 +48,7 @@ const lc_dev_ops_t *lc_dev(void)
 
 const char *lc_dev_why(void)
 {
+    if (lc_dev_fake_on == 2) return "no device backend (the tests' fake device without one)";
     if (lc_dev_fake_on) return "fake device (host memory, tests)";
 #ifdef LINCOLL_HAVE_CUDA
     const char *why = NULL;
@@ -90,6 +92,7 @@ int lc_dev_mem_type(const void *p, size_t len)
 {
     (void)len;
     if (p == NULL) return LC_MEM_HOST;
+    if (lc_dev_fake_on) return lc_dev_fake_ops.is_device(p) ? LC_MEM_DEV : LC_MEM_HOST;
     const lc_dev_ops_t *d = lc_dev();
     if (d != NULL) return d->is_device(p) ? LC_MEM_DEV : LC_MEM_HOST;
 #ifndef LINCOLL_HAVE_CUDA
@@ -110,6 +113,29 @@ lincoll_status_t lc_dev_check_arg(const char *fn, const char *arg, const void *p
     if (why_not != NULL) {
         lc_error("%s: %s is CUDA device memory, which %s cannot take yet", fn, arg, why_not);
         return LINCOLL_ERR_UNSUPPORTED;
+    }
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_dev_check_args(const char *fn, const lc_dev_arg_t *args, int n,
+                                   const char *why_not)
+{
+    int first = -1, type = LC_MEM_HOST;
+    for (int i = 0; i < n; i++) {
+        if (args[i].ptr == NULL || args[i].len == 0) continue;
+        lincoll_status_t st = lc_dev_check_arg(fn, args[i].name, args[i].ptr, args[i].len, why_not);
+        if (st != LINCOLL_OK) return st;
+        int t = lc_dev_mem_type(args[i].ptr, args[i].len);
+        if (first < 0) {
+            first = i;
+            type = t;
+        } else if (t != type) {
+            lc_error("%s: %s is %s memory and %s %s memory: the buffers of one call must be of "
+                     "one memory type",
+                     fn, args[first].name, type == LC_MEM_DEV ? "CUDA device" : "host",
+                     args[i].name, t == LC_MEM_DEV ? "CUDA device" : "host");
+            return LINCOLL_ERR_UNSUPPORTED;
+        }
     }
     return LINCOLL_OK;
 }

@@ -86,6 +86,18 @@ int lc_dev_mem_type(const void *p, size_t len);
 lincoll_status_t lc_dev_check_arg(const char *fn, const char *arg, const void *p, size_t len,
                                   const char *why_not);
 
+/* The buffers of one call: each checked as lc_dev_check_arg, and all of
+ * one memory type (a call mixing host and device buffers is
+ * LINCOLL_ERR_UNSUPPORTED, the line naming two of them).  NULL pointers and
+ * empty buffers are skipped. */
+typedef struct lc_dev_arg {
+    const char *name;
+    const void *ptr;
+    size_t len;
+} lc_dev_arg_t;
+lincoll_status_t lc_dev_check_args(const char *fn, const lc_dev_arg_t *args, int n,
+                                   const char *why_not);
+
 /* lincoll_mem_free of device memory from lincoll_mem_alloc_type:
  * LINCOLL_OK when addr was one of ctx's (and is freed now), else
  * LINCOLL_ERR_NOT_FOUND.  lc_dev_mem_release_all frees ctx's (finalize). */
@@ -106,7 +118,8 @@ typedef struct lc_dev_fake_counters {
 } lc_dev_fake_counters_t;
 
 /* Select (1) or drop (0) the fake device for this process; dropping it
- * forgets its allocations (free them first).  busy: how many queries of a
+ * forgets its allocations (free them first).  2: its memory is device
+ * memory but no backend runs (what a build without CUDA meets).  busy: how many queries of a
  * stream report work still running after each enqueue (exercises the
  * executor's polling of device work). */
 void lc_dev_use_fake(int on, unsigned busy);

@@ -19,9 +19,10 @@
  *      naming the plan and the step.  A COPY with a device side is a device
  *      copy.
  *   3. Staging, unless the transport moves device memory (env.tl_dev): each
- *      SEND from device memory becomes a PRE copy into a fresh page-locked
- *      slot and a send from it; each RECV into device memory a receive into
- *      a page-locked slot and a POST copy out of it; a PUT from device memory
+ *      SEND from device memory becomes a PRE copy (after the round's own PRE
+ *      steps) into a fresh page-locked slot and a send from it; each RECV
+ *      into device memory a receive into a page-locked slot and a POST copy
+ *      out of it (before the round's own POST steps); a PUT from device memory
  *      is staged the same way unless every peer is mapped (env.mapped: the
  *      put is then a device copy into the peer's IPC-mapped window).  With
  *      the pipelining pass (which runs this pass on every piece first), the
@@ -30,6 +31,7 @@
  * LINCOLL_ERR_UNSUPPORTED (the families name the argument before this).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/base/log.h"
 #include "core/plan/plan.h"
@@ -218,6 +220,7 @@ static int lc_stage_slot(lc_plan_t *p, size_t len)
 static lincoll_status_t lc_stage(lc_plan_t *p)
 {
     for (unsigned r = 0; r < p->nrounds; r++) {
+        unsigned ins = 0; /* staging copies out of receives come first in POST */
         for (unsigned i = 0; i < p->rounds[r].nxfers; i++) {
             lc_xfer_t *x = &p->rounds[r].xfers[i];
             if (x->len == 0 || x->kind == LC_XFER_WAIT) continue;
@@ -234,6 +237,12 @@ static lincoll_status_t lc_stage(lc_plan_t *p)
             lincoll_status_t s = recv ? lc_plan_copy(p, (int)r, LC_STEP_POST, dev, st, len)
                                       : lc_plan_copy(p, (int)r, LC_STEP_PRE, st, dev, len);
             if (s != LINCOLL_OK) return s;
+            if (recv) { /* before the round's own POST steps, which read what arrived */
+                lc_round_t *R = &p->rounds[r];
+                lc_step_t c = R->post[R->npost - 1];
+                memmove(&R->post[ins + 1], &R->post[ins], (R->npost - 1 - ins) * sizeof(c));
+                R->post[ins++] = c;
+            }
         }
     }
     return LINCOLL_OK;
