@@ -145,7 +145,10 @@ int main(int argc, char **argv)
     const char *why = NULL;
     const int probe = argc > 1 && strcmp(argv[1], "--probe") == 0;
     if (!lc_cuda_usable(&why)) {
-        printf("%s: %s\n", probe ? "no usable CUDA device" : "SKIP gpu_bench", why);
+        if (probe)
+            printf("%s\n", why);
+        else
+            printf("SKIP gpu_bench: %s\n", why);
         return 77;
     }
     if (probe) { /* test/gpu/run.sh: is there a GPU? */
