@@ -67,6 +67,9 @@ typedef struct lc_dev_ops {
     /* IPC: a handle of LC_DEV_IPC_BYTES naming the allocation of p and p's
      * offset in it; a peer process of this host opens it */
     lincoll_status_t (*ipc_export)(const void *p, void *handle, size_t *off_p);
+    /* processes with the same domain can open each other's handles (cuda:
+     * every process of the host, which bind checks; fake: one process) */
+    uint64_t (*ipc_domain)(void);
     lincoll_status_t (*ipc_open)(const void *handle, void **base_p);
     void (*ipc_close)(void *base);
 } lc_dev_ops_t;

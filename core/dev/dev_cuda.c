@@ -63,6 +63,11 @@ static lincoll_status_t lc_dc_gemm(lc_dev_stream_t *s, lincoll_layout_t layout, 
                         ldc);
 }
 
+static uint64_t lc_dc_ipc_domain(void)
+{
+    return 1; /* every process of one host (the bind records check the host) */
+}
+
 _Static_assert(LC_DEV_IPC_BYTES == LC_CUDA_IPC_BYTES, "IPC handle sizes agree");
 
 const lc_dev_ops_t lc_dev_cuda_ops = {.name = "cuda",
@@ -84,6 +89,7 @@ const lc_dev_ops_t lc_dev_cuda_ops = {.name = "cuda",
                                       .gf_run = lc_dc_gf_run,
                                       .gemm = lc_dc_gemm,
                                       .ipc_export = lc_cuda_ipc_export,
+                                      .ipc_domain = lc_dc_ipc_domain,
                                       .ipc_open = lc_cuda_ipc_open,
                                       .ipc_close = lc_cuda_ipc_close};
 

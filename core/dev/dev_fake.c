@@ -6,14 +6,16 @@
  * memmove and counted by direction (h2d, d2h, d2d, h2h), kernels run the CPU
  * kernels (lc_reduce3, lc_gf_lincomb/lc_gf_mad, lincoll_gemm) with the same
  * operand rules as the cuda backend (GF(2^8) and GF(2^16) only, float and
- * double GEMM), IPC handles name an allocation by its address (virtual sim
- * ranks share one address space) and opens are counted.  A stream reports
+ * double GEMM), IPC handles name an allocation by its address and process
+ * (virtual sim ranks share one address space; another process cannot open
+ * them) and opens are counted.  A stream reports
  * its work as still running for `busy` queries after each enqueue, so tests
  * exercise the executor's polling of device work.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/base/log.h"
 #include "core/dev/dev.h"
@@ -264,7 +266,8 @@ static lincoll_status_t lc_fake_ipc_export(const void *p, void *handle, size_t *
     if (a != NULL) lc_fake_cnt.ipc_exports++;
     pthread_mutex_unlock(&lc_fake_lock);
     if (a == NULL) return LINCOLL_ERR_UNSUPPORTED;
-    uint64_t h[LC_DEV_IPC_BYTES / 8] = {LC_FAKE_IPC_MAGIC, (uint64_t)(uintptr_t)a->addr, a->len};
+    uint64_t h[LC_DEV_IPC_BYTES / 8] = {LC_FAKE_IPC_MAGIC, (uint64_t)(uintptr_t)a->addr, a->len,
+                                        (uint64_t)getpid()};
     memcpy(handle, h, sizeof(h));
     *off_p = (size_t)((const char *)p - a->addr);
     return LINCOLL_OK;
@@ -274,7 +277,8 @@ static lincoll_status_t lc_fake_ipc_open(const void *handle, void **base_p)
 {
     uint64_t h[LC_DEV_IPC_BYTES / 8];
     memcpy(h, handle, sizeof(h));
-    if (h[0] != LC_FAKE_IPC_MAGIC) return LINCOLL_ERR_INVALID;
+    /* an address means something only in the process that exported it */
+    if (h[0] != LC_FAKE_IPC_MAGIC || h[3] != (uint64_t)getpid()) return LINCOLL_ERR_INVALID;
     pthread_mutex_lock(&lc_fake_lock);
     lc_fake_alloc_t *a = lc_fake_find((void *)(uintptr_t)h[1]);
     if (a != NULL) lc_fake_cnt.ipc_opens++;
@@ -282,6 +286,11 @@ static lincoll_status_t lc_fake_ipc_open(const void *handle, void **base_p)
     if (a == NULL) return LINCOLL_ERR_INVALID;
     *base_p = a->addr;
     return LINCOLL_OK;
+}
+
+static uint64_t lc_fake_ipc_domain(void)
+{
+    return (uint64_t)getpid();
 }
 
 static void lc_fake_ipc_close(void *base)
@@ -311,5 +320,6 @@ const lc_dev_ops_t lc_dev_fake_ops = {.name = "fake",
                                       .gf_run = lc_fake_gf_run,
                                       .gemm = lc_fake_gemm,
                                       .ipc_export = lc_fake_ipc_export,
+                                      .ipc_domain = lc_fake_ipc_domain,
                                       .ipc_open = lc_fake_ipc_open,
                                       .ipc_close = lc_fake_ipc_close};

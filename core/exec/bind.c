@@ -364,6 +364,19 @@ lincoll_status_t lc_bind_gathered(lc_bind_t *b, const void *recs, unsigned *keys
         agreed &= (unsigned)h[5];
     }
     if (st != LINCOLL_OK) agreed = 0;
+    /* device windows: every rank's handles must open in every other rank
+     * (one IPC domain), else the key is not agreed */
+    for (int k = 0; k < LC_BIND_MAX_KEYS; k++) {
+        if (!((agreed >> k) & 1)) continue;
+        uint64_t dom0 = 0;
+        for (int i = 0; i < P; i++) {
+            size_t bl = 0;
+            const unsigned char *blob = lc_rec_blob(all + (size_t)i * LC_BIND_REC_BYTES, k, &bl);
+            uint64_t dom = blob != NULL ? lc_win_blob_domain(blob, bl) : 0;
+            if (i == 0) dom0 = dom;
+            if (dom != dom0) agreed &= ~(1u << k);
+        }
+    }
     /* windows nobody else will use go now; the agreed ones are attached by
      * lc_bind_finish (every rank computed the same set from the same records,
      * so no peer unpacks a key of a window this rank drops) */

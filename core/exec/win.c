@@ -84,6 +84,16 @@ static lincoll_status_t lc_win_pack(lc_win_t *w, lc_tl_mem_t *data_mem, void **b
     return st;
 }
 
+uint64_t lc_win_blob_domain(const void *blob, size_t len)
+{
+    uint64_t h[4], dom = 0;
+    if (len < LC_WIN_HDR + LC_WIN_DEV_KEY) return 0;
+    memcpy(h, blob, LC_WIN_HDR);
+    if (!(h[0] & LC_WIN_DEV_BLOB)) return 0;
+    memcpy(&dom, (const char *)blob + LC_WIN_HDR + LC_DEV_IPC_BYTES + 8, 8);
+    return dom;
+}
+
 /* Open rank i's device region (not this rank's own: its base is w->base). */
 static lincoll_status_t lc_win_attach_dev(lc_win_t *w, int i, const unsigned char *key)
 {
@@ -119,7 +129,7 @@ lincoll_status_t lc_win_attach(lc_win_t *w, const void *const *blobs, const size
         const int dev = (h[0] & LC_WIN_DEV_BLOB) != 0;
         h[0] &= ~LC_WIN_DEV_BLOB;
         if (dev != w->dev || h[0] > lens[i] || h[1] > lens[i] ||
-            h[0] + h[1] + LC_WIN_HDR != lens[i] || (dev && h[0] != LC_DEV_IPC_BYTES + 8)) {
+            h[0] + h[1] + LC_WIN_HDR != lens[i] || (dev && h[0] != LC_WIN_DEV_KEY)) {
             lc_error("window: rank %d published a malformed key blob (or one of another memory "
                      "type)",
                      i);
@@ -177,12 +187,13 @@ static lincoll_status_t lc_win_pack_dev(lc_win_t *w, void **blob_p, size_t *len_
 {
     lincoll_context_t *ctx = w->comm->ctx;
     const lc_dev_ops_t *d = lc_dev();
-    unsigned char key[LC_DEV_IPC_BYTES + 8];
+    unsigned char key[LC_WIN_DEV_KEY];
     size_t off = 0;
     lincoll_status_t st = d != NULL ? d->ipc_export(w->base, key, &off) : LINCOLL_ERR_UNSUPPORTED;
     if (st != LINCOLL_OK) return st;
-    uint64_t o = off;
+    uint64_t o = off, dom = d->ipc_domain();
     memcpy(key + LC_DEV_IPC_BYTES, &o, 8);
+    memcpy(key + LC_DEV_IPC_BYTES + 8, &dom, 8);
     void *sk = NULL;
     size_t sl = 0;
     st = ctx->tl_ops->rkey_pack(ctx->tl, w->sig_mem, &sk, &sl);

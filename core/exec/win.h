@@ -55,8 +55,13 @@ lincoll_status_t lc_win_attach(lc_win_t *win, const void *const *blobs, const si
  * LINCOLL_ERR_UNSUPPORTED where the device backend cannot share it). */
 lincoll_status_t lc_win_prepare_typed(lincoll_comm_t *comm, void *base, size_t len, int mtype,
                                       lc_win_t **win_p, void **blob_p, size_t *blob_len_p);
-/* Bit of a packed blob's first word marking a device window. */
+/* Bit of a packed blob's first word marking a device window, whose data
+ * key is the IPC handle, the offset in its allocation and the IPC domain
+ * (LC_WIN_DEV_KEY bytes). */
 #define LC_WIN_DEV_BLOB (UINT64_C(1) << 62)
+#define LC_WIN_DEV_KEY  (LC_DEV_IPC_BYTES + 16)
+/* The IPC domain of a device window's blob (0: not a device blob). */
+uint64_t lc_win_blob_domain(const void *blob, size_t len);
 /* Local load/store pointer to peer's window base (own base for this rank), or
  * NULL when the transport does not map that peer's memory here. */
 void *lc_win_peer_ptr(lc_win_t *win, int peer);
