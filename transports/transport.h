@@ -154,6 +154,10 @@ typedef struct lc_tl_chain {
     lc_tl_req_t *req;        /* out: its request */
 } lc_tl_chain_t;
 
+/** Memory types a transport may take directly (mem_types). */
+#define LC_TL_MEM_TYPE_HOST 1u
+#define LC_TL_MEM_TYPE_CUDA 2u
+
 typedef struct lc_tl_ops {
     const char *name;
     lincoll_status_t (*init)(const lc_tl_params_t *params, lc_tl_t **tl_p);
@@ -229,6 +233,11 @@ typedef struct lc_tl_ops {
     int (*event_fd)(lc_tl_t *tl);
     lincoll_status_t (*arm)(lc_tl_t *tl);
     void (*counters)(lc_tl_t *tl, lc_tl_counters_t *out);
+    /* Optional (may be NULL: host memory only): the memory types whose
+     * buffers send_nb/recv_nb/put_nb take directly, LC_TL_MEM_TYPE_* bits
+     * (ucx: the memory types of ucp_context_query, i.e. a UCX built with
+     * CUDA).  Device buffers are staged through host memory otherwise. */
+    unsigned (*mem_types)(lc_tl_t *tl);
     /* One line describing the transport in use (lanes, devices). */
     void (*describe)(lc_tl_t *tl, int peer, char *buf, size_t len);
 } lc_tl_ops_t;

@@ -61,6 +61,10 @@ lincoll_status_t lincoll_sendrecv_tagged_init(lincoll_comm_t *comm, const void *
                  "lincoll_sendrecv_init: dst = src = this rank needs order "
                  "LINCOLL_SENDRECV_CONCURRENT (order=%d would never match)",
                  (int)order);
+    const lc_dev_arg_t args[2] = {{"sbuf", dst >= 0 ? sbuf : NULL, sbytes},
+                                  {"rbuf", src >= 0 ? rbuf : NULL, rbytes}};
+    lincoll_status_t dst_st = lc_dev_check_args("lincoll_sendrecv_init", args, 2, NULL);
+    if (dst_st != LINCOLL_OK) return dst_st;
     LC_P2P_BIND(comm, "sendrecv", 1, plan_p,
                 lc_sendrecv_build(p, sbuf, sbytes, dst, rbuf, rbytes, src, tag, order));
 }
@@ -75,6 +79,9 @@ lincoll_status_t lincoll_ring_shift_init(lincoll_comm_t *comm, const void *sbuf,
     LC_CHECK_ARG(bytes == 0 || (const char *)sbuf + bytes <= (const char *)rbuf ||
                      (const char *)rbuf + bytes <= (const char *)sbuf,
                  "lincoll_ring_shift_init: sbuf and rbuf overlap");
+    const lc_dev_arg_t args[2] = {{"sbuf", sbuf, bytes}, {"rbuf", rbuf, bytes}};
+    lincoll_status_t st = lc_dev_check_args("lincoll_ring_shift_init", args, 2, NULL);
+    if (st != LINCOLL_OK) return st;
     LC_P2P_BIND(comm, "ring_shift", 1, plan_p, lc_ring_shift_build(p, sbuf, rbuf, bytes, shift));
 }
 
@@ -94,6 +101,9 @@ lincoll_status_t lincoll_alltoall_init(lincoll_comm_t *comm, const void *sbuf, v
     LC_CHECK_ARG(total == 0 || (const char *)sbuf + total <= (const char *)rbuf ||
                      (const char *)rbuf + total <= (const char *)sbuf,
                  "lincoll_alltoall_init: sbuf and rbuf overlap");
+    const lc_dev_arg_t args[2] = {{"sbuf", sbuf, total}, {"rbuf", rbuf, total}};
+    lincoll_status_t st = lc_dev_check_args("lincoll_alltoall_init", args, 2, NULL);
+    if (st != LINCOLL_OK) return st;
     LC_P2P_BIND(comm, "alltoall_ports", ports > 0 ? ports : comm->ctx->ports, plan_p,
                 lc_alltoall_ports_build(p, sbuf, rbuf, bytes));
 }

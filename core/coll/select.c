@@ -252,6 +252,16 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
                               lincoll_plan_t **plan_p)
 {
     const lc_config_t *cfg = &comm->ctx->cfg;
+    { /* memory types (docs/accelerators.md): every collective takes device buffers */
+        char fn[48];
+        snprintf(fn, sizeof(fn), "lincoll_%s_init", lc_coll_op_name(a->op));
+        const size_t mine = a->counts != NULL ? a->counts[comm->rank] : a->count;
+        const size_t rb = a->op == LC_COLL_REDUCE_SCATTER ? mine : a->total;
+        const size_t sb = a->op == LC_COLL_ALLGATHER ? mine : a->total;
+        const lc_dev_arg_t args[2] = {{"sbuf", a->sbuf, sb * a->es}, {"rbuf", a->rbuf, rb * a->es}};
+        lincoll_status_t dst = lc_dev_check_args(fn, args, 2, NULL);
+        if (dst != LINCOLL_OK) return dst;
+    }
     const int can_map = lc_exec_can_map(comm) && !lc_coll_blocking_build();
     lc_env_t env = lc_exec_env(comm, can_map);
     const lc_coll_alg_t *alg;

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core/base/log.h"
+#include "core/dev/dev.h"
 #include "core/topo/topo.h"
 #include "kernels/kernels.h"
 
@@ -235,6 +236,7 @@ lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
     if (ctx->live_comms > 0) {
         lc_warn("lincoll_finalize: %d communicator(s) were not freed", ctx->live_comms);
     }
+    lc_dev_mem_release_all(ctx); /* lincoll_mem_alloc_type device memory left */
     while (ctx->mems != NULL) {
         lc_mem_entry_t *e = ctx->mems;
         ctx->mems = e->next;
@@ -397,6 +399,9 @@ lincoll_status_t lincoll_mem_free(lincoll_context_t *ctx, void *addr)
 {
     LC_CHECK_ARG(ctx != NULL, "lincoll_mem_free: ctx must not be NULL");
     if (addr == NULL) {
+        return LINCOLL_OK;
+    }
+    if (lc_dev_mem_release(ctx, addr) == LINCOLL_OK) { /* lincoll_mem_alloc_type device memory */
         return LINCOLL_OK;
     }
     return lc_mem_remove(ctx, addr, 1, "lincoll_mem_free");

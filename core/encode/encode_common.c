@@ -677,6 +677,21 @@ lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,
     LC_CHECK_ARG(opts == NULL || (unsigned)opts->algo < LINCOLL_ENCODE_ALGO_LAST,
                  "%s: opts->algo=%d is not a lincoll_encode_algo_t", fn,
                  opts ? (int)opts->algo : 0);
+    /* memory types (docs/accelerators.md): the device GF kernels serve
+     * GF(2^8) and GF(2^16); device memory cannot be checksummed */
+    char why[96];
+    const char *why_not = NULL;
+    if (field->kind != LC_GF_KIND_GF8 && field->kind != LC_GF_KIND_GF16) {
+        snprintf(why, sizeof(why), "an encode over GF(%llu) (device kernels: GF(2^8), GF(2^16))",
+                 (unsigned long long)field->q);
+        why_not = why;
+    } else if (comm->ctx->cfg.encode_checksum) {
+        why_not = "a checksummed encode (LINCOLL_ENCODE_CHECKSUM=crc32c)";
+    }
+    const lc_dev_arg_t args[2] = {{"in", need_in ? in : NULL, packet_bytes},
+                                  {"out", need_out ? out : NULL, packet_bytes}};
+    lincoll_status_t st = lc_dev_check_args(fn, args, 2, why_not);
+    if (st != LINCOLL_OK) return st;
     int p = opts != NULL && opts->ports > 0 ? opts->ports : comm->ctx->ports;
     *ports = p > 0 ? p : 1;
     return LINCOLL_OK;

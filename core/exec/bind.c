@@ -65,19 +65,36 @@ static lincoll_status_t lc_bind_alloc(lincoll_comm_t *comm, lc_plan_t *ir, linco
     return LINCOLL_OK;
 }
 
+/* Bytes a scratch slot takes in its block: 64-byte aligned on the host,
+ * 256 in device and page-locked blocks (the device copies' alignment). */
+static size_t lc_scratch_round(size_t size, int mtype)
+{
+    size_t a = mtype == LC_MEM_HOST ? 64 : 256;
+    return (size + a - 1) & ~(a - 1);
+}
+
 /* Scratch, user slots and peer views to pointers; credits; lowering. */
 static lincoll_status_t lc_bind_resolve(lincoll_plan_t *p)
 {
     lc_plan_t *ir = p->ir;
-    size_t total = 0;
+    /* scratch: one block per memory type (host, device, page-locked) */
+    size_t total[3] = {0, 0, 0};
     for (unsigned i = 0; i < ir->nslots; i++) {
-        if (ir->slots[i].kind == LC_SLOT_SCRATCH) total += (ir->slots[i].size + 63) & ~(size_t)63;
+        if (ir->slots[i].kind == LC_SLOT_SCRATCH)
+            total[ir->slots[i].mtype] += lc_scratch_round(ir->slots[i].size, ir->slots[i].mtype);
     }
-    if (total > 0 && posix_memalign(&p->scratch_mem, 64, total) != 0) {
+    if (total[LC_MEM_HOST] > 0 && posix_memalign(&p->scratch_mem, 64, total[LC_MEM_HOST]) != 0) {
         p->scratch_mem = NULL;
         return LINCOLL_ERR_NOMEM;
     }
-    size_t off = 0;
+    char *block[3] = {p->scratch_mem, NULL, NULL};
+    if (ir->has_dev || total[LC_MEM_DEV] > 0 || total[LC_MEM_PINNED] > 0) {
+        lincoll_status_t st = lc_exec_dev_bind(p, total[LC_MEM_DEV], total[LC_MEM_PINNED]);
+        if (st != LINCOLL_OK) return st;
+        block[LC_MEM_DEV] = lc_exec_dev_mem(p, 0);
+        block[LC_MEM_PINNED] = lc_exec_dev_mem(p, 1);
+    }
+    size_t off[3] = {0, 0, 0};
     for (unsigned i = 0; i < ir->nslots; i++) {
         const lc_slot_t *s = &ir->slots[i];
         char *ptr = NULL;
@@ -86,9 +103,15 @@ static lincoll_status_t lc_bind_resolve(lincoll_plan_t *p)
             ptr = s->ptr;
             break;
         case LC_SLOT_SCRATCH:
-            ptr = (char *)p->scratch_mem + off;
-            off += (s->size + 63) & ~(size_t)63;
-            if (s->zero) memset(ptr, 0, s->size);
+            ptr = block[s->mtype] + off[s->mtype];
+            off[s->mtype] += lc_scratch_round(s->size, s->mtype);
+            if (s->zero && s->mtype == LC_MEM_DEV) {
+                lincoll_status_t st = lc_exec_dev_memset(p, ptr, s->size);
+                if (st != LINCOLL_OK) return st;
+                p->ex.dev_pending = 1;
+            } else if (s->zero) {
+                memset(ptr, 0, s->size);
+            }
             break;
         case LC_SLOT_PEER: {
             lc_win_t *w = p->wins[s->win];
@@ -108,6 +131,10 @@ static lincoll_status_t lc_bind_resolve(lincoll_plan_t *p)
         const lc_credit_t *c = &ir->credits[i];
         p->wins[c->win]->consumed[c->peer] -= c->n;
     }
+    if (p->dev != NULL) { /* the zeroed device scratch */
+        lincoll_status_t st = lc_exec_dev_wait(p);
+        if (st != LINCOLL_OK) return st;
+    }
     return lc_lower(p);
 }
 
@@ -116,6 +143,7 @@ void lc_exec_free(lincoll_plan_t *p)
     if (p == NULL) return;
     if (p->ex.running) lc_exec_cancel(p);
     lc_lower_free(p->low);
+    lc_exec_dev_free(p);
     for (unsigned i = 0; i < p->nwins; i++)
         lc_win_destroy(p->wins[i]);
     free(p->wins);
@@ -193,9 +221,18 @@ static int lc_bind_self_maps(lincoll_comm_t *comm, const void *blob, size_t len)
     memcpy(h, blob, 32);
     lc_tl_rkey_t *rk = NULL;
     int wself = comm->to_world[comm->rank];
-    if (ctx->tl_ops->rkey_unpack(ctx->tl, wself, (const char *)blob + 32, h[0], &rk) != LINCOLL_OK)
+    /* a device window: its data goes through IPC, its signal counters must
+     * map (the executor adds to them directly) */
+    const int dev = (h[0] & LC_WIN_DEV_BLOB) != 0;
+    const uint64_t dl = h[0] & ~LC_WIN_DEV_BLOB;
+    const char *key = (const char *)blob + 32 + (dev ? dl : 0);
+    size_t kl = dev ? h[1] : dl;
+    if (32 + dl + h[1] > len ||
+        ctx->tl_ops->rkey_unpack(ctx->tl, wself, key, kl, &rk) != LINCOLL_OK)
         return 0;
-    int ok = ctx->tl_ops->rkey_ptr(ctx->tl, rk, h[2]) != NULL;
+    uint64_t at;
+    memcpy(&at, key, 8); /* packed keys start with their base */
+    int ok = ctx->tl_ops->rkey_ptr(ctx->tl, rk, dev ? at : h[2]) != NULL;
     ctx->tl_ops->rkey_destroy(ctx->tl, rk);
     return ok;
 }
@@ -228,10 +265,10 @@ lincoll_status_t lc_bind_prepare(lincoll_comm_t *comm, const lc_plan_t *ir,
     /* zero copy is for calls over lincoll memory: scratch windows (each costs
      * shared-memory segments per plan) only where every buffer of the plan is
      * lincoll memory; a window over a user slot where that slot is */
-    int lincoll_mem = 1;
+    int lincoll_mem = 1; /* device buffers count: peers open them through IPC */
     for (unsigned i = 0; i < ir->nslots; i++) {
         const lc_slot_t *sl = &ir->slots[i];
-        if (sl->kind == LC_SLOT_USER && sl->size > 0 &&
+        if (sl->kind == LC_SLOT_USER && sl->size > 0 && sl->mtype != LC_MEM_DEV &&
             (sl->ptr == NULL || lc_mem_find(ctx, sl->ptr, sl->size) == NULL))
             lincoll_mem = 0;
     }
@@ -246,13 +283,17 @@ lincoll_status_t lc_bind_prepare(lincoll_comm_t *comm, const lc_plan_t *ir,
         if (d->kind == LC_WIN_SCRATCH && !lincoll_mem) continue;
         if (d->kind == LC_WIN_USER) {
             base = ir->slots[d->slot].ptr;
-            /* only lincoll memory is mapped by the peers */
-            if (d->len == 0 || base == NULL || lc_mem_find(ctx, base, d->len) == NULL) continue;
+            /* only lincoll memory is mapped by the peers (device memory
+             * through IPC) */
+            if (d->len == 0 || base == NULL ||
+                (d->mtype != LC_MEM_DEV && lc_mem_find(ctx, base, d->len) == NULL))
+                continue;
         }
         lc_win_t *w = NULL;
         void *blob = NULL;
         size_t bl = 0;
-        if (lc_win_prepare(comm, base, d->len ? d->len : 1, &w, &blob, &bl) != LINCOLL_OK) {
+        if (lc_win_prepare_typed(comm, base, d->len ? d->len : 1, d->mtype, &w, &blob, &bl) !=
+            LINCOLL_OK) {
             continue; /* not offered: the peers learn it from the record */
         }
         if (used + 8 + bl > LC_BIND_REC_BYTES || !lc_bind_self_maps(comm, blob, bl)) {
@@ -323,6 +364,19 @@ lincoll_status_t lc_bind_gathered(lc_bind_t *b, const void *recs, unsigned *keys
         agreed &= (unsigned)h[5];
     }
     if (st != LINCOLL_OK) agreed = 0;
+    /* device windows: every rank's handles must open in every other rank
+     * (one IPC domain), else the key is not agreed */
+    for (int k = 0; k < LC_BIND_MAX_KEYS; k++) {
+        if (!((agreed >> k) & 1)) continue;
+        uint64_t dom0 = 0;
+        for (int i = 0; i < P; i++) {
+            size_t bl = 0;
+            const unsigned char *blob = lc_rec_blob(all + (size_t)i * LC_BIND_REC_BYTES, k, &bl);
+            uint64_t dom = blob != NULL ? lc_win_blob_domain(blob, bl) : 0;
+            if (i == 0) dom0 = dom;
+            if (dom != dom0) agreed &= ~(1u << k);
+        }
+    }
     /* windows nobody else will use go now; the agreed ones are attached by
      * lc_bind_finish (every rank computed the same set from the same records,
      * so no peer unpacks a key of a window this rank drops) */
@@ -438,13 +492,27 @@ lincoll_status_t lc_bind_finish(lc_bind_t *b, lc_plan_t *ir, lincoll_plan_t **pl
 
 /* ---- the environment ------------------------------------------------------- */
 
+/* Does the transport move device memory itself (a UCX built with CUDA)?  A
+ * test may force the answer (lc_dev_force_tl_direct). */
+static int lc_exec_tl_dev(const lincoll_context_t *ctx)
+{
+    int forced = lc_dev_tl_direct_forced();
+    if (forced >= 0) return forced;
+    return ctx->tl_ops->mem_types != NULL && lc_dev() != NULL &&
+           (ctx->tl_ops->mem_types(ctx->tl) & LC_TL_MEM_TYPE_CUDA) != 0 &&
+           lc_dev() != &lc_dev_fake_ops;
+}
+
 lc_env_t lc_exec_env(const lincoll_comm_t *comm, int mapped)
 {
     lc_env_t e = {.P = comm->size,
                   .rank = comm->rank,
                   .ports = comm->ctx->ports,
                   .mapped = mapped,
-                  .cfg = &comm->ctx->cfg};
+                  .cfg = &comm->ctx->cfg,
+                  .mem_type = lc_dev_mem_type,
+                  .dev = lc_dev() != NULL,
+                  .tl_dev = lc_exec_tl_dev(comm->ctx)};
     return e;
 }
 

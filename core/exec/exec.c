@@ -148,7 +148,12 @@ static lincoll_status_t lc_exec_put(lincoll_plan_t *p, const lc_lx_t *x, lc_tl_r
     const char *src = lc_lx_ptr(p, x);
     size_t roff = x->roff + p->ex.ringoff[x->rring];
     if (x->mapped) {
-        if (x->len > 0) memcpy(x->mdata + roff, src, x->len);
+        if (__builtin_expect(x->dev, 0) && x->len > 0) { /* into (or from) device memory */
+            lincoll_status_t st = lc_exec_dev_copy_now(p, x->mdata + roff, src, x->len);
+            if (st != LINCOLL_OK) return st;
+        } else if (x->len > 0) {
+            memcpy(x->mdata + roff, src, x->len);
+        }
         __atomic_fetch_add(x->msig, 1, __ATOMIC_RELEASE);
         *slot = NULL;
         return LINCOLL_OK;
@@ -313,6 +318,10 @@ static __attribute__((noinline)) lincoll_status_t lc_exec_enter(lincoll_plan_t *
         if (F->npre > 0 && (st = lc_exec_steps(p, F->pre, F->npre)) != LINCOLL_OK) {
             return lc_exec_fail(p, st, "a compute step", -1);
         }
+        /* the round's sends read what its device steps wrote */
+        if (p->ex.dev_pending && (st = lc_exec_dev_wait(p)) != LINCOLL_OK) {
+            return lc_exec_fail(p, st, "device work", -1);
+        }
         st = lc_exec_post(p, F);
         if (st != LINCOLL_OK) {
             return st;
@@ -383,6 +392,14 @@ static inline lincoll_status_t lc_exec_poll(lincoll_plan_t *p, const lc_lround_t
     lc_tl_req_t **reqs = p->ex.reqs;
     const unsigned n = F->n;
     int pending = 0;
+    if (__builtin_expect(p->ex.dev_pending, 0)) { /* DURING device steps: one more transfer */
+        lincoll_status_t st = lc_exec_dev_poll(p);
+        if (st == LINCOLL_INPROGRESS) {
+            pending = 1;
+        } else if (st != LINCOLL_OK) {
+            return lc_exec_fail(p, st, "device work", -1);
+        }
+    }
     for (unsigned i = 0; i < n; i++) {
         lc_tl_req_t *r = reqs[i];
         if (r == NULL) {
@@ -460,6 +477,9 @@ lincoll_status_t lc_exec_test(lincoll_plan_t *p)
         if (st == LINCOLL_OK) {
             if (F->npost > 0 && (st = lc_exec_steps(p, F->post, F->npost)) != LINCOLL_OK) {
                 return lc_exec_fail(p, st, "a compute step", -1);
+            }
+            if (p->ex.dev_pending && (st = lc_exec_dev_wait(p)) != LINCOLL_OK) {
+                return lc_exec_fail(p, st, "device work", -1);
             }
             p->ex.round++;
             p->ex.posted = 0;

@@ -14,10 +14,12 @@
 #define LC_EXEC_H
 
 #include "core/context/context.h"
+#include "core/dev/dev.h"
 #include "core/exec/win.h"
 #include "core/plan/plan.h"
 
-typedef struct lc_low lc_low_t; /* lowered program (lower.c) */
+typedef struct lc_low lc_low_t;           /* lowered program (lower.c) */
+typedef struct lc_exec_dev lc_exec_dev_t; /* device state of a plan (exec_dev.c) */
 
 /* Executor state of a running plan. */
 typedef struct lc_exec_state {
@@ -35,6 +37,7 @@ typedef struct lc_exec_state {
     lc_tl_req_t **reqs;   /* one per transfer of the current round */
     lc_tl_req_t **next;   /* receives of the next round posted early */
     size_t *ringoff;      /* per ring region: this start's offset */
+    int dev_pending;      /* device work enqueued and not yet waited for */
 } lc_exec_state_t;
 
 struct lincoll_plan {
@@ -47,6 +50,7 @@ struct lincoll_plan {
     lc_win_t **wins;   /* per declared window */
     unsigned nwins;
     lc_low_t *low;
+    lc_exec_dev_t *dev; /* NULL: the plan has no device memory */
     lc_exec_state_t ex;
 };
 
@@ -110,6 +114,20 @@ void lc_exec_free(lincoll_plan_t *plan);
 lincoll_status_t lc_exec_run(lincoll_plan_t *plan);
 /* Bind an IR made for internal use (no windows), run it once, free it. */
 lincoll_status_t lc_exec_run_ir(lincoll_comm_t *comm, lc_plan_t *ir);
+
+/* ---- device work (exec_dev.c) ---------------------------------------------- */
+/* Stream, device and page-locked scratch blocks, GF tables of a plan with
+ * device memory. */
+lincoll_status_t lc_exec_dev_bind(lincoll_plan_t *plan, size_t dev_bytes, size_t pin_bytes);
+void *lc_exec_dev_mem(lincoll_plan_t *plan, int pinned);
+void lc_exec_dev_free(lincoll_plan_t *plan);
+lincoll_status_t lc_exec_dev_memset(lincoll_plan_t *plan, void *dst, size_t n);
+/* Enqueue a device step; wait for (sync) or look at (poll: LINCOLL_INPROGRESS
+ * while it runs) what was enqueued; a copy done at once (puts). */
+lincoll_status_t lc_exec_dev_step(lincoll_plan_t *plan, const lc_step_t *step);
+lincoll_status_t lc_exec_dev_wait(lincoll_plan_t *plan);
+lincoll_status_t lc_exec_dev_poll(lincoll_plan_t *plan);
+lincoll_status_t lc_exec_dev_copy_now(lincoll_plan_t *plan, void *dst, const void *src, size_t n);
 
 /* Memory of a reference in a bound plan (this start's, for ring slots). */
 static inline void *lc_exec_ptr(const lincoll_plan_t *plan, lc_bufref_t ref)

@@ -20,6 +20,7 @@ enum { LC_LX_RECV = 0, LC_LX_SEND, LC_LX_PUT, LC_LX_WAIT };
 typedef struct lc_lx {
     uint8_t kind;
     uint8_t mapped; /* PUT/WAIT: the peer's memory is mapped here */
+    uint8_t dev;    /* PUT: a device copy (device source or window) */
     uint16_t ring;  /* local buffer rotates with this ring (0: none) */
     int wpeer;      /* world rank */
     int peer;       /* communicator rank (log lines) */

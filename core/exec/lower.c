@@ -55,6 +55,7 @@ static void lc_lower_xfer(lincoll_plan_t *p, unsigned round, const lc_xfer_t *x,
         o->mdata = w->mdata[x->peer];
         o->msig = w->msig[x->peer];
         o->mapped = o->mdata != NULL && o->msig != NULL;
+        o->dev = w->dev || ir->slots[x->buf.slot].mtype == LC_MEM_DEV;
         break;
     }
     case LC_XFER_WAIT: {

@@ -4,7 +4,8 @@
  * COPY is memmove (operands may overlap when an algorithm shifts in place);
  * REDUCE calls the dispatched reduction kernel (dst = a op b); GF and GEMM
  * steps call the GF and GEMM kernels with the operands the algorithm stored
- * in step->ext.
+ * in step->ext.  Steps the device pass marked run on the device
+ * (core/exec/exec_dev.c).
  */
 #include "core/exec/steps.h"
 
@@ -15,6 +16,11 @@
 
 lincoll_status_t lc_step_run(lincoll_plan_t *p, const lc_step_t *s)
 {
+    if (__builtin_expect(p->dev != NULL, 0)) { /* docs/accelerators.md */
+        if (s->dev) return lc_exec_dev_step(p, s);
+        lincoll_status_t st = lc_exec_dev_wait(p); /* a host step after device work */
+        if (st != LINCOLL_OK) return st;
+    }
     switch (s->kind) {
     case LC_STEP_COPY:
         if (s->len > 0) {

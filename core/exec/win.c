@@ -37,6 +37,13 @@ void lc_win_destroy(lc_win_t *w)
         ctx->tl_ops->release(ctx->tl, w->pending[i]);
     }
     lc_win_free_keys(w);
+    if (w->dev) {
+        const lc_dev_ops_t *d = lc_dev();
+        for (int i = 0; d != NULL && w->ipc_base != NULL && i < w->comm->size; i++)
+            if (w->ipc_base[i] != NULL) d->ipc_close(w->ipc_base[i]);
+        if (d != NULL && w->dev_own != NULL) d->free(w->dev_own);
+    }
+    free(w->ipc_base);
     if (w->mem != NULL) ctx->tl_ops->mem_dereg(ctx->tl, w->mem);
     if (w->sig_mem != NULL) ctx->tl_ops->mem_dereg(ctx->tl, w->sig_mem);
     free(w->rkeys);
@@ -79,6 +86,35 @@ static lincoll_status_t lc_win_pack(lc_win_t *w, lc_tl_mem_t *data_mem, void **b
     return st;
 }
 
+uint64_t lc_win_blob_domain(const void *blob, size_t len)
+{
+    uint64_t h[4], dom = 0;
+    if (len < LC_WIN_HDR + LC_WIN_DEV_KEY) return 0;
+    memcpy(h, blob, LC_WIN_HDR);
+    if (!(h[0] & LC_WIN_DEV_BLOB)) return 0;
+    memcpy(&dom, (const char *)blob + LC_WIN_HDR + LC_DEV_IPC_BYTES + 8, 8);
+    return dom;
+}
+
+/* Open rank i's device region (not this rank's own: its base is w->base). */
+static lincoll_status_t lc_win_attach_dev(lc_win_t *w, int i, const unsigned char *key)
+{
+    if (i == w->comm->rank) return LINCOLL_OK;
+    const lc_dev_ops_t *d = lc_dev();
+    uint64_t off;
+    memcpy(&off, key + LC_DEV_IPC_BYTES, 8);
+    void *base = NULL;
+    lincoll_status_t st = d != NULL ? d->ipc_open(key, &base) : LINCOLL_ERR_UNSUPPORTED;
+    if (st != LINCOLL_OK) {
+        lc_error("window: rank %d's device memory cannot be opened here (%s)", i,
+                 lincoll_strerror(st));
+        return st;
+    }
+    w->ipc_base[i] = base;
+    w->mdata[i] = (char *)base + off;
+    return LINCOLL_OK;
+}
+
 lincoll_status_t lc_win_attach(lc_win_t *w, const void *const *blobs, const size_t *lens)
 {
     lincoll_comm_t *comm = w->comm;
@@ -92,11 +128,30 @@ lincoll_status_t lc_win_attach(lc_win_t *w, const void *const *blobs, const size
             return LINCOLL_ERR_MISMATCH;
         }
         memcpy(h, b, LC_WIN_HDR);
-        if (h[0] > lens[i] || h[1] > lens[i] || h[0] + h[1] + LC_WIN_HDR != lens[i]) {
-            lc_error("window: rank %d published a malformed key blob", i);
+        const int dev = (h[0] & LC_WIN_DEV_BLOB) != 0;
+        h[0] &= ~LC_WIN_DEV_BLOB;
+        if (dev != w->dev || h[0] > lens[i] || h[1] > lens[i] ||
+            h[0] + h[1] + LC_WIN_HDR != lens[i] || (dev && h[0] != LC_WIN_DEV_KEY)) {
+            lc_error("window: rank %d published a malformed key blob (or one of another memory "
+                     "type)",
+                     i);
             return LINCOLL_ERR_MISMATCH;
         }
         int wpeer = comm->to_world[i];
+        if (dev) { /* device data: the IPC handle and the offset in its allocation */
+            st = lc_win_attach_dev(w, i, b + LC_WIN_HDR);
+            if (st == LINCOLL_OK)
+                st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + LC_WIN_HDR + h[0], h[1],
+                                              &w->sig_rkeys[i]);
+            if (st != LINCOLL_OK) return st;
+            w->rbase[i] = h[2];
+            w->rlen[i] = h[3];
+            memcpy(&w->rsig[i], b + LC_WIN_HDR + h[0], 8);
+            if (i != comm->rank && ctx->tl_ops->rkey_ptr != NULL)
+                w->msig[i] = ctx->tl_ops->rkey_ptr(ctx->tl, w->sig_rkeys[i],
+                                                   w->rsig[i] + 8 * (uint64_t)comm->rank);
+            continue;
+        }
         st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + LC_WIN_HDR, h[0], &w->rkeys[i]);
         if (st == LINCOLL_OK)
             st = ctx->tl_ops->rkey_unpack(ctx->tl, wpeer, b + LC_WIN_HDR + h[0], h[1],
@@ -125,6 +180,42 @@ lincoll_status_t lc_win_attach(lc_win_t *w, const void *const *blobs, const size
 lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p,
                                 void **blob_p, size_t *blob_len_p)
 {
+    return lc_win_prepare_typed(comm, base, len, LC_MEM_HOST, win_p, blob_p, blob_len_p);
+}
+
+/* The blob of a device window: the header, the IPC handle and offset, the
+ * signal counters' key. */
+static lincoll_status_t lc_win_pack_dev(lc_win_t *w, void **blob_p, size_t *len_p)
+{
+    lincoll_context_t *ctx = w->comm->ctx;
+    const lc_dev_ops_t *d = lc_dev();
+    unsigned char key[LC_WIN_DEV_KEY];
+    size_t off = 0;
+    lincoll_status_t st = d != NULL ? d->ipc_export(w->base, key, &off) : LINCOLL_ERR_UNSUPPORTED;
+    if (st != LINCOLL_OK) return st;
+    uint64_t o = off, dom = d->ipc_domain();
+    memcpy(key + LC_DEV_IPC_BYTES, &o, 8);
+    memcpy(key + LC_DEV_IPC_BYTES + 8, &dom, 8);
+    void *sk = NULL;
+    size_t sl = 0;
+    st = ctx->tl_ops->rkey_pack(ctx->tl, w->sig_mem, &sk, &sl);
+    unsigned char *mine = st == LINCOLL_OK ? malloc(LC_WIN_HDR + sizeof(key) + sl) : NULL;
+    if (st == LINCOLL_OK && mine == NULL) st = LINCOLL_ERR_NOMEM;
+    if (st == LINCOLL_OK) {
+        uint64_t h[4] = {sizeof(key) | LC_WIN_DEV_BLOB, sl, (uint64_t)(uintptr_t)w->base, w->len};
+        memcpy(mine, h, LC_WIN_HDR);
+        memcpy(mine + LC_WIN_HDR, key, sizeof(key));
+        memcpy(mine + LC_WIN_HDR + sizeof(key), sk, sl);
+        *blob_p = mine;
+        *len_p = LC_WIN_HDR + sizeof(key) + sl;
+    }
+    free(sk);
+    return st;
+}
+
+lincoll_status_t lc_win_prepare_typed(lincoll_comm_t *comm, void *base, size_t len, int mtype,
+                                      lc_win_t **win_p, void **blob_p, size_t *blob_len_p)
+{
     lincoll_context_t *ctx = comm->ctx;
     int P = comm->size;
     lc_win_t *w = calloc(1, sizeof(*w));
@@ -142,9 +233,11 @@ lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc
     w->rlen = calloc((size_t)P, sizeof(uint64_t));
     w->mdata = calloc((size_t)P, sizeof(char *));
     w->msig = calloc((size_t)P, sizeof(uint64_t *));
+    w->dev = mtype == LC_MEM_DEV;
+    w->ipc_base = w->dev ? calloc((size_t)P, sizeof(void *)) : NULL;
     lincoll_status_t st = LINCOLL_OK;
     if (!w->rkeys || !w->sig_rkeys || !w->rbase || !w->rsig || !w->consumed || !w->rlen ||
-        !w->mdata || !w->msig) {
+        !w->mdata || !w->msig || (w->dev && !w->ipc_base)) {
         st = LINCOLL_ERR_NOMEM;
     }
     void *sig = NULL;
@@ -155,8 +248,15 @@ lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc
     if (st == LINCOLL_OK) {
         memset(sig, 0, (size_t)P * sizeof(uint64_t));
         w->sig = sig;
-        lc_mem_entry_t *e = base != NULL ? lc_mem_find(ctx, base, len) : NULL;
-        if (base == NULL) { /* window over memory the transport allocates (and frees) */
+        lc_mem_entry_t *e = base != NULL && !w->dev ? lc_mem_find(ctx, base, len) : NULL;
+        if (w->dev) { /* device memory: shared through IPC, not the transport */
+            const lc_dev_ops_t *d = lc_dev();
+            st = d == NULL ? LINCOLL_ERR_UNSUPPORTED : LINCOLL_OK;
+            if (st == LINCOLL_OK && base == NULL) {
+                st = d->alloc(len, &w->dev_own);
+                w->base = w->dev_own;
+            }
+        } else if (base == NULL) { /* window over memory the transport allocates (and frees) */
             st = ctx->tl_ops->mem_alloc(ctx->tl, len, &w->mem, &w->base);
             data_mem = w->mem;
         } else if (e != NULL) {
@@ -167,7 +267,8 @@ lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc
         }
     }
     if (st == LINCOLL_OK) {
-        st = lc_win_pack(w, data_mem, blob_p, blob_len_p);
+        st = w->dev ? lc_win_pack_dev(w, blob_p, blob_len_p)
+                    : lc_win_pack(w, data_mem, blob_p, blob_len_p);
     }
     if (st != LINCOLL_OK) {
         lc_win_destroy(w);
@@ -236,6 +337,7 @@ void *lc_win_peer_ptr(lc_win_t *w, int peer)
     if (peer == w->comm->rank) {
         return w->base;
     }
+    if (w->dev) return w->mdata[peer];
     lincoll_context_t *ctx = w->comm->ctx;
     if (w->rkeys[peer] == NULL || ctx->tl_ops->rkey_ptr == NULL) {
         return NULL;
@@ -294,6 +396,9 @@ lincoll_status_t lincoll_win_create(lincoll_comm_t *comm, void *base, size_t byt
     LC_CHECK_ARG(base != NULL, "lincoll_win_create: base must not be NULL");
     LC_CHECK_ARG(bytes > 0, "lincoll_win_create: bytes must be > 0");
     LC_CHECK_ARG(win_p != NULL, "lincoll_win_create: win_p must not be NULL");
+    lincoll_status_t st = lc_dev_check_arg("lincoll_win_create", "base", base, bytes,
+                                           "a one-sided window (lincoll_win_create)");
+    if (st != LINCOLL_OK) return st;
     return lc_win_create(comm, base, bytes, win_p);
 }
 

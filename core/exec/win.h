@@ -28,6 +28,14 @@ typedef struct lc_win {
     uint64_t **msig;
     lc_tl_req_t **pending; /* puts not yet locally complete */
     unsigned npending, cap_pending;
+    /* a device window (docs/accelerators.md, "CUDA IPC"): the data region is
+     * device memory, shared through IPC handles instead of transport keys;
+     * every peer's region is opened here (ipc_base, closed with the window)
+     * and puts are device copies.  dev_own: device memory the window
+     * allocated (a scratch window). */
+    int dev;
+    void **ipc_base;
+    void *dev_own;
 } lc_win_t;
 
 /* Collective over comm (blocking; exchanges remote keys over the transport). */
@@ -42,6 +50,18 @@ void lc_win_destroy(lc_win_t *win);
 lincoll_status_t lc_win_prepare(lincoll_comm_t *comm, void *base, size_t len, lc_win_t **win_p,
                                 void **blob_p, size_t *blob_len_p);
 lincoll_status_t lc_win_attach(lc_win_t *win, const void *const *blobs, const size_t *lens);
+/* lc_win_prepare of a window of memory type mtype (LC_MEM_DEV: a device
+ * window over base, or over len bytes of device memory when base is NULL;
+ * LINCOLL_ERR_UNSUPPORTED where the device backend cannot share it). */
+lincoll_status_t lc_win_prepare_typed(lincoll_comm_t *comm, void *base, size_t len, int mtype,
+                                      lc_win_t **win_p, void **blob_p, size_t *blob_len_p);
+/* Bit of a packed blob's first word marking a device window, whose data
+ * key is the IPC handle, the offset in its allocation and the IPC domain
+ * (LC_WIN_DEV_KEY bytes). */
+#define LC_WIN_DEV_BLOB (UINT64_C(1) << 62)
+#define LC_WIN_DEV_KEY  (LC_DEV_IPC_BYTES + 16)
+/* The IPC domain of a device window's blob (0: not a device blob). */
+uint64_t lc_win_blob_domain(const void *blob, size_t len);
 /* Local load/store pointer to peer's window base (own base for this rank), or
  * NULL when the transport does not map that peer's memory here. */
 void *lc_win_peer_ptr(lc_win_t *win, int peer);

@@ -171,6 +171,11 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
     lincoll_status_t st =
         lc_mm_prepare(comm, dtype, alpha, a, desca, b, descb, beta, c, descc, opts, &mm);
     if (st != LINCOLL_OK) return st;
+    { /* memory types (docs/accelerators.md): device GEMM steps run through cuBLAS */
+        const lc_dev_arg_t args[3] = {{"a", a, 1}, {"b", b, 1}, {"c", c, 1}};
+        st = lc_dev_check_args("lincoll_matmul_init", args, 3, NULL);
+        if (st != LINCOLL_OK) return st;
+    }
     lincoll_matmul_algo_t algo = mm.opts.algo;
     if (algo == LINCOLL_MATMUL_AUTO) {
         st = lc_mm_env_algo(&comm->ctx->cfg, &algo);

@@ -217,6 +217,7 @@ static lincoll_status_t lc_pipeline_build(lc_plan_t **pc, unsigned n, lc_plan_t 
                 m = d->kind == LC_WIN_USER ? lc_plan_win_user(np, d->key, (int)(sbase[c] + d->slot))
                                            : lc_plan_win_scratch(np, d->key, d->len);
                 if (m < 0) st = LINCOLL_ERR_NOMEM;
+                if (m >= 0) np->wins[m].mtype = d->mtype;
                 wmap[c][w] = m;
                 continue;
             }
@@ -291,9 +292,16 @@ static lincoll_status_t lc_pass_merge(lc_plan_t **pieces, unsigned n, int wave, 
     int ports = 1;
     for (unsigned c = 0; c < n; c++)
         ports = pieces[c]->ports > ports ? pieces[c]->ports : ports;
+    /* memory types first: each piece's staging copies then move with its
+     * other steps, beside another piece's transfers */
+    for (unsigned c = 0; st == LINCOLL_OK && c < n; c++)
+        st = lc_pass_device(pieces[c]);
     if (st == LINCOLL_OK) st = lc_plan_create(&pieces[0]->env, pieces[0]->algorithm, ports, &np);
     if (st == LINCOLL_OK) {
         np->elem_size = pieces[0]->elem_size;
+        np->dev_done = 1;
+        for (unsigned c = 0; c < n; c++)
+            np->has_dev |= pieces[c]->has_dev;
         st = lc_pipeline_build(pieces, n, np, wave);
     }
     if (st == LINCOLL_OK) { /* the algorithm's data goes with the result */

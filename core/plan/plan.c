@@ -71,7 +71,10 @@ static int lc_slot_add(lc_plan_t *p, lc_slot_t s)
 
 int lc_plan_slot_user(lc_plan_t *p, void *ptr, size_t size)
 {
-    return lc_slot_add(p, (lc_slot_t){.kind = LC_SLOT_USER, .ptr = ptr, .size = size});
+    int mt = ptr != NULL && size > 0 && p->env.mem_type != NULL ? p->env.mem_type(ptr, size)
+                                                                : LC_MEM_HOST;
+    if (mt == LC_MEM_DEV) p->has_dev = 1;
+    return lc_slot_add(p, (lc_slot_t){.kind = LC_SLOT_USER, .ptr = ptr, .size = size, .mtype = mt});
 }
 
 int lc_plan_slot_scratch(lc_plan_t *p, size_t size)
@@ -465,7 +468,9 @@ static lincoll_status_t lc_plan_check(lc_plan_t *p)
 
 lincoll_status_t lc_plan_finalize(lc_plan_t *p)
 {
-    lincoll_status_t st = lc_plan_check(p);
+    lincoll_status_t st = lc_pass_device(p);
+    if (st != LINCOLL_OK) return st;
+    st = lc_plan_check(p);
     if (st != LINCOLL_OK) return st;
     lc_plan_mark_prepost(p);
     lc_plan_compute_stats(p);

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "core/base/config.h"
+#include "core/base/memtype.h"
 
 /* Rounds a plan may have: the tag's round field (transports/transport.h). */
 #define LC_PLAN_MAX_ROUNDS 65535u
@@ -51,6 +52,13 @@ typedef struct lc_env {
     int ports;              /* the context's ports (a plan may ask for more, e.g. P - 1) */
     int mapped;             /* every peer's windows will be mapped here (zero copy) */
     const lc_config_t *cfg; /* model constants, thresholds (read only) */
+    /* memory types (docs/accelerators.md): the type (LC_MEM_*) of a user
+     * buffer (NULL: host memory), whether device steps can run here, and
+     * whether the transport moves device memory itself (else the device
+     * pass stages transfers through page-locked host buffers) */
+    int (*mem_type)(const void *ptr, size_t len);
+    int dev;
+    int tl_dev;
 } lc_env_t;
 
 /* A position in a buffer slot. */
@@ -97,6 +105,7 @@ typedef struct lc_step {
     lincoll_dtype_t dtype;
     lincoll_op_t op;
     int peer; /* CRC_CHECK: the rank the checked message came from (log line) */
+    int dev;  /* runs on the device (set by the device pass: its operands are device memory) */
     /* model inputs: bytes the step processes (at 1/gamma; a COPY through a
      * peer view moves them at 1/beta) and floating-point operations (GEMM) */
     double work, flops;
@@ -123,6 +132,7 @@ typedef struct lc_slot {
     int win, peer; /* PEER: window and peer (this rank: its own window) */
     size_t off;    /* PEER: offset in the peer's window */
     unsigned ring; /* rotates with this ring region (0: none) */
+    int mtype;     /* LC_MEM_*: USER from env.mem_type, SCRATCH and PEER from the device pass */
 } lc_slot_t;
 
 enum { LC_WIN_USER = 0, LC_WIN_SCRATCH = 1 };
@@ -133,6 +143,7 @@ typedef struct lc_win_decl {
     int slot;   /* USER */
     size_t len; /* bytes of this rank's window */
     int key;    /* identifies it in the peers' bind records (same on every rank) */
+    int mtype;  /* LC_MEM_*: device windows are shared through IPC (the device pass) */
 } lc_win_decl_t;
 
 typedef struct lc_credit {
@@ -171,6 +182,8 @@ typedef struct lc_plan {
      * above, rounds no user point-to-point plan (at most 2 rounds) reaches */
     unsigned tag_round0;
     int finalized;
+    int dev_done; /* the device pass ran (lc_pass_device) */
+    int has_dev;  /* some slot is device memory */
     /* algorithm-owned data freed with the plan (coefficients, GF tables, ...) */
     void (*priv_free)(void *);
     void *priv;
@@ -258,6 +271,16 @@ lincoll_status_t lc_pass_pipeline(lc_plan_t **pieces, unsigned n, lc_plan_t **ou
  * in which no rank sends or receives in more template rounds than it has
  * ports (a chain), so the merged rounds keep the port limit. */
 lincoll_status_t lc_pass_wavefront(lc_plan_t **pieces, unsigned n, lc_plan_t **out_p);
+
+/* Memory types (core/plan/pass_device.c): type the scratch slots, views and
+ * windows from the user buffers, mark the steps that run on the device,
+ * refuse what the device cannot do (LINCOLL_ERR_UNSUPPORTED, logged), and,
+ * unless the transport takes device memory, stage every message from or
+ * into device memory through a page-locked host slot (a COPY before the send,
+ * after the receive).  Runs once; lc_plan_finalize and lc_pass_pipeline
+ * (on each piece, so the copies of one piece overlap another's transfers)
+ * call it.  A plan without device memory is left as it is. */
+lincoll_status_t lc_pass_device(lc_plan_t *plan);
 /* The piece size (bytes, a multiple of quantum, >= min_piece unless it is
  * all of them) every rank chooses alike for a plan of T rounds over `bytes`
  * bytes; bytes itself means: do not cut. */

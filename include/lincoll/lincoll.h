@@ -16,6 +16,7 @@
 #include <lincoll/log.h>
 #include <lincoll/info.h>
 #include <lincoll/context.h>
+#include <lincoll/mem.h>
 #include <lincoll/plan.h>
 #include <lincoll/rma.h>
 #include <lincoll/gf.h>

@@ -3,6 +3,8 @@
 # "Layers"): plan <- exec <- api.  Fails, naming the file and the include,
 # when:
 #   - core/plan includes anything but core/base, core/plan and kernels/;
+#   - core/dev (memory types, device backends) includes anything but core/base,
+#     core/dev and kernels/;
 #   - core/context or core/topo includes the plan, the executor or above;
 #   - core/exec includes an algorithm family or the api;
 #   - an algorithm file (a plan compiler) includes the executor or the context;
@@ -26,8 +28,9 @@ check() {
   done
 }
 check 'core/plan/*.[ch]' '^core/(base|plan)/'
-check 'core/context/*.[ch] core/context/bootstrap/*.[ch] core/topo/*.[ch]' '^core/(base|context|topo)/'
-check 'core/exec/*.[ch]' '^core/(base|context|plan|exec)/'
+check 'core/dev/*.[ch]' '^core/(base|dev)/'
+check 'core/context/*.[ch] core/context/bootstrap/*.[ch] core/topo/*.[ch]' '^core/(base|dev|context|topo)/'
+check 'core/exec/*.[ch]' '^core/(base|dev|context|plan|exec)/'
 compilers=$(ls core/coll/*.[ch] core/encode/*.[ch] core/matmul/*.[ch] | grep -v -E \
   'coll_api|coll_cache|select|registry|encode_api|encode_common|encode_chunk|repair_api|dft|vandermonde|lagrange|rs\.c|layout|matmul\.c')
 check "$compilers" '^core/(base|plan|coll|encode|matmul)/'

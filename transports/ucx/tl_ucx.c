@@ -195,6 +195,16 @@ static lincoll_status_t lc_ucx_arm(lc_tl_t *tl)
     return s == UCS_ERR_BUSY ? LINCOLL_ERR_BUSY : lc_ucx_status(s);
 }
 
+/* The memory types UCX takes (a UCX built with CUDA lists UCS_MEMORY_TYPE_CUDA). */
+static unsigned lc_ucx_mem_types(lc_tl_t *tl)
+{
+    ucp_context_attr_t a = {.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES};
+    if (ucp_context_query(tl->context, &a) != UCS_OK) return LC_TL_MEM_TYPE_HOST;
+    unsigned m = LC_TL_MEM_TYPE_HOST;
+    if (a.memory_types & UCS_BIT(UCS_MEMORY_TYPE_CUDA)) m |= LC_TL_MEM_TYPE_CUDA;
+    return m;
+}
+
 static void lc_ucx_counters(lc_tl_t *tl, lc_tl_counters_t *out)
 {
     *out = tl->counters;
@@ -228,5 +238,6 @@ const lc_tl_ops_t lc_tl_ucx_ops = {
     .event_fd = lc_ucx_event_fd,
     .arm = lc_ucx_arm,
     .counters = lc_ucx_counters,
+    .mem_types = lc_ucx_mem_types,
     .describe = lc_ucx_describe,
 };
