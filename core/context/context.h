@@ -45,9 +45,9 @@ struct lincoll_comm {
     lincoll_context_t *ctx;
     int rank; /* my rank in the communicator */
     int size;
-    int *to_world; /* communicator rank -> transport (world) rank */
-    unsigned id;   /* comm id in the tag */
-    unsigned seq;  /* operations started so far */
+    int *to_world;    /* communicator rank -> transport (world) rank */
+    unsigned id;      /* comm id in the tag */
+    unsigned seq;     /* operations started so far */
     unsigned shrinks; /* lincoll_comm_shrink calls so far (the tag of their messages) */
 };
 
