@@ -26,24 +26,25 @@ typedef enum lc_cfg_type {
 } lc_cfg_type_t;
 
 typedef struct lc_config {
-    int log_level;             /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
-    double timeout;            /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
-    int transport;             /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
-    long ports;                /* LINCOLL_PORTS; 0 = automatic */
-    int plan_dump;             /* LINCOLL_PLAN_DUMP */
-    int kernel_isa;            /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
-    size_t gf_stream_bytes;    /* LINCOLL_GF_STREAM_BYTES (to the kernels: lc_config_push_kernels) */
-    int bootstrap_kind;        /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
-    char bootstrap[256];       /* LINCOLL_BOOTSTRAP host:port of the TCP store */
-    long rank;                 /* LINCOLL_RANK, -1 unset */
-    long size;                 /* LINCOLL_SIZE, -1 unset */
-    char job_secret[128];      /* LINCOLL_JOB_SECRET */
-    double bootstrap_timeout;  /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
-    int ucx_err_mode;          /* LINCOLL_UCX_ERR_MODE: peer|none */
-    size_t zcopy_threshold;    /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
-    int bind;                  /* LINCOLL_BIND: auto|core|numa|none */
-    int algo_fallback;         /* LINCOLL_ALGO_FALLBACK: warn|error */
-    double model_alpha;        /* LINCOLL_MODEL_ALPHA: seconds per message round */
+    int log_level;            /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
+    double timeout;           /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
+    int transport;            /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
+    long ports;               /* LINCOLL_PORTS; 0 = automatic */
+    int plan_dump;            /* LINCOLL_PLAN_DUMP */
+    int kernel_isa;           /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
+    size_t gf_stream_bytes;   /* LINCOLL_GF_STREAM_BYTES (to the kernels: lc_config_push_kernels) */
+    int bootstrap_kind;       /* LINCOLL_BOOTSTRAP_KIND: auto|pmix|tcp|single */
+    char bootstrap[256];      /* LINCOLL_BOOTSTRAP host:port of the TCP store */
+    long rank;                /* LINCOLL_RANK, -1 unset */
+    long size;                /* LINCOLL_SIZE, -1 unset */
+    char job_secret[128];     /* LINCOLL_JOB_SECRET */
+    double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
+    int ucx_err_mode;         /* LINCOLL_UCX_ERR_MODE: peer|none */
+    char ucx_lanes[256];      /* LINCOLL_UCX_LANES: lane devices, "" = one lane */
+    size_t zcopy_threshold;   /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
+    int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
+    int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
+    double model_alpha;       /* LINCOLL_MODEL_ALPHA: seconds per message round */
     double model_alpha_mapped; /* LINCOLL_MODEL_ALPHA_MAPPED: seconds per round of stores/flags */
     double model_bw;           /* LINCOLL_MODEL_BW: bytes/s per port */
     double model_compute_bw;   /* LINCOLL_MODEL_COMPUTE_BW: bytes/s of local compute */
@@ -122,7 +123,8 @@ typedef struct lc_config_ucx_var {
 const lc_config_ucx_var_t *lc_config_ucx_table(size_t *count_p);
 
 struct lc_tl_params;
-/** Fill @p tp's ucx_vars with the entries that apply under @p cfg and the environment now. */
+/** Fill @p tp's ucx_vars with the entries that apply under @p cfg and the environment now,
+ *  and its lanes with LINCOLL_UCX_LANES (a pointer into @p cfg). */
 void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp);
 
 #endif

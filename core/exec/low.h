@@ -21,7 +21,7 @@ typedef struct lc_lx {
     uint8_t kind;
     uint8_t mapped; /* PUT/WAIT: the peer's memory is mapped here */
     uint16_t ring;  /* local buffer rotates with this ring (0: none) */
-    int wpeer;      /* world rank */
+    int wpeer;      /* world rank (SEND/RECV: with its lane, transports/transport.h) */
     int peer;       /* communicator rank (log lines) */
     char *ptr;      /* local memory at ring position 0 */
     size_t len;
