@@ -19,8 +19,8 @@
 # ip netns and unshare --uts.
 #
 #   emucluster.sh [-H hosts] [-n ranks-per-host] [-L links] [-r rate] [-b burst]
-#                 [--mtu bytes] [--map block|cyclic] [--timeout s] [--tls list]
-#                 [--keep] [--check] [--] prog args...
+#                 [--mtu bytes] [--queue ms] [--sysctl key=value]... [--map block|cyclic]
+#                 [--timeout s] [--tls list] [--keep] [--check] [--] prog args...
 #
 #   -H 4               hosts (namespaces), 1..200                (default 2)
 #   -n 2               ranks per host                            (default 1)
@@ -31,6 +31,10 @@
 #   -b 256kb           tbf burst (bucket size)                   (default 256kb)
 #   --mtu 9000         MTU of every link (fewer packets per byte for the
 #                      kernel to switch)                        (default: the veth's, 1500)
+#   --queue 100ms      tbf latency: the longest a packet may wait in a link's
+#                      queue (the queue holds rate x this)  (default 100ms)
+#   --sysctl k=v       set a per-namespace sysctl in every host, e.g.
+#                      net.ipv4.tcp_slow_start_after_idle=0 (repeatable)
 #   --map block        rank r on host r/n (block) or r%H (cyclic)  (default block)
 #   --timeout 300      kill the job after this many seconds      (default 300)
 #   --tls tcp,self     UCX_TLS inside the hosts                  (default tcp,self)
@@ -43,6 +47,7 @@
 # namespaces are not permitted here.
 set -uo pipefail
 
+SYSCTLS=() QUEUE=100ms
 H=2 N=1 L=1 RATE=1gbit BURST=256kb MTU= MAP=block TIMEOUT=300 TLS=tcp,self KEEP=0 CHECK=0
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
@@ -51,6 +56,8 @@ while [ $# -gt 0 ]; do
     -n) N=$2; shift 2 ;;
     -L) L=$2; shift 2 ;;
     --mtu) MTU=$2; shift 2 ;;
+    --sysctl) SYSCTLS+=("$2"); shift 2 ;;
+    --queue) QUEUE=$2; shift 2 ;;
     -r) RATE=$2; shift 2 ;;
     -b) BURST=$2; shift 2 ;;
     --map) MAP=$2; shift 2 ;;
@@ -145,7 +152,7 @@ die() { echo "emucluster: $*" >&2; exit 1; }
 
 shape() { # shape <ns or ""> <dev>
   [ "$RATE" = none ] && return 0
-  local cmd=(tc qdisc replace dev "$2" root tbf rate "$RATE" burst "$BURST" latency 100ms)
+  local cmd=(tc qdisc replace dev "$2" root tbf rate "$RATE" burst "$BURST" latency "$QUEUE")
   if [ -n "$1" ]; then ip netns exec "$1" "${cmd[@]}"; else "${cmd[@]}"; fi
 }
 
@@ -163,6 +170,9 @@ for h in $(seq 1 "$H"); do
   ns=${NSP}$h
   ip netns add "$ns" || die "ip netns add $ns failed"
   ip netns exec "$ns" ip link set lo up
+  for kv in "${SYSCTLS[@]}"; do
+    ip netns exec "$ns" sysctl -q -w "$kv" >/dev/null || die "sysctl $kv in $ns failed"
+  done
   for l in $(seq 0 $((L - 1))); do
     v=$(veth_of "$h" "$l")
     ip link add "$v" type veth peer name "emu$l" netns "$ns" || die "veth $l for $ns failed"
