@@ -8,7 +8,7 @@
 #   perf/scale/scale.sh [-b BUILD] [-o OUT_ROOT] [-d DATE] [-r RATE] [-y IDLE_US]
 #                       [-f "encode coll matmul"] [-n ITERS] [-K "4 8 16"]
 #                       [-p "1 2 3"] [-s "1m 8m"] [-P "4 5 6 8 12 16"] [-B BURST]
-#                       [--quick] [--render-only]
+#                       [--quick | --point4] [--render-only]
 #
 #   -b build          build directory (build/bin/lincoll_perf, lincoll_sim)
 #   -o docs/perf      where DATE-scale.md and DATE-scale/ (raw logs, CSV, PNGs) go
@@ -26,14 +26,18 @@
 #   --quick           the CI smoke test: K = P = 4, tiny sizes, 1gbit links, a
 #                     minute or two (functional: the chain runs and every row
 #                     comes out; its figures mean nothing)
+#   --point4          only the runs of the seed paper's claim: K = 16, 8 MiB,
+#                     prepare_shoot and direct at p = 1 and 2, dft and
+#                     prepare_shoot at p = 3 (a few minutes; for cross-checks)
 #   --render-only     measure nothing: predictions, tables and plots from
 #                     DATE-scale/runs.csv and calib.csv as they are
 #
 # What runs (default):
-#   calibration, per host count H in use: alpha = the mean round of an 8-byte
-#     ring shift over H hosts (every host sends to the next and receives from
-#     the previous, one encode round), beta = (mean 4 MiB shift - alpha) / 4 MiB,
-#     on the same links (one link per host); gamma and flops from the kernels
+#   calibration, right before the runs of each host count H (the machine's
+#     load drifts): alpha = the mean round of an 8-byte ring shift over H
+#     hosts (every host sends to the next and receives from the previous, one
+#     encode round), beta = (median 4 MiB shift - alpha) / 4 MiB, on the same
+#     links (one link per host); gamma and flops from the kernels
 #     (lincoll_perf -t gf, -t reduce, -t gemm in one process), divided by
 #     H / cores when H ranks share fewer cores;
 #   encode: K = 4, 8, 16 hosts with p = 1, 2, 3 links (p ports), packets of
@@ -54,7 +58,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=build outroot=docs/perf date_=$(date +%F) rate=100mbit burst=256kb idle=500
-fams="encode coll matmul" iters=3 quick=0 render_only=0
+fams="encode coll matmul" iters=3 quick=0 point4=0 render_only=0
 Ks="4 8 16" ports="1 2 3" esizes="1m 8m" Ps="4 5 6 8 12 16" csize=4m
 mPs="4 9 16" m25="8" mn=512 controls=1
 while [ $# -gt 0 ]; do
@@ -72,13 +76,17 @@ while [ $# -gt 0 ]; do
     -p) ports=$2; shift 2 ;;
     -P) Ps=$2; shift 2 ;;
     --quick) quick=1; shift ;;
+    --point4) point4=1; shift ;;
     --render-only) render_only=1; shift ;;
-    -h | --help) sed -n 2,53p "$0"; exit 0 ;;
-    *) echo "scale.sh: unknown argument $1" >&2; sed -n 2,53p "$0" >&2; exit 2 ;;
+    -h | --help) sed -n 2,56p "$0"; exit 0 ;;
+    *) echo "scale.sh: unknown argument $1" >&2; sed -n 2,56p "$0" >&2; exit 2 ;;
   esac
 done
 if [ "$quick" = 1 ]; then
   Ks=4 ports="1 3" esizes=64k Ps=4 csize=256k mPs=4 m25= mn=128 iters=2 rate=1gbit controls=0
+fi
+if [ "$point4" = 1 ]; then
+  fams=encode Ks=16 ports="1 2 3" esizes=8m controls=0
 fi
 case $build in /*) ;; *) build=$top/$build ;; esac
 case $outroot in /*) ;; *) outroot=$top/$outroot ;; esac
@@ -118,9 +126,9 @@ t0=$(date +%s)
 
 # runs.csv: one row per run (scale_report.py adds the predictions)
 runs=$out/runs.csv
-echo "family,op,algo,P,p,links,lanes,size,rate,iters,plan,meas_us,comm_us,run_pred_us,run_choice,chunks,C1,C2,cpu_mean,cpu_max,sys_frac,machine_busy,wall_s,status" >"$runs"
+echo "family,op,algo,P,p,links,lanes,size,rate,iters,plan,meas_us,comm_us,run_pred_us,run_choice,chunks,C1,C2,cpu_mean,cpu_max,sys_frac,machine_busy,wall_s,status,cal" >"$runs"
 calib=$out/calib.csv
-echo "H,rate,alpha_us,bw_Bps,shift8_us,shift4m_us,gf_gbps,red_gbps,gflops,cores,cpu_mean,machine_busy,status" >"$calib"
+echo "cal,H,rate,alpha_us,bw_Bps,shift8_us,shift4m_us,gf_gbps,red_gbps,gflops,cores,cpu_mean,machine_busy,status" >"$calib"
 
 nrun=0
 # emurun <log> <H> <L> <env...> -- <lincoll_perf args...>: rank 0's lines to <log>
@@ -158,7 +166,7 @@ encode_row() { # encode_row <log> <rc> <algo> <K> <p> <lanes>
   meas=$(kv "$row" p50_us)
   st=ok
   [ "$2" = 0 ] && [ -n "$meas" ] || st="failed(exit $2)"
-  echo "encode,encode,$3,$4,$5,$5,$6,$(kv "$row" size),$rate,$iters,$(kv "$row" algo),$meas,,$(kv "$row" model_us),$(kv "$row" choice),$(kv "$row" chunks),$(kv "$row" C1),$(kv "$row" C2),$(cpu_fields "$1"),$st" >>"$runs"
+  echo "encode,encode,$3,$4,$5,$5,$6,$(kv "$row" size),$rate,$iters,$(kv "$row" algo),$meas,,$(kv "$row" model_us),$(kv "$row" choice),$(kv "$row" chunks),$(kv "$row" C1),$(kv "$row" C2),$(cpu_fields "$1"),$st,$CAL" >>"$runs"
 }
 
 # ---- local kernels: gamma and flops -------------------------------------------------
@@ -169,19 +177,18 @@ gflops=$("$perf" -t gemm -s 512 -d d -n 3 -f csv 2>/dev/null | awk -F, '$1 == "d
 cores=$(nproc)
 : "${gf_gbps:=1}" "${red_gbps:=1}" "${gflops:=1}"
 
-# ---- calibration per host count -------------------------------------------------------
-Hs=""
-has encode && Hs="$Hs $Ks"
-has coll && Hs="$Hs $Ps"
-has matmul && Hs="$Hs $mPs $m25"
-Hs=$(echo $Hs | tr ' ' '\n' | sort -n -u | tr '\n' ' ')
+# ---- calibration, right before the runs of each host count -------------------------
+# calibrate <H>: ALPHA[H], BW[H] and CAL (the calib.csv row the runs cite)
 declare -A ALPHA BW
-for H in $Hs; do
-  l8=$raw/calib_H${H}_8.log l4=$raw/calib_H${H}_4m.log
-  emurun "$l8" "$H" 1 -- -t shift -s 8 -n 200 -w 20
-  emurun "$l4" "$H" 1 -- -t shift -s 4m -n 5 -w 1
-  s8=$(awk -F, '$1 == "shift" {print $7}' "$l8" | tail -1)
-  s4=$(awk -F, '$1 == "shift" {print $7}' "$l4" | tail -1)
+ncal=0 CAL=0
+calibrate() {
+  local H=$1 l8 l4 s8 s4 st c
+  ncal=$((ncal + 1))
+  l8=$raw/calib${ncal}_H${H}_8.log l4=$raw/calib${ncal}_H${H}_4m.log
+  emurun "$l8" "$H" 1 -- -t shift -s 8 -n 300 -w 30
+  emurun "$l4" "$H" 1 -- -t shift -s 4m -n 9 -w 1
+  s8=$(awk -F, '$1 == "shift" {print $7}' "$l8" | tail -1) # mean round (8 B: bimodal intervals)
+  s4=$(awk -F, '$1 == "shift" {print $6}' "$l4" | tail -1) # median round
   st=ok
   if [ -z "$s8" ] || [ -z "$s4" ]; then
     st=failed
@@ -192,8 +199,9 @@ for H in $Hs; do
     BW[$H]=$(python3 -c "print('%.6g' % ((4 << 20) / (($s4 - $s8) * 1e-6)))")
   fi
   c=$(cpu_fields "$l4")
-  echo "$H,$rate,$(python3 -c "print('%.3f' % (${ALPHA[$H]} * 1e6))"),${BW[$H]},$s8,$s4,$gf_gbps,$red_gbps,$gflops,$cores,$(echo "$c" | cut -d, -f1),$(echo "$c" | cut -d, -f4),$st" >>"$calib"
-done
+  echo "$ncal,$H,$rate,$(python3 -c "print('%.3f' % (${ALPHA[$H]} * 1e6))"),${BW[$H]},$s8,$s4,$gf_gbps,$red_gbps,$gflops,$cores,$(echo "$c" | cut -d, -f1),$(echo "$c" | cut -d, -f4),$st" >>"$calib"
+  CAL=$ncal
+}
 
 # the model figures every run of H ranks gets (the library's choice and its
 # own prediction then use them too): compute shared by H ranks on `cores`
@@ -216,10 +224,15 @@ print(1 if x == K and K > 1 else 0)"
 }
 if has encode; then
   for K in $Ks; do
+    calibrate "$K"
     read -r -a menv <<<"$(model_env "$K" "$gf_gbps")"
     for p in $ports; do
       algos="prepare_shoot best_window direct"
       [ "$(is_pow "$K" $((p + 1)))" = 1 ] && algos="$algos dft"
+      if [ "$point4" = 1 ]; then
+        algos="prepare_shoot direct"
+        [ "$p" = 3 ] && algos="prepare_shoot dft"
+      fi
       for s in $esizes; do
         for a in $algos; do
           log=$raw/encode_K${K}_p${p}_${s}_${a}.log
@@ -234,6 +247,7 @@ if has encode; then
     for p in 2 3; do
       case " $ports " in *" $p "*) ;; *) continue ;; esac
       case " $Ks " in *" 16 "*) ;; *) continue ;; esac
+      calibrate 16
       read -r -a menv <<<"$(model_env 16 "$gf_gbps")"
       log=$raw/encode_K16_p${p}_8m_prepare_shoot_1lane.log
       emurun "$log" 16 "$p" "${menv[@]}" LINCOLL_UCX_LANES=emu0 -- -t encode -A prepare_shoot -p "$p" -s 8m -n "$iters" -w 1 -b 0
@@ -245,6 +259,7 @@ fi
 # ---- collectives ----------------------------------------------------------------------
 if has coll; then
   for P in $Ps; do
+    calibrate "$P"
     read -r -a menv <<<"$(model_env "$P" "$red_gbps")"
     for op in allreduce reduce_scatter allgather bcast reduce; do
       case $op in bcast | reduce) algos="rhd binomial" ;; *) algos="rhd ring" ;; esac
@@ -258,7 +273,7 @@ if has coll; then
         meas=$(echo "$line" | cut -d, -f6)
         st=ok
         [ "$rc" = 0 ] && [ -n "$meas" ] || st="failed(exit $rc)"
-        echo "coll,$op,$a,$P,1,1,1,$(echo "$line" | cut -d, -f4),$rate,$iters,$(echo "$line" | cut -d, -f10),$meas,,$(echo "$line" | cut -d, -f11),,,,,$(cpu_fields "$log"),$st" >>"$runs"
+        echo "coll,$op,$a,$P,1,1,1,$(echo "$line" | cut -d, -f4),$rate,$iters,$(echo "$line" | cut -d, -f10),$meas,,$(echo "$line" | cut -d, -f11),,,,,$(cpu_fields "$log"),$st,$CAL" >>"$runs"
       done
     done
   done
@@ -269,6 +284,7 @@ if has matmul; then
   for P in $mPs $m25; do
     algos="summa cannon"
     case " $m25 " in *" $P "*) algos=25d ;; esac
+    calibrate "$P"
     read -r -a menv <<<"$(model_env "$P" "$red_gbps")"
     for a in $algos; do
       log=$raw/matmul_P${P}_n${mn}_${a}.log
@@ -279,7 +295,7 @@ if has matmul; then
       mrow=$(grep '^# matmul-row ' "$log" | tail -1)
       st=ok
       [ "$rc" = 0 ] && [ -n "$meas" ] || st="failed(exit $rc)"
-      echo "matmul,matmul,$a,$P,1,1,1,$mn,$rate,$iters,$(kv "$mrow" algo),$meas,$(kv "$mrow" comm_us),$(kv "$mrow" pred_net_us),,,,,$(cpu_fields "$log"),$st" >>"$runs"
+      echo "matmul,matmul,$a,$P,1,1,1,$mn,$rate,$iters,$(kv "$mrow" algo),$meas,$(kv "$mrow" comm_us),$(kv "$mrow" pred_net_us),,,,,$(cpu_fields "$log"),$st,$CAL" >>"$runs"
     done
   done
 fi

@@ -91,9 +91,9 @@ class Sim:
         return self.mem[key]
 
 
-def model(calib, H):
-    c = calib.get(H)
-    if c is None:
+def model(calib, cal, H):
+    c = calib.get(cal)
+    if c is None or int(c["H"]) != H:
         return None
     cores = fnum(c["cores"]) or 1
     share = min(1.0, cores / H)
@@ -109,14 +109,15 @@ def model(calib, H):
 def predict(sim, calib, r):
     """(pred_us, pred_comm_us, plan_us, rounds, c2, choice, note) of a run row."""
     H, p = int(r["P"]), int(r["p"])
-    m = model(calib, H)
+    m = model(calib, r.get("cal", ""), H)
     if m is None:
-        return (None,) * 6 + ("no calibration for H=%d" % H,)
+        return (None,) * 6 + ("no calibration %s for H=%d" % (r.get("cal", ""), H),)
+    tag = "c%s" % r["cal"]
     fig = ["--alpha", "%.6g" % m["alpha"], "--beta", "%.6g" % m["beta"]]
     fam, algo = r["family"], r["algo"]
     if fam == "encode":
         field = "65537" if algo == "dft" else "256"
-        key = "encode_K%d_p%d_s%s_f%s" % (H, p, r["size"], field)
+        key = "%s_encode_K%d_p%d_s%s_f%s" % (tag, H, p, r["size"], field)
         args = ["-t", "encode", "-K", str(H), "-p", str(p), "-s", r["size"], "-A",
                 "dft" if algo == "dft" else "all", "--field", field]
         args += fig + ["--gamma", "%.6g" % m["gamma_gf"]]
@@ -124,7 +125,7 @@ def predict(sim, calib, r):
         s = rows.get(algo)
         comm = None
     elif fam == "coll":
-        key = "%s_K%d_s%s" % (r["op"], H, r["size"])
+        key = "%s_%s_K%d_s%s" % (tag, r["op"], H, r["size"])
         args = ["-t", r["op"], "-K", str(H), "-s", r["size"], "-A", "all"]
         args += fig + ["--gamma", "%.6g" % m["gamma_red"]]
         rows = sim.rows(key, args)
@@ -135,8 +136,9 @@ def predict(sim, calib, r):
         extra = ["--layers", "2"] if sa == "2.5d" else []
         base = ["-t", "matmul", "-K", str(H), "-n", r["size"], "-A", sa] + extra + fig
         base += ["--gamma", "%.6g" % m["gamma_red"], "--flops", "%.6g" % m["flops"]]
-        s = sim.rows("matmul_K%d_n%s_%s" % (H, r["size"], sa), base).get(sa)
-        c = sim.rows("matmul_K%d_n%s_%s_comm" % (H, r["size"], sa), base + ["--comm-only"]).get(sa)
+        s = sim.rows("%s_matmul_K%d_n%s_%s" % (tag, H, r["size"], sa), base).get(sa)
+        c = sim.rows("%s_matmul_K%d_n%s_%s_comm" % (tag, H, r["size"], sa),
+                     base + ["--comm-only"]).get(sa)
         comm = fnum(c["pred_us"]) if c and c.get("status") == "ok" else None
     if s is None or s.get("status") != "ok":
         return (None,) * 6 + ((s or {}).get("note", "no sim row for %s" % algo),)
@@ -155,7 +157,7 @@ def main():
     a = ap.parse_args()
     out = a.out
     runs = read_csv(os.path.join(out, "runs.csv"))
-    calib = {int(c["H"]): c for c in read_csv(os.path.join(out, "calib.csv")) if fnum(c["alpha_us"])}
+    calib = {c["cal"]: c for c in read_csv(os.path.join(out, "calib.csv")) if fnum(c["alpha_us"])}
     sim = Sim(a.sim, os.path.join(out, "sim"))
 
     rows = []
@@ -363,22 +365,26 @@ def write_report(rows, calib, out, path, figs, date):
     add(env.strip())
     add("```")
     add("")
-    add("| hosts H | alpha (ms / round) | 1/beta (MiB/s per link) | GF(2^8) GB/s | float sum GB/s | "
-        "dgemm GFLOP/s | compute share per rank | CPU share of a rank (4 MiB shift) | machine busy |")
-    add("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for H in sorted(calib):
-        c = calib[H]
+    add("| calibration | hosts H | used by | alpha (ms / round) | 1/beta (MiB/s per link) | "
+        "GF(2^8) GB/s | float sum GB/s | dgemm GFLOP/s | compute share per rank | "
+        "CPU share of a rank (4 MiB shift) | machine busy |")
+    add("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for cal in sorted(calib, key=int):
+        c = calib[cal]
+        H = int(c["H"])
         cores = fnum(c["cores"]) or 1
-        add("| %d | %.3f | %.2f | %s | %s | %s | %.2f | %s | %s |" % (
-            H, fnum(c["alpha_us"]) / 1e3, fnum(c["bw_Bps"]) / 1048576, c["gf_gbps"], c["red_gbps"],
+        fams = sorted({r["family"] for r in rows if r.get("cal") == cal})
+        add("| %s | %d | %s | %.3f | %.2f | %s | %s | %s | %.2f | %s | %s |" % (
+            cal, H, ", ".join(fams) or "-", fnum(c["alpha_us"]) / 1e3, fnum(c["bw_Bps"]) / 1048576, c["gf_gbps"], c["red_gbps"],
             c["gflops"], min(1.0, cores / H),
             "-" if not fnum(c["cpu_mean"]) else "%.0f%%" % (100 * fnum(c["cpu_mean"])),
             "-" if not fnum(c["machine_busy"]) else "%.0f%%" % (100 * fnum(c["machine_busy"]))))
     add("")
-    add("alpha: the mean round of an 8-byte ring shift over the H hosts (every host sends to the "
+    add("Each host count is calibrated right before its runs (the machine's load drifts).  "
+        "alpha: the mean round of an 8-byte ring shift over the H hosts (every host sends to the "
         "next and receives from the previous at once, as in an encode round), with the ranks' "
         "waits sleeping between polls (`lincoll_perf -y`), so it holds that polling interval; "
-        "beta: the mean 4 MiB shift less alpha.  CPU share: getrusage (user + system) of each rank "
+        "beta: the median 4 MiB shift less alpha.  CPU share: getrusage (user + system) of each rank "
         "over the test's wall time, mean over the ranks; machine busy: /proc/stat over the same "
         "time, every process of the machine (it is shared).")
 
