@@ -47,7 +47,8 @@
 #   coll: allreduce, reduce_scatter, allgather (rhd, ring), bcast, reduce
 #     (rhd, binomial) of 4 MiB at P = 4, 5, 6, 8, 12, 16;
 #   matmul: SUMMA and Cannon at P = 4, 9, 16, 2.5D at P = 8 (2 x 2 x 2: the
-#     only P <= 16 with 2 <= c <= q), doubles, n = 512 (compute minor).
+#     only P <= 16 with 2 <= c <= q), doubles, n = 512 (compute minor);
+#     control: Cannon on two links per host (its rounds send A and B at once).
 # Every run's rank 0 lines and every rank's errors are kept in raw/; its
 # figures, and the CPU share of the ranks (getrusage over the test) and of
 # the machine (/proc/stat), go to runs.csv.  Then perf/scale/scale_report.py
@@ -297,6 +298,18 @@ if has matmul; then
       [ "$rc" = 0 ] && [ -n "$meas" ] || st="failed(exit $rc)"
       echo "matmul,matmul,$a,$P,1,1,1,$mn,$rate,$iters,$(kv "$mrow" algo),$meas,$(kv "$mrow" comm_us),$(kv "$mrow" pred_net_us),,,,,$(cpu_fields "$log"),$st,$CAL" >>"$runs"
     done
+    # control: Cannon's rounds send A and B at once (two ports): on two links
+    if [ "$controls" = 1 ] && [ "$algos" != 25d ]; then
+      log=$raw/matmul_P${P}_n${mn}_cannon_2links.log
+      emurun "$log" "$P" 2 "${menv[@]}" -- -t matmul -A cannon -s "$mn" -d double -n "$iters" -w 1
+      rc=$?
+      line=$(awk -F, '$1 == "matmul" && NF >= 11' "$log" | tail -1)
+      meas=$(echo "$line" | cut -d, -f6)
+      mrow=$(grep '^# matmul-row ' "$log" | tail -1)
+      st=ok
+      [ "$rc" = 0 ] && [ -n "$meas" ] || st="failed(exit $rc)"
+      echo "matmul,matmul,cannon,$P,1,2,2,$mn,$rate,$iters,$(kv "$mrow" algo),$meas,$(kv "$mrow" comm_us),$(kv "$mrow" pred_net_us),,,,,$(cpu_fields "$log"),$st,$CAL" >>"$runs"
+    fi
   done
 fi
 

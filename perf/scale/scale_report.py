@@ -271,7 +271,7 @@ def plots(rows, out, plotdir, date):
                 f.write("%s\t%s\t%s\t%s\t%s\n" % (r["op"], r["P"], r["algo"], nan(r["meas"], 1e3),
                                                 nan(r["pred_us"], 1e3)))
         gp("scale_coll.gp", "coll.png", **{"in": t})
-    mm = [r for r in rows if r["family"] == "matmul"]
+    mm = [r for r in rows if r["family"] == "matmul" and r["lanes"] == "1"]
     if mm:
         t = os.path.join(out, "matmul.tsv")
         with open(t, "w") as f:
@@ -506,12 +506,12 @@ def write_report(rows, calib, out, path, figs, date):
         add("Full: the plan with its GEMMs; comm: the same transfers without them "
             "(`LINCOLL_MATMUL_COMM_ONLY`), against the sim's prediction without flops.")
         add("")
-        add("| P | n | algorithm | rounds | measured ms | predicted ms | measured / predicted | comm ms | "
+        add("| P | links | n | algorithm | rounds | measured ms | predicted ms | measured / predicted | comm ms | "
             "predicted comm ms | comm ratio | CPU share | choice | fastest |")
-        add("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
-        for r in sorted(mm, key=lambda r: (int(r["P"]), r["algo"])):
-            add("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                r["P"], r["size"], r["plan"] or r["algo"], r["sim_rounds"], ms(r["meas"]),
+        add("|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+        for r in sorted(mm, key=lambda r: (int(r["P"]), r["algo"], int(r["lanes"]))):
+            add("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                r["P"], r["lanes"], r["size"], r["plan"] or r["algo"], r["sim_rounds"], ms(r["meas"]),
                 ms(r["pred_us"]), ratio_s(r["ratio"]), ms(fnum(r["comm_us"])),
                 ms(r["pred_comm_us"]), ratio_s(r["comm_ratio"]), cpu_s(r), r["choice"],
                 r["fastest"]))

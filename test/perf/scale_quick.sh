@@ -9,7 +9,8 @@
 # best_window, direct, dft; the five collectives x two algorithms at P=4;
 # matmul SUMMA and Cannon at P=4), every row has status ok, a positive
 # measured time, a CPU share in (0, 1] and a finite lincoll_sim prediction
-# (scale_report.py --check), calibration alpha > 0 and beta > 0, and the
+# (scale_report.py --check), one calibration per family with alpha > 0 and
+# beta > 0 that its runs cite, and the
 # report and its figures exist.  The figures themselves are not checked:
 # at 1 Gbit/s on a loaded machine they mean nothing.
 # Exit 77 (ctest SKIP) only when network namespaces are not permitted.
@@ -47,8 +48,15 @@ for r in runs:
         print("CPU share %s of %s %s" % (r["cpu_mean"], r["op"], r["algo"]))
         sys.exit(1)
 cal = list(csv.DictReader(open(d + "/calib.csv")))
-if len(cal) != 1 or not float(cal[0]["alpha_us"]) > 0 or not float(cal[0]["bw_Bps"]) > 0:
+# one calibration per family (each right before its runs), every run citing its own
+if len(cal) != 3 or any(not float(c["alpha_us"]) > 0 or not float(c["bw_Bps"]) > 0 for c in cal):
     print("calibration:", cal)
+    sys.exit(1)
+fam_cal = {}
+for r in runs:
+    fam_cal.setdefault(r["family"], set()).add(r["cal"])
+if sorted(len(v) for v in fam_cal.values()) != [1, 1, 1] or len(set.union(*fam_cal.values())) != 3:
+    print("runs cite calibrations", fam_cal)
     sys.exit(1)
 print("%d runs, alpha %s us, 1/beta %s B/s" % (len(runs), cal[0]["alpha_us"], cal[0]["bw_Bps"]))
 PY
