@@ -31,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "perf_common.h"
 #include "perf_local.h"
@@ -120,8 +122,17 @@ static void usage(void)
            "  -p PORTS  ports (alltoall)                default LINCOLL_PORTS\n"
            "  -W N      tag_bw/put_bw: messages in flight (ucx_perftest's window)  default 32\n"
            "  -m MEM    lincoll (lincoll_mem_alloc, default) | host (malloc)\n"
+           "  -y US     waits poll and sleep US microseconds between polls instead of\n"
+           "            spinning (many ranks per core: the CPU share then shows real work)\n"
+           "  -b 0      encode: no direct baseline timed beside the algorithm\n"
+           "  shift     (-t) every rank sends -s bytes to rank+1 and receives from rank-1\n"
+           "            (one encode round: the alpha and beta of the links)\n"
            "  -f csv    CSV: test,ranks,ports,size,iters,lat_us_p50,lat_us_avg,bw_MBps,msg_rate\n"
-           "            (+ pair for tag_lat/tag_bw/put_bw, + algo,predicted_us for collectives)\n");
+           "            (+ pair for tag_lat/tag_bw/put_bw, + algo,predicted_us for collectives)\n"
+           "  After every size of a test on 2+ ranks rank 0 prints the CPU share of the ranks\n"
+           "  (getrusage user+system over wall time during the test) and of the machine\n"
+           "  (/proc/stat, all processes): #cpu test= size= ranks= wall_s= share_mean=\n"
+           "  share_max= share_min= sys_frac= machine_busy= cores=\n");
 }
 
 /* ---- one measurement loop over a plan -------------------------------------------- */
@@ -140,6 +151,19 @@ static inline uint64_t lc_perf_ticks(void)
 #endif
 }
 
+long lc_perf_idle_us = 0;
+
+lincoll_status_t lc_perf_wait(lincoll_plan_t *plan)
+{
+    if (lc_perf_idle_us <= 0) return lincoll_wait(plan);
+    struct timespec ts = {.tv_sec = lc_perf_idle_us / 1000000,
+                          .tv_nsec = (lc_perf_idle_us % 1000000) * 1000};
+    lincoll_status_t st;
+    while ((st = lincoll_test(plan)) == LINCOLL_INPROGRESS)
+        nanosleep(&ts, NULL);
+    return st;
+}
+
 int lc_perf_run_plan(lincoll_plan_t *plan, long warmup, long iters, double *samples)
 {
     uint64_t *stamps = malloc(sizeof(uint64_t) * (size_t)(iters + 1));
@@ -155,7 +179,7 @@ int lc_perf_run_plan(lincoll_plan_t *plan, long warmup, long iters, double *samp
          * first message, off the path from the previous reply to this
          * send: samples are the intervals between consecutive starts */
         if (i > warmup) stamps[i - warmup] = lc_perf_ticks();
-        if (st == LINCOLL_OK) st = lincoll_wait(plan);
+        if (st == LINCOLL_OK) st = lc_perf_wait(plan);
         if (st != LINCOLL_OK) {
             fprintf(stderr, "lincoll_perf: iteration %ld failed: %s\n", i, lincoll_strerror(st));
             free(stamps);
@@ -436,6 +460,86 @@ static int test_alltoall(lincoll_context_t *ctx, lincoll_comm_t *world, const pe
     return rc;
 }
 
+/* shift: every rank sends size bytes to rank + 1 and receives from rank - 1
+ * (lincoll_ring_shift_init): one round of an all-to-all encode, so its p50
+ * at 8 bytes and at a large size gives the alpha and beta of the links. */
+static int test_shift(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_opts_t *o,
+                      size_t size, long warmup, long iters, perf_result_t *r)
+{
+    lc_perf_bufs_t b;
+    if (lc_perf_bufs_alloc(&b, ctx, size, o->host_mem) != 0) return -1;
+    lincoll_plan_t *plan = NULL;
+    int rc = lincoll_ring_shift_init(world, b.a, b.b, size, 1, &plan) == LINCOLL_OK ? 0 : -1;
+    double *samples = malloc(sizeof(double) * (size_t)iters);
+    if (rc == 0 && lincoll_barrier(world) != LINCOLL_OK) rc = -1;
+    if (rc == 0 && samples != NULL) {
+        rc = lc_perf_run_plan(plan, warmup, iters, samples);
+        if (rc == 0) lc_perf_summarize(samples, iters, 1.0, size, 1.0, r);
+    }
+    free(samples);
+    lincoll_plan_free(plan);
+    if (lincoll_barrier(world) != LINCOLL_OK) rc = -1;
+    lc_perf_bufs_free(&b);
+    return rc;
+}
+
+/* ---- CPU share ---------------------------------------------------------------------- */
+
+typedef struct cpu_mark {
+    double wall, user, sys;
+    unsigned long long busy, total; /* /proc/stat jiffies, all CPUs */
+} cpu_mark_t;
+
+static void cpu_mark(cpu_mark_t *m)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    m->wall = lc_perf_now();
+    m->user = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec;
+    m->sys = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+    m->busy = m->total = 0;
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long v[10] = {0};
+    if (f != NULL && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+                            &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
+        for (int i = 0; i < 8; i++)
+            m->total += v[i];
+        m->busy = m->total - v[3] - v[4]; /* all but idle and iowait */
+    }
+    if (f != NULL) fclose(f);
+}
+
+/* Every rank's CPU share over [a, b] to rank 0, which prints the "#cpu" line. */
+static int cpu_report(lincoll_comm_t *world, const perf_opts_t *o, size_t size, const cpu_mark_t *a,
+                      const cpu_mark_t *b)
+{
+    int me = lincoll_comm_rank(world), P = lincoll_comm_size(world);
+    double wall = b->wall - a->wall;
+    double mine[2] = {wall > 0 ? (b->user - a->user + b->sys - a->sys) / wall : 0,
+                      wall > 0 ? (b->sys - a->sys) / wall : 0};
+    double *all = calloc((size_t)P * 2, sizeof(double));
+    if (all == NULL) return -1;
+    int rc = lincoll_allgather(world, mine, all, 2, LINCOLL_DOUBLE) == LINCOLL_OK ? 0 : -1;
+    if (rc == 0 && me == 0) {
+        double sum = 0, mx = 0, mn = 1e30, sys = 0;
+        for (int j = 0; j < P; j++) {
+            sum += all[2 * j];
+            sys += all[2 * j + 1];
+            mx = all[2 * j] > mx ? all[2 * j] : mx;
+            mn = all[2 * j] < mn ? all[2 * j] : mn;
+        }
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        double busy =
+            b->total > a->total ? (double)(b->busy - a->busy) / (double)(b->total - a->total) : 0;
+        printf("#cpu test=%s size=%zu ranks=%d wall_s=%.3f share_mean=%.4f share_max=%.4f "
+               "share_min=%.4f sys_frac=%.3f machine_busy=%.4f cores=%ld\n",
+               o->test, size, P, wall, sum / P, mx, mn, sum > 0 ? sys / sum : 0, busy, cores);
+        fflush(stdout);
+    }
+    free(all);
+    return rc;
+}
+
 /* Network tests: name, function, fewest ranks.  Collectives and encode live
  * in their own perf_*.c files (weak: absent until built in). */
 static const struct {
@@ -443,11 +547,17 @@ static const struct {
     lc_perf_test_fn_t fn;
     int min_ranks;
 } perf_tests[] = {
-    {"tag_lat", test_p2p, 2},       {"tag_bw", test_tag_bw, 2},
-    {"put_bw", test_put_bw, 2},     {"alltoall", test_alltoall, 1},
-    {"allreduce", lc_perf_coll, 1}, {"reduce_scatter", lc_perf_coll, 1},
-    {"allgather", lc_perf_coll, 1}, {"bcast", lc_perf_coll, 1},
-    {"reduce", lc_perf_coll, 1},    {"encode", lc_perf_encode, 1},
+    {"tag_lat", test_p2p, 2},
+    {"tag_bw", test_tag_bw, 2},
+    {"shift", test_shift, 2},
+    {"put_bw", test_put_bw, 2},
+    {"alltoall", test_alltoall, 1},
+    {"allreduce", lc_perf_coll, 1},
+    {"reduce_scatter", lc_perf_coll, 1},
+    {"allgather", lc_perf_coll, 1},
+    {"bcast", lc_perf_coll, 1},
+    {"reduce", lc_perf_coll, 1},
+    {"encode", lc_perf_encode, 1},
     {"matmul", lc_perf_matmul, 1},
 };
 
@@ -624,6 +734,10 @@ int main(int argc, char **argv)
             o.K = atoi(v), i++;
         } else if (strcmp(a, "-m") == 0 && v) {
             o.host_mem = strcmp(v, "host") == 0, i++;
+        } else if (strcmp(a, "-y") == 0 && v) {
+            lc_perf_idle_us = atol(v), i++;
+        } else if (strcmp(a, "-b") == 0 && v) {
+            o.no_baseline = strcmp(v, "0") == 0, i++;
         } else {
             fprintf(stderr, "lincoll_perf: unknown option %s\n", a);
             usage();
@@ -661,7 +775,7 @@ int main(int argc, char **argv)
         rc = 2;
     }
     o.p2p = !strcmp(o.test, "tag_lat") || !strcmp(o.test, "tag_bw") || !strcmp(o.test, "put_bw");
-    o.coll = !o.p2p && strcmp(o.test, "alltoall");
+    o.coll = !o.p2p && strcmp(o.test, "alltoall") && strcmp(o.test, "shift");
     if (rc == 0 && o.p2p && P % 2 && me == 0)
         fprintf(stderr,
                 "lincoll_perf: %s on %d ranks, an odd count: rank %d has no partner and sits "
@@ -674,7 +788,10 @@ int main(int argc, char **argv)
         long warmup = o.warmup >= 0 ? o.warmup : iters / 10 + 1;
         perf_result_t r = {0};
         int ports = o.ports > 0 ? o.ports : 1;
+        cpu_mark_t c0, c1;
+        cpu_mark(&c0);
         int trc = test(perf_ctx, world, &o, size, warmup, iters, &r);
+        cpu_mark(&c1);
         if (trc != 0)
             fprintf(stderr, "lincoll_perf: rank %d: %s at %zu bytes failed\n", me, o.test, size);
         if (o.p2p) trc = p2p_report(world, &o, ports, size, trc, &r);
@@ -683,6 +800,10 @@ int main(int argc, char **argv)
             break;
         }
         if (me == 0 && !o.p2p) print_row(&o, P, ports, size, &r, NULL);
+        if (P > 1 && cpu_report(world, &o, size, &c0, &c1) != 0) {
+            rc = 1;
+            break;
+        }
     }
     lincoll_finalize(perf_ctx);
     return rc;

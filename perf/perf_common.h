@@ -26,6 +26,7 @@ typedef struct perf_opts {
     int window;        /* -W: tag_bw/put_bw messages in flight (default 32, as ucx_perftest) */
     int coll;          /* table gets algo and predicted columns */
     int p2p;           /* tag_lat/tag_bw/put_bw: pairs 0-1, 2-3, ...; table gets a pair column */
+    int no_baseline;   /* -b 0: encode times no direct baseline beside the algorithm */
 } perf_opts_t;
 
 typedef struct perf_result {
@@ -54,6 +55,11 @@ void lc_perf_bufs_free(lc_perf_bufs_t *bf);
 
 /* Seconds on a monotonic clock. */
 double lc_perf_now(void);
+/* -y US: waits poll lincoll_test and sleep US microseconds between polls
+ * instead of spinning in lincoll_wait (0, the default: lincoll_wait). */
+extern long lc_perf_idle_us;
+/* lincoll_wait, or the sleeping poll of -y. */
+lincoll_status_t lc_perf_wait(lincoll_plan_t *plan);
 /* Start/wait the plan warmup+iters times; samples[i] = seconds of iteration i. */
 int lc_perf_run_plan(lincoll_plan_t *plan, long warmup, long iters, double *samples);
 /* Fill r from samples (sorts them): latency divided by `divisor`, bandwidth

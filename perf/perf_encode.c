@@ -10,7 +10,8 @@
  * or malloc memory with -m host.  The row's algo column is the plan that
  * ran (a forced zcopy that cannot run falls back, and says so).  The plan is built once and
  * started warmup + iters times (rank 0's timing).  In the same run:
- *  - the direct baseline (the same matrix, -A direct) is timed;
+ *  - the direct baseline (the same matrix, -A direct) is timed (not with
+ *    -b 0: direct_us then reads 0);
  *  - alpha and tau are LINCOLL_MODEL_ALPHA and 1/LINCOLL_MODEL_BW when both
  *    are set (perf/encode_sweep.sh sets them from tag_lat and put_bw), else
  *    calibrated with the ring shift one encode round is made of (every rank
@@ -146,7 +147,8 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
             rc = -1;
         }
         lincoll_encode_opts_t bo = {.ports = p, .algo = LINCOLL_ENCODE_ALGO_DIRECT};
-        if (rc == 0 && lincoll_encode_init(g, f8, A, K, K, B, in, out, &bo, &base) != LINCOLL_OK)
+        if (rc == 0 && !o->no_baseline &&
+            lincoll_encode_init(g, f8, A, K, K, B, in, out, &bo, &base) != LINCOLL_OK)
             rc = -1;
         /* the model's choice for the same call (compiled only, never started) */
         char choice[32] = "?";
@@ -162,7 +164,7 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
         }
         perf_result_t rb = {0};
         if (rc == 0) rc = time_plan(plan, warmup, iters, B, r);
-        if (rc == 0) rc = time_plan(base, warmup, iters, B, &rb);
+        if (rc == 0 && base != NULL) rc = time_plan(base, warmup, iters, B, &rb);
         if (rc == 0) {
             lincoll_plan_stats_t s;
             lincoll_plan_stats(plan, &s);

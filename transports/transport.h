@@ -77,6 +77,41 @@ static inline uint64_t lc_tag_make(unsigned comm, unsigned seq, unsigned src, un
 #define LC_TAG_FIELD(_tag, _name)                                                                  \
     ((unsigned)(((_tag) >> LC_TAG_##_name##_SHIFT) & LC_TAG_MASK(LC_TAG_##_name##_BITS)))
 
+/* ---- lanes ------------------------------------------------------------ */
+/*
+ * A transport may offer several lanes: independent paths to every peer (one
+ * network link each), so that the p transfers of a round can travel on p
+ * links at once.  lanes() says how many this instance has (NULL or 1: one,
+ * and then a peer argument never carries a lane).  Where it has more, the
+ * peer argument of send_nb, recv_nb, recv_chain_nb (and then.peer) may
+ * carry one in bits 24..30 above the world rank (ranks fit 23 bits, the
+ * tag's source field):
+ *
+ *   LC_TL_PEER(rank, lane)    send on lane `lane`, or receive a message the
+ *                             sender put on that lane;
+ *   LC_TL_PEER_ANY(rank)      receive the message on whichever lane the
+ *                             sender chose;
+ *   a plain rank              lane 0.
+ *
+ * A lane number is taken modulo the lanes both ends have, so the two sides
+ * of one message agree whatever their counts.  Equal-tag messages between a
+ * pair keep their order within one lane only: a sender that sends several
+ * messages with one tag to a peer puts the k-th on lane k and the receiver
+ * posts its k-th receive on lane k (core/exec/lower.c does exactly this),
+ * or both use one lane.  peer_status() and describe() accept a peer with a
+ * lane too.  Puts, flushes and remote keys always use lane 0.
+ */
+#define LC_TL_LANE_SHIFT     24
+#define LC_TL_MAX_LANES      8
+#define LC_TL_LANE_ANY_CODE  0x7fu
+#define LC_TL_PEER_RANK_MASK ((1 << LC_TL_LANE_SHIFT) - 1)
+/* lane code: 0 = lane 0 (a plain rank), 1 + lane, or LC_TL_LANE_ANY_CODE */
+#define LC_TL_PEER(_rank, _lane)                                                                   \
+    ((int)((unsigned)(_rank) | (((unsigned)(_lane) + 1u) << LC_TL_LANE_SHIFT)))
+#define LC_TL_PEER_ANY(_rank)    ((int)((unsigned)(_rank) | (LC_TL_LANE_ANY_CODE << LC_TL_LANE_SHIFT)))
+#define LC_TL_PEER_RANKOF(_peer) ((_peer) < 0 ? (_peer) : ((_peer)&LC_TL_PEER_RANK_MASK))
+#define LC_TL_PEER_CODE(_peer)   ((_peer) < 0 ? 0u : ((unsigned)(_peer) >> LC_TL_LANE_SHIFT))
+
 /* ---- objects ---------------------------------------------------------- */
 typedef struct lc_tl lc_tl_t;           /* one transport instance (per context) */
 typedef struct lc_tl_req lc_tl_req_t;   /* an in-flight operation */
@@ -114,6 +149,9 @@ typedef struct lc_tl_params {
     int err_mode_peer;       /* ucx: endpoints with UCP_ERR_HANDLING_MODE_PEER */
     const char *net_devices; /* ucx: UCX_NET_DEVICES override, or NULL */
     void *sim_world;         /* sim: the shared world (lc_sim_world_create) */
+    const char *lanes;       /* ucx: one lane per device of this comma-separated list (each
+                                lane its own UCX context restricted to that device), or
+                                NULL / "": one lane, as UCX chooses (LINCOLL_UCX_LANES) */
     unsigned n_ucx_vars;     /* ucx: UCX variables to set, in this order */
     lc_tl_ucx_var_t ucx_vars[LC_TL_UCX_MAX_VARS];
 } lc_tl_params_t;
@@ -240,6 +278,9 @@ typedef struct lc_tl_ops {
     unsigned (*mem_types)(lc_tl_t *tl);
     /* One line describing the transport in use (lanes, devices). */
     void (*describe)(lc_tl_t *tl, int peer, char *buf, size_t len);
+    /* Optional (may be NULL: one lane): the lanes this instance offers (see
+     * "lanes" above); at least 1. */
+    int (*lanes)(lc_tl_t *tl);
 } lc_tl_ops_t;
 
 extern const lc_tl_ops_t lc_tl_ucx_ops;

@@ -58,6 +58,12 @@ static const lc_config_field_t lc_config_fields[] = {
     LC_F("UCX_ERR_MODE", LC_CFG_ENUM, "peer", "peer|none", ucx_err_mode,
          "UCX endpoint error handling: peer turns a dead peer into an error (shared memory "
          "stays on through UCX_MM_ERROR_HANDLING=y); none is UCX's default"),
+    LC_F("UCX_LANES", LC_CFG_STRING, "", "comma-separated network devices", ucx_lanes,
+         "one lane per listed device (e.g. emu0,emu1 or mlx5_0:1,mlx5_1:1): each lane is a UCX "
+         "context and worker of its own restricted to that device (NET_DEVICES), and the p "
+         "sends and receives of a round travel on lanes by their port index, so p ports are p "
+         "links.  Empty: one lane, the devices UCX_NET_DEVICES or the topology choose.  Every "
+         "rank should list the same number of lanes (a pair uses the lanes both have)"),
     LC_F("COLL_ZCOPY_THRESHOLD", LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
          "collectives over lincoll_mem_alloc buffers on ranks that map each other's memory "
          "(one node): allreduce, reduce-scatter, allgather, bcast and reduce of at least this many "
@@ -426,6 +432,7 @@ void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp)
 {
     size_t n;
     const lc_config_ucx_var_t *t = lc_config_ucx_table(&n);
+    tp->lanes = cfg->ucx_lanes[0] != '\0' ? cfg->ucx_lanes : NULL;
     tp->n_ucx_vars = 0;
     for (size_t i = 0; i < n && tp->n_ucx_vars < LC_TL_UCX_MAX_VARS; i++) {
         if (lc_config_ucx_applies(&t[i], cfg)) {

@@ -40,6 +40,7 @@ typedef struct lc_config {
     char job_secret[128];     /* LINCOLL_JOB_SECRET */
     double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
     int ucx_err_mode;         /* LINCOLL_UCX_ERR_MODE: peer|none */
+    char ucx_lanes[256];      /* LINCOLL_UCX_LANES: lane devices, "" = one lane */
     size_t zcopy_threshold;   /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
     int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
     int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
@@ -124,7 +125,8 @@ typedef struct lc_config_ucx_var {
 const lc_config_ucx_var_t *lc_config_ucx_table(size_t *count_p);
 
 struct lc_tl_params;
-/** Fill @p tp's ucx_vars with the entries that apply under @p cfg and the environment now. */
+/** Fill @p tp's ucx_vars with the entries that apply under @p cfg and the environment now,
+ *  and its lanes with LINCOLL_UCX_LANES (a pointer into @p cfg). */
 void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp);
 
 #endif

@@ -22,7 +22,7 @@ typedef struct lc_lx {
     uint8_t mapped; /* PUT/WAIT: the peer's memory is mapped here */
     uint8_t dev;    /* PUT: a device copy (device source or window) */
     uint16_t ring;  /* local buffer rotates with this ring (0: none) */
-    int wpeer;      /* world rank */
+    int wpeer;      /* world rank (SEND/RECV: with its lane, transports/transport.h) */
     int peer;       /* communicator rank (log lines) */
     char *ptr;      /* local memory at ring position 0 */
     size_t len;

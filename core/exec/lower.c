@@ -10,6 +10,16 @@
  * (if it has one), which posts the send from the transport's completion path
  * the moment the message lands: a ping-pong's reply or a pipeline's forward
  * leaves without waiting for the next test().
+ *
+ * And lanes: where the transport offers several (ops->lanes, e.g. one UCX
+ * context per network link), a round's sends and receives get a lane in
+ * their peer argument (transports/transport.h, "lanes"), so that the p
+ * transfers of a round travel on p links.  A send takes the lane of its
+ * port (the IR's port index of outgoing transfers); a receive takes
+ * whichever lane the sender chose (ANY).  Where a round has several
+ * messages with one tag, i.e. several to (or from) one peer, the k-th of
+ * them takes lane k on both sides, which keeps their order.  Point-to-point
+ * plans, whose equal tags may repeat across plans, stay on lane 0.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +82,22 @@ static void lc_lower_xfer(lincoll_plan_t *p, unsigned round, const lc_xfer_t *x,
     }
 }
 
+/* The peer argument of transfer i of round R (a send or a receive) for a
+ * transport with nlanes > 1 lanes. */
+static int lc_lower_lane_peer(const lc_round_t *R, unsigned i, int wpeer)
+{
+    const lc_xfer_t *x = &R->xfers[i];
+    unsigned k = 0, n = 0;
+    for (unsigned j = 0; j < R->nxfers; j++) {
+        if (R->xfers[j].kind != x->kind || R->xfers[j].peer != x->peer) continue;
+        if (j < i) k++;
+        n++;
+    }
+    if (n > 1) return k == 0 ? wpeer : LC_TL_PEER(wpeer, k);
+    if (x->kind == LC_XFER_RECV) return LC_TL_PEER_ANY(wpeer);
+    return x->port == 0 ? wpeer : LC_TL_PEER(wpeer, x->port);
+}
+
 lincoll_status_t lc_lower(lincoll_plan_t *p)
 {
     const lc_plan_t *ir = p->ir;
@@ -100,6 +126,8 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
         if (ir->slots[i].ring != 0) L->ring_slots[L->nring_slots++] = i;
     }
     L->has_rings = ir->nrings > 1;
+    const lc_tl_ops_t *ops = p->ctx->tl_ops;
+    const int nlanes = ops->lanes != NULL && !ir->p2p ? ops->lanes(p->ctx->tl) : 1;
     unsigned k = 0;
     for (unsigned r = 0; r < ir->nrounds; r++) {
         const lc_round_t *R = &ir->rounds[r];
@@ -112,7 +140,10 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
             for (unsigned i = 0; i < R->nxfers; i++) {
                 int kind = (int)R->xfers[i].kind;
                 if (kind != order[pass][0] && kind != order[pass][1]) continue;
-                lc_lower_xfer(p, ir->tag_round0 + r, &R->xfers[i], &L->xs[k++]);
+                lc_lower_xfer(p, ir->tag_round0 + r, &R->xfers[i], &L->xs[k]);
+                if (nlanes > 1 && (kind == LC_XFER_SEND || kind == LC_XFER_RECV))
+                    L->xs[k].wpeer = lc_lower_lane_peer(R, i, L->xs[k].wpeer);
+                k++;
             }
             if (pass == 0) F->nrecv = (unsigned)(L->xs + k - F->x);
             if (pass == 1) F->nout = (unsigned)(L->xs + k - F->x);

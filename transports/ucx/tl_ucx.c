@@ -3,10 +3,13 @@
  *
  * One ucp context and one worker per process (thread mode SINGLE), the
  * worker address exchanged through the bootstrap, endpoints created lazily on
- * first use.  Tag send/recv with the exact 64-bit tag of transport.h (mask
- * ~0), RMA with ucp_put_nbx into registered windows, and a remote signal made
- * of ucp_worker_fence + 64-bit atomic add so the target sees the counter only
- * after the data (UCX defines fence ordering per endpoint).
+ * first use.  With LINCOLL_UCX_LANES (params->lanes) every further lane is a
+ * context and worker of its own restricted to one device, tags only; its
+ * address goes into the same blob, and transfers whose peer argument names
+ * a lane travel there (transport.h, "lanes"; tl_ucx_tag.c).  Tag send/recv with the exact 64-bit
+ * tag of transport.h (mask ~0), RMA with ucp_put_nbx into registered windows, and a remote signal
+ * made of ucp_worker_fence + 64-bit atomic add so the target sees the counter only after the data
+ * (UCX defines fence ordering per endpoint).
  *
  * Error handling: endpoints use UCP_ERR_HANDLING_MODE_PEER so a dead peer
  * fails its requests instead of hanging; UCX 1.13 then drops shared memory
@@ -24,6 +27,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 /* ---- init / fini ---------------------------------------------------------- */
 
@@ -58,6 +63,148 @@ static void lc_ucx_modify_vars(const lc_tl_params_t *params, ucp_config_t *cfg)
     }
 }
 
+/* LINCOLL_UCX_LANES (params->lanes): "dev0,dev1,...", one lane per device. */
+static lincoll_status_t lc_ucx_parse_lanes(lc_tl_t *tl, const char *spec)
+{
+    tl->nlanes = 1;
+    if (spec == NULL || *spec == '\0') {
+        return LINCOLL_OK;
+    }
+    int n = 0;
+    for (const char *p = spec;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (len == 0 || len >= sizeof(tl->lane_dev[0]) || n >= LC_TL_MAX_LANES) {
+            lc_tl_error("ucx: LINCOLL_UCX_LANES=%s: expected 1 to %d comma-separated device names "
+                        "(one lane each, names under %zu characters)",
+                        spec, LC_TL_MAX_LANES, sizeof(tl->lane_dev[0]));
+            return LINCOLL_ERR_INVALID;
+        }
+        memcpy(tl->lane_dev[n], p, len);
+        tl->lane_dev[n][len] = '\0';
+        n++;
+        if (comma == NULL) {
+            break;
+        }
+        p = comma + 1;
+    }
+    tl->nlanes = n;
+    return LINCOLL_OK;
+}
+
+/* One UCX context and worker with these features; dev != NULL restricts the
+ * context to that network device (a lane). */
+static lincoll_status_t lc_ucx_open(const lc_tl_params_t *params, const char *dev,
+                                    uint64_t features, const char *name, ucp_context_h *ctx_p,
+                                    ucp_worker_h *worker_p, ucp_address_t **addr_p,
+                                    size_t *addr_len_p)
+{
+    ucp_config_t *cfg;
+    ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_config_read failed: %s", ucs_status_string(s));
+        return LINCOLL_ERR_TRANSPORT;
+    }
+    lc_ucx_modify_vars(params, cfg);
+    if (dev != NULL && (s = ucp_config_modify(cfg, "NET_DEVICES", dev)) != UCS_OK) {
+        lc_tl_error("ucx: lane device %s (LINCOLL_UCX_LANES): %s", dev, ucs_status_string(s));
+        ucp_config_release(cfg);
+        return LINCOLL_ERR_INVALID;
+    }
+    ucp_params_t up = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_TAG_SENDER_MASK |
+                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME,
+        .features = features,
+        .tag_sender_mask = LC_TAG_MASK(LC_TAG_SRC_BITS) << LC_TAG_SRC_SHIFT,
+        .estimated_num_eps = (size_t)params->size,
+        .name = name,
+    };
+    s = ucp_init(&up, cfg, ctx_p);
+    ucp_config_release(cfg);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_init%s%s failed: %s", dev ? " on device " : "", dev ? dev : "",
+                    ucs_status_string(s));
+        return LINCOLL_ERR_TRANSPORT;
+    }
+    ucp_worker_params_t wp = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_SINGLE,
+    };
+    s = ucp_worker_create(*ctx_p, &wp, worker_p);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_worker_create failed: %s", ucs_status_string(s));
+        ucp_cleanup(*ctx_p);
+        return LINCOLL_ERR_TRANSPORT;
+    }
+    s = ucp_worker_get_address(*worker_p, addr_p, addr_len_p);
+    if (s != UCS_OK) {
+        lc_tl_error("ucx: ucp_worker_get_address failed: %s", ucs_status_string(s));
+        ucp_worker_destroy(*worker_p);
+        ucp_cleanup(*ctx_p);
+        return LINCOLL_ERR_TRANSPORT;
+    }
+    return LINCOLL_OK;
+}
+
+static void lc_ucx_close(ucp_context_h ctx, ucp_worker_h worker, ucp_address_t *addr)
+{
+    ucp_worker_release_address(worker, addr);
+    ucp_worker_destroy(worker);
+    ucp_cleanup(ctx);
+}
+
+/* What address() publishes: the identity, then the lane-0 worker address;
+ * with several lanes the identity's magic is LC_UCX_IDENT_MAGIC_LANES and a
+ * lane table [u32 count][u32 0][u64 length per lane] precedes every lane's
+ * address (tl_ucx_ep.c parses it). */
+static lincoll_status_t lc_ucx_blob(lc_tl_t *tl)
+{
+    size_t n = sizeof(tl->self) + tl->address_len;
+    if (tl->nlanes > 1) {
+        n += 8 + 8 * (size_t)tl->nlanes;
+        for (int l = 1; l < tl->nlanes; l++) {
+            n += tl->lane[l].address_len;
+        }
+    }
+    char *b = malloc(n);
+    if (b == NULL) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    lc_ucx_ident_t id = tl->self;
+    char *p = b + sizeof(id);
+    if (tl->nlanes > 1) {
+        id.magic = LC_UCX_IDENT_MAGIC_LANES;
+        uint32_t hdr[2] = {(uint32_t)tl->nlanes, 0};
+        memcpy(p, hdr, 8);
+        for (int l = 0; l < tl->nlanes; l++) {
+            uint64_t len = l == 0 ? tl->address_len : tl->lane[l].address_len;
+            memcpy(p + 8 + 8 * l, &len, 8);
+        }
+        p += 8 + 8 * (size_t)tl->nlanes;
+    }
+    memcpy(b, &id, sizeof(id));
+    memcpy(p, tl->address, tl->address_len);
+    p += tl->address_len;
+    for (int l = 1; l < tl->nlanes; l++) {
+        memcpy(p, tl->lane[l].address, tl->lane[l].address_len);
+        p += tl->lane[l].address_len;
+    }
+    tl->blob = b;
+    tl->blob_len = n;
+    return LINCOLL_OK;
+}
+
+static void lc_ucx_close_lanes(lc_tl_t *tl)
+{
+    for (int l = 1; l < tl->nlanes; l++) {
+        lc_ucx_lane_t *L = &tl->lane[l];
+        if (L->worker != NULL) {
+            lc_ucx_close(L->context, L->worker, L->address);
+            L->worker = NULL;
+        }
+    }
+}
+
 static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
 {
     lc_ucx_setenv_vars(params);
@@ -69,73 +216,58 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     tl->size = params->size;
     tl->err_mode_peer = params->err_mode_peer;
     tl->efd = -1;
+    tl->epfd = -1;
+    lincoll_status_t st = lc_ucx_parse_lanes(tl, params->lanes);
+    if (st != LINCOLL_OK) {
+        free(tl);
+        return st;
+    }
     tl->eps = calloc((size_t)params->size, sizeof(*tl->eps));
     tl->failed = calloc((size_t)params->size, 1);
     if (tl->eps == NULL || tl->failed == NULL) {
-        goto err_nomem;
+        st = LINCOLL_ERR_NOMEM;
+        goto err;
     }
-    ucp_config_t *cfg;
-    ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
-    if (s != UCS_OK) {
-        lc_tl_error("ucx: ucp_config_read failed: %s", ucs_status_string(s));
-        goto err_status;
+    /* lane 0: tags, RMA and atomics; without lanes configured, UCX's (and the
+     * topology's) device choice as ever */
+    st = lc_ucx_open(params,
+                     tl->nlanes > 1 || (params->lanes && *params->lanes) ? tl->lane_dev[0] : NULL,
+                     UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
+                     "lincoll", &tl->context, &tl->worker, &tl->address, &tl->address_len);
+    if (st != LINCOLL_OK) {
+        goto err;
     }
-    lc_ucx_modify_vars(params, cfg);
-    ucp_params_t up = {
-        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_TAG_SENDER_MASK |
-                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME,
-        .features = UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
-        .tag_sender_mask = LC_TAG_MASK(LC_TAG_SRC_BITS) << LC_TAG_SRC_SHIFT,
-        .estimated_num_eps = (size_t)params->size,
-        .name = "lincoll",
-    };
-    s = ucp_init(&up, cfg, &tl->context);
-    ucp_config_release(cfg);
-    if (s != UCS_OK) {
-        lc_tl_error("ucx: ucp_init failed: %s", ucs_status_string(s));
-        goto err_status;
-    }
-    ucp_worker_params_t wp = {
-        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-        .thread_mode = UCS_THREAD_MODE_SINGLE,
-    };
-    s = ucp_worker_create(tl->context, &wp, &tl->worker);
-    if (s != UCS_OK) {
-        lc_tl_error("ucx: ucp_worker_create failed: %s", ucs_status_string(s));
-        ucp_cleanup(tl->context);
-        goto err_status;
-    }
-    s = ucp_worker_get_address(tl->worker, &tl->address, &tl->address_len);
-    if (s != UCS_OK) {
-        lc_tl_error("ucx: ucp_worker_get_address failed: %s", ucs_status_string(s));
-        ucp_worker_destroy(tl->worker);
-        ucp_cleanup(tl->context);
-        goto err_status;
+    /* lanes 1..: tag matching only, one device each */
+    for (int l = 1; l < tl->nlanes; l++) {
+        lc_ucx_lane_t *L = &tl->lane[l];
+        L->efd = -1;
+        st = lc_ucx_open(params, tl->lane_dev[l], UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
+                         "lincoll-lane", &L->context, &L->worker, &L->address, &L->address_len);
+        if (st != LINCOLL_OK) {
+            L->worker = NULL;
+            lc_ucx_close_lanes(tl);
+            lc_ucx_close(tl->context, tl->worker, tl->address);
+            goto err;
+        }
     }
     lc_ucx_ident_self(&tl->self);
-    tl->blob_len = sizeof(tl->self) + tl->address_len;
-    tl->blob = malloc(tl->blob_len);
-    if (tl->blob == NULL) {
-        ucp_worker_release_address(tl->worker, tl->address);
-        ucp_worker_destroy(tl->worker);
-        ucp_cleanup(tl->context);
-        goto err_nomem;
+    st = lc_ucx_blob(tl);
+    if (st != LINCOLL_OK) {
+        lc_ucx_close_lanes(tl);
+        lc_ucx_close(tl->context, tl->worker, tl->address);
+        goto err;
     }
-    memcpy(tl->blob, &tl->self, sizeof(tl->self));
-    memcpy((char *)tl->blob + sizeof(tl->self), tl->address, tl->address_len);
+    if (tl->nlanes > 1) {
+        lc_tl_info("ucx: %d lanes, devices %s", tl->nlanes, params->lanes);
+    }
     *tl_p = tl;
     return LINCOLL_OK;
 
-err_status:
+err:
     free(tl->eps);
     free(tl->failed);
     free(tl);
-    return LINCOLL_ERR_TRANSPORT;
-err_nomem:
-    free(tl->eps);
-    free(tl->failed);
-    free(tl);
-    return LINCOLL_ERR_NOMEM;
+    return st == LINCOLL_ERR_NOMEM || st == LINCOLL_ERR_INVALID ? st : LINCOLL_ERR_TRANSPORT;
 }
 
 static void lc_ucx_fini(lc_tl_t *tl)
@@ -144,9 +276,11 @@ static void lc_ucx_fini(lc_tl_t *tl)
         return;
     }
     lc_ucx_disconnect(tl); /* no-op when the context already disconnected */
-    ucp_worker_release_address(tl->worker, tl->address);
-    ucp_worker_destroy(tl->worker);
-    ucp_cleanup(tl->context);
+    if (tl->epfd >= 0) {
+        close(tl->epfd);
+    }
+    lc_ucx_close_lanes(tl);
+    lc_ucx_close(tl->context, tl->worker, tl->address);
     free(tl->blob);
     free(tl->idents);
     free(tl->probe_calls);
@@ -162,6 +296,7 @@ static void lc_ucx_fini(lc_tl_t *tl)
         }
         free(tl->peer_addrs);
     }
+    lc_ucx_lanes_free(tl);
     free(tl->eps);
     free(tl->failed);
     free(tl);
@@ -176,9 +311,45 @@ static lincoll_status_t lc_ucx_address(lc_tl_t *tl, const void **addr_p, size_t 
 
 /* ---- progress and wakeup ---------------------------------------------------- */
 
+static __attribute__((noinline)) int lc_ucx_progress_lanes(lc_tl_t *tl)
+{
+    int n = 0;
+    for (int l = 1; l < tl->nlanes; l++) {
+        n += (int)ucp_worker_progress(tl->lane[l].worker);
+    }
+    return n;
+}
+
 static int lc_ucx_progress(lc_tl_t *tl)
 {
-    return (int)ucp_worker_progress(tl->worker);
+    int n = (int)ucp_worker_progress(tl->worker);
+    if (__builtin_expect(tl->nlanes > 1, 0)) {
+        n += lc_ucx_progress_lanes(tl);
+    }
+    return n;
+}
+
+/* With several lanes: an epoll descriptor over every worker's event fd. */
+static int lc_ucx_lanes_epoll(lc_tl_t *tl)
+{
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        return -1;
+    }
+    for (int l = 0; l < tl->nlanes; l++) {
+        int fd = tl->efd;
+        if (l > 0 && (ucp_worker_get_efd(tl->lane[l].worker, &tl->lane[l].efd) != UCS_OK ||
+                      (fd = tl->lane[l].efd) < 0)) {
+            close(ep);
+            return -1;
+        }
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)l};
+        if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            close(ep);
+            return -1;
+        }
+    }
+    return ep;
 }
 
 static int lc_ucx_event_fd(lc_tl_t *tl)
@@ -186,13 +357,29 @@ static int lc_ucx_event_fd(lc_tl_t *tl)
     if (tl->efd < 0 && ucp_worker_get_efd(tl->worker, &tl->efd) != UCS_OK) {
         tl->efd = -1;
     }
-    return tl->efd;
+    if (tl->nlanes == 1 || tl->efd < 0) {
+        return tl->efd;
+    }
+    if (tl->epfd < 0) {
+        tl->epfd = lc_ucx_lanes_epoll(tl);
+    }
+    return tl->epfd;
 }
 
 static lincoll_status_t lc_ucx_arm(lc_tl_t *tl)
 {
-    ucs_status_t s = ucp_worker_arm(tl->worker);
-    return s == UCS_ERR_BUSY ? LINCOLL_ERR_BUSY : lc_ucx_status(s);
+    for (int l = 0; l < tl->nlanes; l++) {
+        ucs_status_t s = ucp_worker_arm(lc_ucx_lane_worker(tl, (unsigned)l));
+        if (s != UCS_OK) {
+            return s == UCS_ERR_BUSY ? LINCOLL_ERR_BUSY : lc_ucx_status(s);
+        }
+    }
+    return LINCOLL_OK;
+}
+
+static int lc_ucx_lanes(lc_tl_t *tl)
+{
+    return tl->nlanes;
 }
 
 /* The memory types UCX takes (a UCX built with CUDA lists UCS_MEMORY_TYPE_CUDA). */
@@ -240,4 +427,5 @@ const lc_tl_ops_t lc_tl_ucx_ops = {
     .counters = lc_ucx_counters,
     .mem_types = lc_ucx_mem_types,
     .describe = lc_ucx_describe,
+    .lanes = lc_ucx_lanes,
 };

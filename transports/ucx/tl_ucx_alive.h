@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #define LC_UCX_IDENT_MAGIC 0x4c43494eu /* "LCIN" */
+/* the same identity, published ahead of a lane table (several lanes) */
+#define LC_UCX_IDENT_MAGIC_LANES 0x4c434c4eu /* "LCLN" */
 
 typedef struct {
     uint32_t magic;     /* LC_UCX_IDENT_MAGIC */

@@ -26,7 +26,15 @@
  * nothing); a SEND that UCX could not finish inside the call is polled
  * (ucp_request_check_status); PUT (data + signal) and FLUSH count their UCX
  * operations through callbacks. */
-enum { LC_UCX_REQ_SEND, LC_UCX_REQ_RECV, LC_UCX_REQ_PUT, LC_UCX_REQ_FLUSH };
+enum { LC_UCX_REQ_SEND, LC_UCX_REQ_RECV, LC_UCX_REQ_PUT, LC_UCX_REQ_FLUSH, LC_UCX_REQ_RECV_ANY };
+
+/* One lane's UCX receive of a RECV_ANY request (its callback's user data). */
+typedef struct lc_ucx_sub {
+    struct lc_tl_req *r;
+    unsigned lane;
+    int live;   /* posted and not yet completed */
+    void *ureq; /* the UCX request while it is in flight */
+} lc_ucx_sub_t;
 
 struct lc_tl_req {
     struct lc_tl_req *next_free;
@@ -48,6 +56,15 @@ struct lc_tl_req {
     /* a receive with a triggered send (recv_chain_nb): posted length */
     lc_tl_chain_t *chain;
     size_t cap;
+    ucp_worker_h worker; /* RECV: the worker (lane) it is posted on */
+    /* RECV_ANY: one receive posted on every lane shared with the peer; the
+     * first to match wins and the others are canceled; the request is done
+     * (status set) once no lane's receive is in flight any more */
+    unsigned nlive;
+    int winner; /* lane whose message arrived, -1: none yet */
+    int in_cb;  /* posting or canceling: completion is decided afterwards */
+    lincoll_status_t outcome;
+    lc_ucx_sub_t sub[LC_TL_MAX_LANES];
 };
 
 /* A registered region.  Registrations of user memory are shared: a second
@@ -72,6 +89,20 @@ struct lc_tl_rkey {
     void *mapped; /* local address of base when UCX maps the region here (shm), else NULL */
 };
 
+/* Lanes 1.. (lane 0 is the context and worker of struct lc_tl itself): each
+ * its own UCX context restricted to one device (NET_DEVICES), with tag
+ * matching only (puts and remote keys stay on lane 0). */
+typedef struct lc_ucx_lane {
+    ucp_context_h context;
+    ucp_worker_h worker;
+    ucp_address_t *address;
+    size_t address_len;
+    ucp_ep_h *eps;     /* per peer, lazily created */
+    void **err_args;   /* per peer: the endpoint's error-callback argument */
+    void **peer_addrs; /* per peer: its worker address on this lane (NULL: it has no such lane) */
+    int efd;
+} lc_ucx_lane_t;
+
 struct lc_tl {
     ucp_context_h context;
     ucp_worker_h worker;
@@ -94,7 +125,25 @@ struct lc_tl {
     int efd;
     int closing; /* disconnect started: peers' errors are expected */
     lc_tl_counters_t counters;
+    /* lanes (LINCOLL_UCX_LANES): nlanes >= 1; lane[l] for 1 <= l < nlanes */
+    int nlanes;
+    lc_ucx_lane_t lane[LC_TL_MAX_LANES];
+    char lane_dev[LC_TL_MAX_LANES][64];
+    unsigned char *peer_lanes; /* per peer: the lanes it offers (from connect) */
+    int epfd;                  /* several lanes: epoll over every worker's event fd */
 };
+
+/* The lanes this rank and peer both have (>= 1). */
+static inline int lc_ucx_shared_lanes(const lc_tl_t *tl, int peer)
+{
+    int n = tl->peer_lanes != NULL ? tl->peer_lanes[peer] : 1;
+    return n < tl->nlanes ? (n > 0 ? n : 1) : tl->nlanes;
+}
+
+static inline ucp_worker_h lc_ucx_lane_worker(const lc_tl_t *tl, unsigned lane)
+{
+    return lane == 0 ? tl->worker : tl->lane[lane].worker;
+}
 
 /* ---- status mapping (only the ucx transport knows ucs_status_t) -------- */
 
@@ -161,10 +210,17 @@ static inline lincoll_status_t lc_ucx_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p)
     return lc_ucx_ep_slow(tl, peer, ep_p);
 }
 
+/* The endpoint of a peer argument that may carry a lane (transport.h,
+ * "lanes"): a plain rank is lc_ucx_ep; a lane resolves to the endpoint on
+ * that lane (modulo the lanes both ends have; ANY means lane 0 here), made
+ * on first use.  *lane_p (may be NULL) gets the lane. */
+lincoll_status_t lc_ucx_lane_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p, unsigned *lane_p);
+
 /* ---- the ops, by file ------------------------------------------------------ */
 
 /* tl_ucx_ep.c */
 void lc_ucx_disconnect(lc_tl_t *tl);
+void lc_ucx_lanes_free(lc_tl_t *tl);
 lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, const size_t *lens);
 lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer);
 void lc_ucx_describe(lc_tl_t *tl, int peer, char *buf, size_t len);
@@ -189,6 +245,9 @@ lincoll_status_t lc_ucx_recv_chain_nb(lc_tl_t *tl, int peer, void *buf, size_t l
 lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p);
 void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r);
 lincoll_status_t lc_ucx_test_release(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p);
+/* recv_nb / recv_chain_nb of a peer with a lane (tl_ucx_tag.c) */
+lincoll_status_t lc_ucx_recv_lane(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
+                                  lc_tl_chain_t *then, lc_tl_req_t **req_p);
 
 /* tl_ucx_rma.c */
 lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,

@@ -140,6 +140,7 @@ lincoll_status_t lc_ucx_rkey_unpack(lc_tl_t *tl, int peer, const void *buf, size
         return LINCOLL_ERR_INVALID;
     }
     ucp_ep_h ep;
+    peer = LC_TL_PEER_RANKOF(peer); /* remote keys belong to lane 0 */
     lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
     if (st != LINCOLL_OK) {
         return st;

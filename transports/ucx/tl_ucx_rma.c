@@ -116,6 +116,7 @@ lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t le
 {
     (void)tag;
     ucp_ep_h ep;
+    peer = LC_TL_PEER_RANKOF(peer); /* puts use lane 0 */
     lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
     if (st != LINCOLL_OK) {
         return st;
@@ -178,7 +179,7 @@ lincoll_status_t lc_ucx_flush_nb(lc_tl_t *tl, int peer, lc_tl_req_t **req_p)
         LC_UCX_POST(r, ucp_worker_flush_nbx(tl->worker, &p));
     } else {
         ucp_ep_h ep;
-        lincoll_status_t st = lc_ucx_ep(tl, peer, &ep);
+        lincoll_status_t st = lc_ucx_ep(tl, LC_TL_PEER_RANKOF(peer), &ep);
         if (st != LINCOLL_OK) {
             lc_ucx_req_put_back(r);
             return st;
