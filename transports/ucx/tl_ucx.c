@@ -314,19 +314,19 @@ static lincoll_status_t lc_ucx_address(lc_tl_t *tl, const void **addr_p, size_t 
 static __attribute__((noinline)) int lc_ucx_progress_lanes(lc_tl_t *tl)
 {
     int n = 0;
-    for (int l = 1; l < tl->nlanes; l++) {
-        n += (int)ucp_worker_progress(tl->lane[l].worker);
+    for (int l = 0; l < tl->nlanes; l++) {
+        n += (int)ucp_worker_progress(lc_ucx_lane_worker(tl, (unsigned)l));
     }
     return n;
 }
 
+/* one lane: a tail call into UCX, nothing else on the hot path */
 static int lc_ucx_progress(lc_tl_t *tl)
 {
-    int n = (int)ucp_worker_progress(tl->worker);
-    if (__builtin_expect(tl->nlanes > 1, 0)) {
-        n += lc_ucx_progress_lanes(tl);
+    if (__builtin_expect(tl->nlanes <= 1, 1)) {
+        return (int)ucp_worker_progress(tl->worker);
     }
-    return n;
+    return lc_ucx_progress_lanes(tl);
 }
 
 /* With several lanes: an epoll descriptor over every worker's event fd. */
