@@ -30,6 +30,11 @@ void ecd_sha256_init(ecd_sha256_t *s);
 void ecd_sha256_update(ecd_sha256_t *s, const void *data, size_t len);
 void ecd_sha256_final(ecd_sha256_t *s, uint8_t out[32]);
 void ecd_sha256(const void *data, size_t len, uint8_t out[32]);
+/* The block function in use: "sha-ni" (x86 SHA extensions) or "portable". */
+const char *ecd_sha256_impl(void);
+/* on = 1: use the portable block function even where the CPU has SHA-NI
+ * (tests compare the two); 0: back to the default.  Not thread-safe. */
+void ecd_sha256_portable(int on);
 /* n bytes as 2n lowercase hex digits (out: 2n + 1 bytes); and back (0 / -1). */
 void ecd_hex(const uint8_t *b, size_t n, char *out);
 int ecd_unhex(const char *s, uint8_t *b, size_t n);
