@@ -196,6 +196,11 @@ lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan);
  * connections when the operation fails. */
 lincoll_status_t ecd_run_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
                                     ecd_conn_t *watch);
+/* The same for a plan already started (lincoll_start): several plans of
+ * one communicator may be in flight, driven to completion one at a time in
+ * the order they were started. */
+lincoll_status_t ecd_drive_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
+                                      ecd_conn_t *watch);
 
 /* ---- logging -------------------------------------------------------------- */
 extern int ecd_self; /* node id for log lines, -1 in the client */

@@ -117,10 +117,17 @@ lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan)
 
 lincoll_status_t ecd_run_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan, ecd_conn_t *watch)
 {
-    int fd = -1;
-    if (lincoll_context_fd(ctx, &fd) != LINCOLL_OK) fd = -1;
     lincoll_status_t st = lincoll_start(plan);
     if (st != LINCOLL_OK) return st;
+    return ecd_drive_plan_watch(ctx, plan, watch);
+}
+
+lincoll_status_t ecd_drive_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
+                                      ecd_conn_t *watch)
+{
+    int fd = -1;
+    if (lincoll_context_fd(ctx, &fd) != LINCOLL_OK) fd = -1;
+    lincoll_status_t st;
     for (;;) {
         st = lincoll_test(plan);
         if (st != LINCOLL_INPROGRESS) return st;

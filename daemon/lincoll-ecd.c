@@ -257,9 +257,10 @@ static void op_end(op_t *op)
  * (m-1)S/k out, a parity row's node S in: no link direction carries more
  * than the upload itself. */
 
-#define ECD_STRIPE_AUTO (1u << 20)  /* bytes of a row per stripe (--stripe 0) */
-#define ECD_PUT_RING    (32u << 20) /* coordinator: bytes of stripes in flight */
-#define ECD_MEMBER_RING (16u << 20) /* member: bytes of pieces in flight */
+#define ECD_STRIPE_AUTO  (1u << 20)  /* bytes of a row per stripe (--stripe 0) */
+#define ECD_PUT_RING     (32u << 20) /* coordinator: bytes of stripes in flight */
+#define ECD_MEMBER_RING  (16u << 20) /* member: bytes of pieces in flight */
+#define ECD_PUT_INFLIGHT 2           /* stripes whose collectives run at once */
 
 static const lincoll_encode_opts_t put_encode_opts = {.algo = LINCOLL_ENCODE_ALGO_DIRECT};
 
@@ -325,7 +326,7 @@ typedef struct put_pipe {
     int nslot;
     uint8_t *ring;    /* nslot stripes of k * stripe bytes */
     uint8_t *par;     /* the parity pieces of one stripe (mm * stripe) */
-    uint8_t *scratch; /* the collective's output here (stripe; zeros) */
+    uint8_t *scratch; /* the collectives' outputs here (ECD_PUT_INFLIGHT stripes; zeros) */
     /* progress (mu) */
     uint64_t filled, sent, computed;
     int failed;
@@ -466,14 +467,22 @@ static void *put_encode(void *arg)
     }
     lincoll_comm_t *w;
     lincoll_comm_world(ctx, &w);
-    lincoll_plan_t *plan = NULL;
-    st = lincoll_encode_rs_init(w, gf, p->k, LINCOLL_GF_RS_CAUCHY, p->Gz, p->stripe, NULL,
-                                p->scratch, &put_encode_opts, &plan);
-    for (uint64_t s = 0; st == LINCOLL_OK && s < p->nst && !put_failed(p); s++)
-        st = ecd_run_plan(ctx, plan);
+    /* the members keep ECD_PUT_INFLIGHT stripes' collectives in flight: the
+     * same plans, started in the same order */
+    lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
+    const int nplan = p->nst < ECD_PUT_INFLIGHT ? (int)p->nst : ECD_PUT_INFLIGHT;
+    for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
+        st = lincoll_encode_rs_init(w, gf, p->k, LINCOLL_GF_RS_CAUCHY, p->Gz, p->stripe, NULL,
+                                    p->scratch + (size_t)i * p->stripe, &put_encode_opts, &plan[i]);
+    for (uint64_t s = 0; st == LINCOLL_OK && s <= p->nst && !put_failed(p); s++) {
+        if (s < p->nst) st = lincoll_start(plan[s % (uint64_t)nplan]);
+        if (st == LINCOLL_OK && s > 0)
+            st = ecd_drive_plan_watch(ctx, plan[(s - 1) % (uint64_t)nplan], NULL);
+    }
     if (st != LINCOLL_OK) put_fail(p, "encode: %s", lincoll_strerror(st));
     put_wait(p, &p->sent, p->nst - 1);
-    lincoll_plan_free(plan);
+    for (int i = 0; i < ECD_PUT_INFLIGHT; i++)
+        lincoll_plan_free(plan[i]);
     lincoll_status_t fin = lincoll_finalize(ctx);
     if (fin != LINCOLL_OK) put_fail(p, "encode: the group's finalize: %s", lincoll_strerror(fin));
     p->t_encode = ecd_now() - p->t0;
@@ -563,7 +572,7 @@ static void client_put(ecd_conn_t *c, char **w, int nw)
     p.Gz = G ? put_collective_generator(G, L, k, my_rank) : NULL;
     p.ring = malloc((size_t)p.nslot * stripe_bytes);
     p.par = malloc((size_t)op.cl.m * p.stripe);
-    p.scratch = malloc(p.stripe);
+    p.scratch = malloc((size_t)ECD_PUT_INFLIGHT * p.stripe);
     if (G == NULL || p.Gz == NULL || p.ring == NULL || p.par == NULL || p.scratch == NULL) {
         snprintf(err, sizeof(err), "out of memory");
         goto done;
@@ -872,7 +881,7 @@ static void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, 
     uint8_t *pin = NULL, *pout = NULL;
     uint64_t *Gfull = NULL, *Gz = NULL;
     lincoll_context_t *ctx = NULL;
-    lincoll_plan_t *plan = NULL;
+    lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
     member_pipe_t p;
     memset(&p, 0, sizeof(p));
     p.tmp.fd = -1;
@@ -915,8 +924,10 @@ static void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, 
     if (p.nslot < 3) p.nslot = 3;
     if ((uint64_t)p.nslot > p.nst) p.nslot = (int)p.nst;
     p.ring = data ? malloc((size_t)p.nslot * stripe) : NULL;
-    pin = encode && data ? malloc(stripe) : NULL;
-    pout = encode ? malloc(stripe) : NULL;
+    /* the stripes whose collectives are in flight at once, one buffer each */
+    const int nplan = p.nst < ECD_PUT_INFLIGHT ? (int)p.nst : ECD_PUT_INFLIGHT;
+    pin = encode && data ? malloc((size_t)nplan * stripe) : NULL;
+    pout = encode ? malloc((size_t)nplan * stripe) : NULL;
     Gfull = generator(n, k);
     Gz = Gfull ? put_collective_generator(Gfull, L, k, crow) : NULL;
     if ((data && p.ring == NULL) || (encode && (pout == NULL || (data && pin == NULL))) ||
@@ -947,44 +958,67 @@ static void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, 
         } else {
             lincoll_comm_t *wc;
             lincoll_comm_world(ctx, &wc);
-            st = lincoll_encode_rs_init(wc, gf, k, LINCOLL_GF_RS_CAUCHY, Gz, stripe,
-                                        data ? pin : NULL, data ? NULL : pout, &put_encode_opts,
-                                        &plan);
-            if (st != LINCOLL_OK) failed = 1;
+            for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
+                st = lincoll_encode_rs_init(wc, gf, k, LINCOLL_GF_RS_CAUCHY, Gz, stripe,
+                                            data ? pin + (size_t)i * stripe : NULL,
+                                            data ? NULL : pout + (size_t)i * stripe,
+                                            &put_encode_opts, &plan[i]);
+            if (st != LINCOLL_OK) {
+                ecd_log("put %s (op %s): the encode plan: %s", name, opid, lincoll_strerror(st));
+                failed = 1;
+            }
         }
     }
     t_init = ecd_now() - t0;
-    for (uint64_t s = 0; !failed && s < p.nst; s++) {
-        uint64_t wd = ecd_stripe_width(chunk, stripe, s);
-        if (data) {
-            if (member_wait_piece(&p, c, s) != 0) {
-                failed = 1;
-                break;
+    /* stripe s's collective starts as soon as its piece is in, while stripe
+     * s - 1's still runs: the links do not idle between stripes (every rank
+     * starts them in the same order, stripe by stripe) */
+    for (uint64_t s = 0; !failed && s <= p.nst; s++) {
+        if (s < p.nst) {
+            int b = (int)(s % (uint64_t)nplan);
+            if (data) {
+                if (member_wait_piece(&p, c, s) != 0) {
+                    failed = 1;
+                    break;
+                }
+                if (encode)
+                    memcpy(pin + (size_t)b * stripe,
+                           p.ring + (size_t)(s % (uint64_t)p.nslot) * stripe, stripe);
+                pthread_mutex_lock(&p.mu);
+                p.consumed = s + 1;
+                pthread_cond_broadcast(&p.cv);
+                pthread_mutex_unlock(&p.mu);
             }
-            if (encode) memcpy(pin, p.ring + (size_t)(s % (uint64_t)p.nslot) * stripe, stripe);
-            pthread_mutex_lock(&p.mu);
-            p.consumed = s + 1;
-            pthread_cond_broadcast(&p.cv);
-            pthread_mutex_unlock(&p.mu);
-        }
-        if (encode) {
-            st = ecd_run_plan_watch(ctx, plan, c);
-            if (st != LINCOLL_OK) {
-                ecd_log("put %s (op %s): encode of stripe %llu: %s", name, opid,
+            if (encode && (st = lincoll_start(plan[b])) != LINCOLL_OK) {
+                ecd_log("put %s (op %s): starting the encode of stripe %llu: %s", name, opid,
                         (unsigned long long)s, lincoll_strerror(st));
                 failed = 1;
                 break;
             }
         }
+        if (s == 0 || !encode) continue;
+        /* stripe s - 1 completes */
+        uint64_t d = s - 1, wd = ecd_stripe_width(chunk, stripe, d);
+        int b = (int)(d % (uint64_t)nplan);
+        st = ecd_drive_plan_watch(ctx, plan[b], c);
+        if (st != LINCOLL_OK) {
+            ecd_log("put %s (op %s): encode of stripe %llu: %s", name, opid, (unsigned long long)d,
+                    lincoll_strerror(st));
+            failed = 1;
+            break;
+        }
         if (!data) {
-            p.crc = lc_crc32c(p.crc, pout, wd);
-            if (ecd_temp_append(&p.tmp, pout, wd) != 0) failed = 1;
+            const uint8_t *o = pout + (size_t)b * stripe;
+            p.crc = lc_crc32c(p.crc, o, wd);
+            if (ecd_temp_append(&p.tmp, o, wd) != 0) failed = 1;
         }
     }
     t_plans = ecd_now() - t0;
     if (ctx != NULL) {
-        lincoll_plan_free(plan);
-        plan = NULL;
+        for (int i = 0; i < ECD_PUT_INFLIGHT; i++) {
+            lincoll_plan_free(plan[i]); /* one still running is canceled */
+            plan[i] = NULL;
+        }
         lincoll_status_t fin = lincoll_finalize(ctx);
         ctx = NULL;
         if (fin != LINCOLL_OK && !failed) {
