@@ -30,6 +30,11 @@ void ecd_sha256_init(ecd_sha256_t *s);
 void ecd_sha256_update(ecd_sha256_t *s, const void *data, size_t len);
 void ecd_sha256_final(ecd_sha256_t *s, uint8_t out[32]);
 void ecd_sha256(const void *data, size_t len, uint8_t out[32]);
+/* The block function in use: "sha-ni" (x86 SHA extensions) or "portable". */
+const char *ecd_sha256_impl(void);
+/* on = 1: use the portable block function even where the CPU has SHA-NI
+ * (tests compare the two); 0: back to the default.  Not thread-safe. */
+void ecd_sha256_portable(int on);
 /* n bytes as 2n lowercase hex digits (out: 2n + 1 bytes); and back (0 / -1). */
 void ecd_hex(const uint8_t *b, size_t n, char *out);
 int ecd_unhex(const char *s, uint8_t *b, size_t n);
@@ -84,10 +89,23 @@ typedef struct ecd_manifest {
     uint8_t sha[32]; /* of the object */
     int k, m;
     uint64_t chunk;              /* bytes of every row's chunk */
+    uint64_t stripe;             /* bytes of a row in one stripe (ecd_stripe_*), 1..chunk */
     char op[64];                 /* the put that wrote it */
     int node[ECD_MAX_NODES];     /* row -> node id */
     uint32_t crc[ECD_MAX_NODES]; /* crc32c of every row's chunk */
 } ecd_manifest_t;
+
+/* Stripes: the object is cut into stripes of k * stripe bytes; stripe s
+ * holds object bytes [s * k * stripe, ...) as k consecutive pieces of
+ * w_s = min(stripe, chunk - s * stripe) bytes, piece j at offset s * stripe
+ * of row j's chunk.  Parity rows are computed piece by piece (the code is
+ * bytewise, so a parity row's chunk is still the code of the data rows'
+ * chunks).  Bytes past the object's size are zeros.  stripe == chunk is one
+ * stripe: row j is bytes [j * chunk, (j + 1) * chunk) of the object. */
+uint64_t ecd_stripe_count(uint64_t chunk, uint64_t stripe);
+uint64_t ecd_stripe_width(uint64_t chunk, uint64_t stripe, uint64_t s);
+/* Object offset of stripe s's first byte (s * k * stripe). */
+uint64_t ecd_stripe_offset(int k, uint64_t stripe, uint64_t s);
 
 /* 1 when name is 1..128 bytes of [A-Za-z0-9._-] not starting with '.'. */
 int ecd_name_ok(const char *name);
@@ -126,6 +144,23 @@ ecd_chunk_state_t ecd_disk_read_chunk(ecd_disk_t *d, const ecd_manifest_t *m, in
  * to tmp (for commit or abort).  0 or -1. */
 int ecd_disk_write_temp(ecd_disk_t *d, const char *op, const char *name, int row, const void *buf,
                         size_t len, char *tmp, size_t tsize);
+/* A chunk written piece by piece (a put's stream): the pieces go to the
+ * temporary as they come, their write-back starts every few MiB
+ * (sync_file_range), so the final fsync has little left to wait for. */
+typedef struct ecd_temp {
+    int fd;
+    uint64_t written, started; /* bytes written; bytes whose write-back was started */
+    char path[600];
+} ecd_temp_t;
+/* 0, or -1 (a log line says why). */
+int ecd_temp_open(ecd_disk_t *d, const char *op, const char *name, int row, ecd_temp_t *t);
+int ecd_temp_append(ecd_temp_t *t, const void *buf, size_t len);
+/* fsync and close; the path goes to tmp (for commit or abort).  0 or -1 (the
+ * temporary is removed). */
+int ecd_temp_finish(ecd_temp_t *t, char *tmp, size_t tsize);
+/* Close and remove (an aborted put); harmless on a closed or unopened one
+ * (fd < 0). */
+void ecd_temp_drop(ecd_temp_t *t);
 /* Commit: rename every temporary chunk into place, then write the manifest
  * (temp, fsync, rename, fsync of the directory): an object exists on this
  * node only once its manifest does, and then with every chunk written. */
@@ -155,6 +190,17 @@ lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p);
 /* Start a plan and drive it from a poll loop on lincoll_context_fd: no busy
  * polling; returns what the plan ended with. */
 lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan);
+/* The same, and give up (LINCOLL_ERR_PEER_FAILED) as soon as `watch`, a
+ * connection that must stay silent meanwhile, becomes readable or closes:
+ * a member watches its coordinator, which breaks the group by shutting its
+ * connections when the operation fails. */
+lincoll_status_t ecd_run_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
+                                    ecd_conn_t *watch);
+/* The same for a plan already started (lincoll_start): several plans of
+ * one communicator may be in flight, driven to completion one at a time in
+ * the order they were started. */
+lincoll_status_t ecd_drive_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
+                                      ecd_conn_t *watch);
 
 /* ---- logging -------------------------------------------------------------- */
 extern int ecd_self; /* node id for log lines, -1 in the client */

@@ -8,7 +8,9 @@
  *
  * A manifest is text ending with "check CRC", the crc32c of every line
  * before it, so a damaged manifest is never mistaken for a good one.  It
- * lists the crc32c of every row's chunk: any node can verify any chunk.
+ * lists the crc32c of every row's chunk: any node can verify any chunk, and
+ * the stripe width when the object is cut into more than one stripe (no
+ * "stripe" line: one stripe).
  * Writes go to temporaries that are fsync'd, renamed into place and
  * followed by the manifest (temp, fsync, rename, fsync of the directory).
  */
@@ -38,6 +40,23 @@ int ecd_name_ok(const char *name)
     return 1;
 }
 
+uint64_t ecd_stripe_count(uint64_t chunk, uint64_t stripe)
+{
+    return stripe == 0 || stripe >= chunk ? 1 : (chunk + stripe - 1) / stripe;
+}
+
+uint64_t ecd_stripe_width(uint64_t chunk, uint64_t stripe, uint64_t s)
+{
+    if (stripe == 0 || stripe >= chunk) return s == 0 ? chunk : 0;
+    uint64_t at = s * stripe;
+    return at >= chunk ? 0 : chunk - at < stripe ? chunk - at : stripe;
+}
+
+uint64_t ecd_stripe_offset(int k, uint64_t stripe, uint64_t s)
+{
+    return s * (uint64_t)k * stripe;
+}
+
 int ecd_manifest_format(const ecd_manifest_t *m, char *buf, size_t cap)
 {
     char sha[65];
@@ -50,6 +69,11 @@ int ecd_manifest_format(const ecd_manifest_t *m, char *buf, size_t cap)
                      (unsigned long long)m->chunk, m->op);
     if (w < 0 || (size_t)w >= cap) return -1;
     n = (size_t)w;
+    if (m->stripe > 0 && m->stripe < m->chunk) {
+        w = snprintf(buf + n, cap - n, "stripe %llu\n", (unsigned long long)m->stripe);
+        if (w < 0 || (size_t)w >= cap - n) return -1;
+        n += (size_t)w;
+    }
     for (int r = 0; r < m->k + m->m; r++) {
         w = snprintf(buf + n, cap - n, "row %d %d %08x\n", r, m->node[r], m->crc[r]);
         if (w < 0 || (size_t)w >= cap - n) return -1;
@@ -116,6 +140,14 @@ int ecd_manifest_parse(const char *text, size_t len, ecd_manifest_t *m, char *er
         } else if (n == 2 && !strcmp(w[0], "chunk")) {
             m->chunk = strtoull(w[1], NULL, 10);
             have |= 32;
+        } else if (n == 2 && !strcmp(w[0], "stripe") && !(have & 128)) {
+            char *end;
+            m->stripe = strtoull(w[1], &end, 10);
+            if (*end != '\0' || m->stripe == 0) {
+                snprintf(err, esize, "bad stripe line");
+                return -1;
+            }
+            have |= 128;
         } else if (n == 2 && !strcmp(w[0], "op")) {
             snprintf(m->op, sizeof(m->op), "%s", w[1]);
             have |= 64;
@@ -134,12 +166,13 @@ int ecd_manifest_parse(const char *text, size_t len, ecd_manifest_t *m, char *er
             return -1;
         }
     }
-    if (have != 127) {
+    if ((have & 127) != 127) {
         snprintf(err, esize, "fields missing");
         return -1;
     }
+    if (!(have & 128)) m->stripe = m->chunk;
     if (m->k < 1 || m->m < 1 || m->k + m->m > ECD_MAX_NODES || nrows != m->k + m->m ||
-        m->chunk < 1 || m->chunk * (uint64_t)m->k < m->size) {
+        m->chunk < 1 || m->chunk * (uint64_t)m->k < m->size || m->stripe > m->chunk) {
         snprintf(err, esize, "inconsistent code, rows or sizes");
         return -1;
     }
@@ -282,6 +315,77 @@ int ecd_disk_write_temp(ecd_disk_t *d, const char *op, const char *name, int row
         return -1;
     }
     return 0;
+}
+
+int ecd_temp_open(ecd_disk_t *d, const char *op, const char *name, int row, ecd_temp_t *t)
+{
+    char base[300];
+    snprintf(base, sizeof(base), "%s.%s.%d", op, name, row);
+    ecd_path(d, t->path, sizeof(t->path), "tmp", base, "");
+    t->written = t->started = 0;
+    t->fd = open(t->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (t->fd < 0) {
+        ecd_log("creating %s: %s", t->path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int ecd_temp_append(ecd_temp_t *t, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(t->fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            ecd_log("writing %s: %s", t->path, n < 0 ? strerror(errno) : "short write");
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+        t->written += (uint64_t)n;
+    }
+    /* start the write-back of every full 4 MiB written so far, and make
+     * every 16 MiB durable: the final fsync then has at most that left,
+     * and a disk shared by several writers is not flushed all at once */
+    const uint64_t step = 4u << 20, durable = 16u << 20;
+    if (t->written - t->started >= step) {
+        uint64_t upto = t->written / step * step;
+        if (upto / durable > t->started / durable) {
+            if (fdatasync(t->fd) != 0) {
+                ecd_log("fdatasync of %s: %s", t->path, strerror(errno));
+                return -1;
+            }
+        } else {
+            sync_file_range(t->fd, (off_t)t->started, (off_t)(upto - t->started),
+                            SYNC_FILE_RANGE_WRITE);
+        }
+        t->started = upto;
+    }
+    return 0;
+}
+
+int ecd_temp_finish(ecd_temp_t *t, char *tmp, size_t tsize)
+{
+    int rc = fsync(t->fd);
+    if (rc != 0) ecd_log("fsync of %s: %s", t->path, strerror(errno));
+    if (close(t->fd) != 0) rc = -1;
+    t->fd = -1;
+    if (rc != 0) {
+        unlink(t->path);
+        return -1;
+    }
+    snprintf(tmp, tsize, "%s", t->path);
+    return 0;
+}
+
+void ecd_temp_drop(ecd_temp_t *t)
+{
+    if (t->fd >= 0) {
+        close(t->fd);
+        t->fd = -1;
+        unlink(t->path);
+    }
 }
 
 int ecd_disk_commit(ecd_disk_t *d, const ecd_manifest_t *m, char (*tmps)[600], const int *rows,

@@ -112,10 +112,22 @@ lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p)
 
 lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan)
 {
-    int fd = -1;
-    if (lincoll_context_fd(ctx, &fd) != LINCOLL_OK) fd = -1;
+    return ecd_run_plan_watch(ctx, plan, NULL);
+}
+
+lincoll_status_t ecd_run_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan, ecd_conn_t *watch)
+{
     lincoll_status_t st = lincoll_start(plan);
     if (st != LINCOLL_OK) return st;
+    return ecd_drive_plan_watch(ctx, plan, watch);
+}
+
+lincoll_status_t ecd_drive_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
+                                      ecd_conn_t *watch)
+{
+    int fd = -1;
+    if (lincoll_context_fd(ctx, &fd) != LINCOLL_OK) fd = -1;
+    lincoll_status_t st;
     for (;;) {
         st = lincoll_test(plan);
         if (st != LINCOLL_INPROGRESS) return st;
@@ -125,7 +137,14 @@ lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan)
             if (a == LINCOLL_ERR_BUSY) continue; /* events pending: test again */
             if (a == LINCOLL_OK) ms = 1000;      /* armed: sleep until the fd says */
         }
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        poll(&p, fd >= 0 ? 1 : 0, ms);
+        if (watch != NULL && watch->pos < watch->len) break; /* bytes already buffered */
+        struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
+                              {.fd = watch != NULL ? watch->fd : -1, .events = POLLIN}};
+        int n = poll(p, 2, ms);
+        if (n > 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) break;
     }
+    /* the watched connection spoke or closed: its peer gave up on the group */
+    ecd_log("group: the coordinator's connection closed or spoke during a collective; "
+            "leaving it");
+    return LINCOLL_ERR_PEER_FAILED;
 }

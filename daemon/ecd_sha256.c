@@ -1,10 +1,25 @@
 /*
  * daemon/ecd_sha256.c: SHA-256 (FIPS 180-4), written from the standard:
  * 64-byte blocks, a 64-word message schedule, 64 rounds, big-endian words.
+ *
+ * Two block functions give the same result: a portable one, and one for
+ * x86 CPUs with the SHA extensions (SHA256RNDS2 does two rounds on the
+ * state held as ABEF/CDGH, SHA256MSG1/MSG2 extend the message schedule four
+ * words at a time), about ten times faster; the object hashes of a put or a
+ * get then cost a fraction of what the link takes to carry the bytes.
+ * ecd_sha256_update picks the second when CPUID says the CPU has it
+ * (leaf 7, EBX bit 29); ecd_sha256_portable(1) forces the first (tests
+ * compare the two).
  */
 #include "daemon/ecd.h"
 
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define ECD_SHA_X86 1
+#endif
 
 static const uint32_t ecd_k256[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -18,7 +33,7 @@ static const uint32_t ecd_k256[64] = {
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
-static void ecd_sha256_block(ecd_sha256_t *s, const uint8_t *p)
+static void ecd_sha256_block_portable(uint32_t *hv, const uint8_t *p)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
@@ -29,8 +44,7 @@ static void ecd_sha256_block(ecd_sha256_t *s, const uint8_t *p)
         uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
-    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5],
-             g = s->h[6], h = s->h[7];
+    uint32_t a = hv[0], b = hv[1], c = hv[2], d = hv[3], e = hv[4], f = hv[5], g = hv[6], h = hv[7];
     for (int i = 0; i < 64; i++) {
         uint32_t t1 =
             h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + ecd_k256[i] + w[i];
@@ -44,8 +58,85 @@ static void ecd_sha256_block(ecd_sha256_t *s, const uint8_t *p)
         b = a;
         a = t1 + t2;
     }
-    s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d;
-    s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
+    hv[0] += a, hv[1] += b, hv[2] += c, hv[3] += d;
+    hv[4] += e, hv[5] += f, hv[6] += g, hv[7] += h;
+}
+
+static void ecd_sha256_blocks_portable(uint32_t *hv, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ecd_sha256_block_portable(hv, p + 64 * i);
+}
+
+#ifdef ECD_SHA_X86
+/* n blocks with the SHA extensions.  The state lives in two registers,
+ * ABEF and CDGH (the order SHA256RNDS2 takes); message words are
+ * byte-swapped to big endian, four at a time. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void
+ecd_sha256_blocks_shani(uint32_t *hv, const uint8_t *p, size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&hv[0]), 0xB1);   /* CDAB */
+    __m128i st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&hv[4]), 0x1B); /* EFGH */
+    __m128i st0 = _mm_alignr_epi8(t, st1, 8);                                        /* ABEF */
+    st1 = _mm_blend_epi16(st1, t, 0xF0);                                             /* CDGH */
+    for (size_t b = 0; b < n; b++, p += 64) {
+        __m128i save0 = st0, save1 = st1, w[4];
+        for (int g = 0; g < 16; g++) {
+            if (g < 4) {
+                w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), bswap);
+            } else {
+                /* W[t] = W[t-16] + s0(W[t-15]) + W[t-7] + s1(W[t-2]), t = 4g .. 4g+3 */
+                __m128i x = _mm_sha256msg1_epu32(w[g & 3], w[(g + 1) & 3]);
+                x = _mm_add_epi32(x, _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
+                w[g & 3] = _mm_sha256msg2_epu32(x, w[(g + 3) & 3]);
+            }
+            __m128i msg =
+                _mm_add_epi32(w[g & 3], _mm_loadu_si128((const __m128i *)&ecd_k256[4 * g]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, save0);
+        st1 = _mm_add_epi32(st1, save1);
+    }
+    t = _mm_shuffle_epi32(st0, 0x1B);    /* FEBA */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);  /* DCHG */
+    st0 = _mm_blend_epi16(t, st1, 0xF0); /* DCBA */
+    st1 = _mm_alignr_epi8(st1, t, 8);    /* HGFE */
+    _mm_storeu_si128((__m128i *)&hv[0], st0);
+    _mm_storeu_si128((__m128i *)&hv[4], st1);
+}
+
+static int ecd_sha256_shani_ok(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(b & (1u << 29))) return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    return (c & bit_SSE4_1) && (c & bit_SSSE3);
+}
+#endif
+
+typedef void (*ecd_sha256_blocks_fn)(uint32_t *hv, const uint8_t *p, size_t n);
+static int ecd_sha256_force_portable;
+
+static ecd_sha256_blocks_fn ecd_sha256_pick(void)
+{
+#ifdef ECD_SHA_X86
+    static int hw = -1; /* the same value from any thread */
+    if (hw < 0) hw = ecd_sha256_shani_ok();
+    if (hw && !ecd_sha256_force_portable) return ecd_sha256_blocks_shani;
+#endif
+    return ecd_sha256_blocks_portable;
+}
+
+void ecd_sha256_portable(int on)
+{
+    ecd_sha256_force_portable = on;
+}
+
+const char *ecd_sha256_impl(void)
+{
+    return ecd_sha256_pick() == ecd_sha256_blocks_portable ? "portable" : "sha-ni";
 }
 
 void ecd_sha256_init(ecd_sha256_t *s)
@@ -68,11 +159,14 @@ void ecd_sha256_update(ecd_sha256_t *s, const void *data, size_t len)
         p += take;
         len -= take;
         if (s->fill < 64) return;
-        ecd_sha256_block(s, s->buf);
+        ecd_sha256_pick()(s->h, s->buf, 1);
         s->fill = 0;
     }
-    for (; len >= 64; p += 64, len -= 64)
-        ecd_sha256_block(s, p);
+    if (len >= 64) {
+        ecd_sha256_pick()(s->h, p, len / 64);
+        p += len / 64 * 64;
+        len %= 64;
+    }
     memcpy(s->buf, p, len);
     s->fill = len;
 }

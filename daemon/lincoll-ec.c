@@ -7,9 +7,9 @@
  *   lincoll-ec -s HOST:PORT [-t SECONDS] repair NODE
  *
  * Any daemon of the cluster serves any request (it coordinates the others).
- * put sends FILE (NAME defaults to its base name) and checks the sha256 the
- * daemon reports; get writes OUT only once the whole object arrived and
- * its sha256 matches (OUT.part meanwhile).  Exit 0 on success; 1 with the
+ * put streams FILE (NAME defaults to its base name), hashing it on the way,
+ * and checks the sha256 the daemon reports; get writes OUT only once the
+ * whole object arrived and its sha256 matches (OUT.part meanwhile).  Exit 0 on success; 1 with the
  * daemon's or the local error on stderr; 2 for bad usage.  -t: seconds
  * without progress before giving up (default 300).
  */
@@ -61,25 +61,36 @@ static int do_put(ecd_conn_t *c, const char *file, const char *name)
         if (fd >= 0) close(fd);
         return fail("put: cannot read %s: %s", file, fd < 0 ? strerror(errno) : "not a file");
     }
-    size_t size = (size_t)st.st_size;
-    uint8_t *buf = malloc(size ? size : 1);
-    size_t got = 0;
-    while (buf != NULL && got < size) {
-        ssize_t n = read(fd, buf + got, size - got);
-        if (n <= 0) break;
-        got += (size_t)n;
+    /* the file streams: read, hashed and sent 1 MiB at a time */
+    size_t size = (size_t)st.st_size, left = size, bsz = 1 << 20;
+    uint8_t *buf = malloc(bsz), sha[32];
+    char hex[65], line[ECD_LINE_MAX];
+    if (buf == NULL) {
+        close(fd);
+        return fail("put: out of memory for the buffer reading %s%s", file, "");
+    }
+    ecd_sha256_t s;
+    ecd_sha256_init(&s);
+    int rc = 1, sent = ecd_printf(c, "PUT %s %zu\n", name, size) == 0, short_read = 0;
+    while (sent && left > 0) {
+        ssize_t n = read(fd, buf, left < bsz ? left : bsz);
+        if (n <= 0) {
+            short_read = 1; /* the file shrank: the daemon sees a truncated upload */
+            break;
+        }
+        ecd_sha256_update(&s, buf, (size_t)n);
+        if (ecd_write(c, buf, (size_t)n) != 0) sent = 0;
+        left -= (size_t)n;
     }
     close(fd);
-    if (buf == NULL || got != size) {
-        free(buf);
-        return fail("put: reading %s failed%s", file, "");
-    }
-    uint8_t sha[32];
-    char hex[65], line[ECD_LINE_MAX];
-    ecd_sha256(buf, size, sha);
+    free(buf);
+    ecd_sha256_final(&s, sha);
     ecd_hex(sha, 32, hex);
-    int rc = 1;
-    if (ecd_printf(c, "PUT %s %zu\n", name, size) != 0 || ecd_write(c, buf, size) != 0) {
+    if (short_read) {
+        ecd_conn_shutdown(c);
+        return fail("put: reading %s failed before its end%s", file, "");
+    }
+    if (!sent) {
         /* the daemon may have refused early: show its reason if it sent one */
         if (reply_line(c, line, sizeof(line)) == 0) fprintf(stderr, "lincoll-ec: %s\n", line);
     } else if (reply_line(c, line, sizeof(line)) == 0) {
@@ -94,7 +105,6 @@ static int do_put(ecd_conn_t *c, const char *file, const char *name)
                     name, n >= 4 ? w[3] : "?", hex);
         }
     }
-    free(buf);
     return rc;
 }
 

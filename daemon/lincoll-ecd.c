@@ -4,7 +4,7 @@
  *
  *   lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]
  *               [--port-file FILE] [--timeout S] [--max-object BYTES]
- *               [--die-with-parent]
+ *               [--stripe BYTES] [--die-with-parent]
  *
  * Objects are striped RS(k, m) over the k + m nodes of the cluster file
  * (docs/daemon.md): every object is split into k data chunks, and m parity
@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@ static struct {
     const char *dir, *cluster;
     double timeout;
     uint64_t max_object;
+    uint64_t stripe; /* bytes of a row per stripe of a put; 0: ECD_STRIPE_AUTO */
 } cfg = {.node = -1, .timeout = 10, .max_object = 1ull << 30};
 
 static ecd_disk_t disk;
@@ -234,39 +236,262 @@ static void op_end(op_t *op)
     }
 }
 
-/* ---- put ------------------------------------------------------------------ */
+/* ---- put: a pipeline of stripes ------------------------------------------ */
 
-/* What every member of an encode does once its chunk is known: the group,
- * the plan, the chunk into a temporary.  data: this rank's data chunk
- * (ranks < k); out: its parity chunk (ranks >= k).  Returns 0 or -1. */
-static int encode_member(ecd_group_t *g, int k, const uint64_t *G, size_t chunk,
-                         const uint8_t *data, uint8_t *out, char *err, size_t esize)
+/* A put streams: the coordinator cuts the upload into stripes of k pieces
+ * (ecd_stripe_*) as it arrives and, while the next stripes arrive, sends
+ * each data piece to its row's node (a connection of its own, "PIECES"),
+ * computes every row's piece locally (the parity rows' for their crcs and
+ * its own) and writes its own; the data rows' nodes run lincoll's encode
+ * collective once per stripe, so the parity rows' nodes receive their
+ * pieces as the upload goes on.  Nothing is committed before every node
+ * reported its whole chunk (READY): a put that fails anywhere leaves only
+ * temporaries, which are dropped.
+ *
+ * Links: the coordinator holds a parity row whenever one is live.  It
+ * computes that row itself, from the stripes it holds anyway, so its row
+ * of the generator the collective gets is zero: with the direct schedule
+ * (zero entries move nothing) no byte of the encode enters or leaves the
+ * coordinator's link.  Per object of S bytes its link carries S in (the
+ * upload) and S out (the k data pieces), a data row's node S/k in and
+ * (m-1)S/k out, a parity row's node S in: no link direction carries more
+ * than the upload itself. */
+
+#define ECD_STRIPE_AUTO  (1u << 20)  /* bytes of a row per stripe (--stripe 0) */
+#define ECD_PUT_RING     (32u << 20) /* coordinator: bytes of stripes in flight */
+#define ECD_MEMBER_RING  (16u << 20) /* member: bytes of pieces in flight */
+#define ECD_PUT_INFLIGHT 2           /* stripes whose collectives run at once */
+
+static const lincoll_encode_opts_t put_encode_opts = {.algo = LINCOLL_ENCODE_ALGO_DIRECT};
+
+static uint64_t put_stripe_width(uint64_t chunk)
 {
-    if (g->size == k) return 0; /* no parity row alive: nothing to compute */
+    uint64_t b = cfg.stripe > 0 ? cfg.stripe : ECD_STRIPE_AUTO;
+    return b < chunk ? b : chunk;
+}
+
+/* Parity rows the collective computes: the live ones but the coordinator's
+ * (crow, its row).  0: no collective. */
+static int put_remote_parity(int k, int L, int crow)
+{
+    return L - k - (crow >= k ? 1 : 0);
+}
+
+/* The L x k generator the collective gets: G's first L rows, the
+ * coordinator's own parity row zeroed. */
+static uint64_t *put_collective_generator(const uint64_t *G, int L, int k, int crow)
+{
+    uint64_t *Gz = malloc(sizeof(uint64_t) * (size_t)L * (size_t)k);
+    if (Gz == NULL) return NULL;
+    memcpy(Gz, G, sizeof(uint64_t) * (size_t)L * (size_t)k);
+    if (crow >= k && crow < L)
+        memset(Gz + (size_t)crow * (size_t)k, 0, sizeof(uint64_t) * (size_t)k);
+    return Gz;
+}
+
+/* Read and drop what the client still sends of a refused upload (bounded by
+ * the idle timeout), so that it reads the answer rather than a reset. */
+static void drain_upload(ecd_conn_t *c, uint64_t left)
+{
+    uint8_t buf[65536];
+    while (left > 0) {
+        size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+        if (ecd_read(c, buf, n) != 0) return;
+        left -= n;
+    }
+}
+
+static int wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long long ns = ts.tv_nsec + (long long)(seconds * 1e9);
+    ts.tv_sec += (time_t)(ns / 1000000000LL);
+    ts.tv_nsec = (long)(ns % 1000000000LL);
+    return pthread_cond_timedwait(cv, mu, &ts);
+}
+
+typedef struct put_pipe {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* fixed for the put */
+    int k, mm, n, L, my_rank, encode;
+    uint64_t size, chunk, stripe, nst;
+    const int *node_of_row;
+    const uint64_t *G;                 /* n x k */
+    uint64_t *Gz;                      /* the collective's (put_collective_generator) */
+    ecd_conn_t *member[ECD_MAX_NODES]; /* by rank, NULL at this one */
+    ecd_conn_t *pieces[ECD_MAX_NODES]; /* by data row, NULL at this one's */
+    ecd_group_t *g;
+    int nslot;
+    uint8_t *ring;    /* nslot stripes of k * stripe bytes */
+    uint8_t *par;     /* the parity pieces of one stripe (mm * stripe) */
+    uint8_t *scratch; /* the collectives' outputs here (ECD_PUT_INFLIGHT stripes; zeros) */
+    /* progress (mu) */
+    uint64_t filled, sent, computed;
+    int failed;
+    char err[512];
+    /* results */
+    uint32_t crc[ECD_MAX_NODES];
+    ecd_sha256_t sha;
+    ecd_temp_t own;
+    char own_tmp[1][600];
+    double t0, t_setup, t_upload, t_dist, t_encode;
+} put_pipe_t;
+
+static void put_fail(put_pipe_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put_fail(put_pipe_t *p, const char *fmt, ...)
+{
+    pthread_mutex_lock(&p->mu);
+    int first = !p->failed;
+    if (first) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->err, sizeof(p->err), fmt, ap);
+        va_end(ap);
+        p->failed = 1;
+    }
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    if (!first) return;
+    /* break the group: every blocked read or write of it fails at once */
+    for (int r = 0; r < ECD_MAX_NODES; r++) {
+        ecd_conn_shutdown(p->member[r]);
+        ecd_conn_shutdown(p->pieces[r]);
+    }
+}
+
+static int put_failed(put_pipe_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int f = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    return f;
+}
+
+static uint8_t *put_slot(put_pipe_t *p, uint64_t s)
+{
+    return p->ring + (size_t)(s % (uint64_t)p->nslot) * (size_t)p->k * p->stripe;
+}
+
+/* Wait until *count > s (or the put failed: returns -1). */
+static int put_wait(put_pipe_t *p, const uint64_t *count, uint64_t s)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!p->failed && *count <= s)
+        pthread_cond_wait(&p->cv, &p->mu);
+    int f = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    return f ? -1 : 0;
+}
+
+static void put_advance(put_pipe_t *p, uint64_t *count, uint64_t v)
+{
+    pthread_mutex_lock(&p->mu);
+    *count = v;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Thread: every data piece to its row's node. */
+static void *put_distribute(void *arg)
+{
+    put_pipe_t *p = arg;
+    for (uint64_t s = 0; s < p->nst; s++) {
+        if (put_wait(p, &p->filled, s) != 0) return NULL;
+        uint64_t w = ecd_stripe_width(p->chunk, p->stripe, s);
+        const uint8_t *b = put_slot(p, s);
+        for (int j = 0; j < p->k; j++) {
+            if (p->pieces[j] == NULL) continue;
+            if (ecd_write(p->pieces[j], b + (size_t)j * w, w) != 0) {
+                put_fail(p, "sending node %d its data: %s", p->node_of_row[j], strerror(errno));
+                return NULL;
+            }
+        }
+        put_advance(p, &p->sent, s + 1);
+    }
+    p->t_dist = ecd_now() - p->t0;
+    return NULL;
+}
+
+/* Thread: the object's sha256, every row's piece and crc, this node's
+ * piece to its temporary. */
+static void *put_compute(void *arg)
+{
+    put_pipe_t *p = arg;
+    const int k = p->k, mm = p->mm;
+    for (uint64_t s = 0; s < p->nst; s++) {
+        if (put_wait(p, &p->filled, s) != 0) return NULL;
+        uint64_t w = ecd_stripe_width(p->chunk, p->stripe, s), off;
+        uint8_t *b = put_slot(p, s);
+        off = ecd_stripe_offset(k, p->stripe, s);
+        uint64_t take = p->size > off ? p->size - off : 0;
+        if (take > (uint64_t)k * w) take = (uint64_t)k * w;
+        ecd_sha256_update(&p->sha, b, take);
+        const void *src[ECD_MAX_NODES];
+        void *dst[ECD_MAX_NODES];
+        for (int j = 0; j < k; j++)
+            src[j] = b + (size_t)j * w;
+        for (int i = 0; i < mm; i++)
+            dst[i] = p->par + (size_t)i * p->stripe;
+        if (lincoll_gf_encode(gf, k, mm, p->G + (size_t)k * (size_t)k, w, src, dst) != LINCOLL_OK) {
+            put_fail(p, "the local encode of stripe %llu failed", (unsigned long long)s);
+            return NULL;
+        }
+        for (int r = 0; r < k + mm; r++)
+            p->crc[r] = lc_crc32c(p->crc[r], r < k ? src[r] : dst[r - k], w);
+        const void *mine = p->my_rank < k ? src[p->my_rank] : dst[p->my_rank - k];
+        if (ecd_temp_append(&p->own, mine, w) != 0) {
+            put_fail(p, "writing this node's chunk failed");
+            return NULL;
+        }
+        put_advance(p, &p->computed, s + 1);
+    }
+    if (ecd_temp_finish(&p->own, p->own_tmp[0], sizeof(p->own_tmp[0])) != 0)
+        put_fail(p, "writing this node's chunk failed");
+    return NULL;
+}
+
+/* Thread: this node's part of the collective (its row is zero: it moves
+ * nothing), then, once every piece is out, lincoll_finalize, which returns
+ * when every member is through its last stripe. */
+static void *put_encode(void *arg)
+{
+    put_pipe_t *p = arg;
+    if (!p->encode) return NULL;
     lincoll_context_t *ctx;
-    lincoll_status_t st = ecd_group_context(g, &ctx);
+    lincoll_status_t st = ecd_group_context(p->g, &ctx);
     if (st != LINCOLL_OK) {
-        snprintf(err, esize, "lincoll_init of the group: %s", lincoll_strerror(st));
-        return -1;
+        put_fail(p, "lincoll_init of the group: %s", lincoll_strerror(st));
+        return NULL;
     }
     lincoll_comm_t *w;
     lincoll_comm_world(ctx, &w);
-    lincoll_plan_t *plan = NULL;
-    st = lincoll_encode_rs_init(w, gf, k, LINCOLL_GF_RS_CAUCHY, G, chunk, g->rank < k ? data : NULL,
-                                g->rank < k ? NULL : out, NULL, &plan);
-    if (st == LINCOLL_OK) st = ecd_run_plan(ctx, plan);
-    lincoll_plan_free(plan);
-    lincoll_status_t fin = lincoll_finalize(ctx);
-    if (st != LINCOLL_OK || fin != LINCOLL_OK) {
-        snprintf(err, esize, "encode: %s (finalize: %s)", lincoll_strerror(st),
-                 lincoll_strerror(fin));
-        return -1;
+    /* the members keep ECD_PUT_INFLIGHT stripes' collectives in flight: the
+     * same plans, started in the same order */
+    lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
+    const int nplan = p->nst < ECD_PUT_INFLIGHT ? (int)p->nst : ECD_PUT_INFLIGHT;
+    for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
+        st = lincoll_encode_rs_init(w, gf, p->k, LINCOLL_GF_RS_CAUCHY, p->Gz, p->stripe, NULL,
+                                    p->scratch + (size_t)i * p->stripe, &put_encode_opts, &plan[i]);
+    for (uint64_t s = 0; st == LINCOLL_OK && s <= p->nst && !put_failed(p); s++) {
+        if (s < p->nst) st = lincoll_start(plan[s % (uint64_t)nplan]);
+        if (st == LINCOLL_OK && s > 0)
+            st = ecd_drive_plan_watch(ctx, plan[(s - 1) % (uint64_t)nplan], NULL);
     }
-    return 0;
+    if (st != LINCOLL_OK) put_fail(p, "encode: %s", lincoll_strerror(st));
+    put_wait(p, &p->sent, p->nst - 1);
+    for (int i = 0; i < ECD_PUT_INFLIGHT; i++)
+        lincoll_plan_free(plan[i]);
+    lincoll_status_t fin = lincoll_finalize(ctx);
+    if (fin != LINCOLL_OK) put_fail(p, "encode: the group's finalize: %s", lincoll_strerror(fin));
+    p->t_encode = ecd_now() - p->t0;
+    return NULL;
 }
 
 static void client_put(ecd_conn_t *c, char **w, int nw)
 {
+    double t0 = ecd_now();
     if (nw != 3 || !ecd_name_ok(w[1])) {
         reply_err(c,
                   "usage: PUT NAME SIZE (NAME: 1-%d characters of A-Z a-z 0-9 . _ -, not "
@@ -285,39 +510,33 @@ static void client_put(ecd_conn_t *c, char **w, int nw)
     snprintf(name, sizeof(name), "%s", w[1]);
     if (ecd_disk_has(&disk, name)) {
         reply_err(c, "PUT %s: an object of that name exists (objects are immutable)", name);
+        drain_upload(c, size);
         return;
     }
-    /* the whole object first: a truncated upload writes nothing */
-    uint8_t *obj = malloc(size ? size : 1);
-    if (obj == NULL) {
-        reply_err(c, "PUT %s: out of memory for %llu bytes", name, size);
-        return;
-    }
-    if (ecd_read(c, obj, size) != 0) {
-        ecd_log("put %s: the client sent less than the %llu bytes it announced (%s); nothing "
-                "written",
-                name, size, strerror(errno));
-        reply_err(c, "PUT %s: upload truncated (%s); nothing written", name, strerror(errno));
-        free(obj);
-        return;
-    }
-    ecd_manifest_t m = {0};
-    snprintf(m.name, sizeof(m.name), "%s", name);
-    m.size = size;
-    ecd_sha256(obj, size, m.sha);
     if (lock_op_coordinator() != 0) {
         reply_err(c, "PUT %s: this node is busy with another operation; try again", name);
-        free(obj);
+        drain_upload(c, size);
         return;
     }
     op_t op;
     char err[512] = "";
-    uint8_t *data = NULL, *mine = NULL, *spare = NULL;
+    put_pipe_t p;
+    memset(&p, 0, sizeof(p));
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    p.own.fd = -1;
+    p.t0 = t0;
+    ecd_sha256_init(&p.sha);
+    ecd_manifest_t m = {0};
     uint64_t *G = NULL;
-    char tmp[1][600] = {{0}};
-    int ok = 0, committed = 0;
+    pthread_t th[3];
+    int nth = 0, ok = 0, committed = 0, truncated = 0;
+    uint64_t got = 0; /* upload bytes read */
+    double t_fsync = 0;
     if (op_begin(&op, err, sizeof(err)) != 0) goto done;
     const int n = op.cl.n, k = op.cl.k, L = op.nlive;
+    snprintf(m.name, sizeof(m.name), "%s", name);
+    m.size = size;
     m.k = k;
     m.m = op.cl.m;
     snprintf(m.op, sizeof(m.op), "%s", op.id);
@@ -329,26 +548,42 @@ static void client_put(ecd_conn_t *c, char **w, int nw)
         goto done;
     }
     place(name, n, op.live, m.node);
-    m.chunk = size ? (size + (uint64_t)k - 1) / (uint64_t)k : 1;
-    size_t chunk = m.chunk;
-    data = calloc((size_t)k, chunk);
-    mine = malloc(chunk);
-    spare = malloc(chunk);
-    G = generator(n, k);
-    if (data == NULL || mine == NULL || spare == NULL || G == NULL) {
-        snprintf(err, sizeof(err), "out of memory");
-        goto done;
-    }
-    memcpy(data, obj, size);
-    ecd_log("put %s (op %s): %llu bytes, chunks of %zu bytes to %d nodes", name, op.id, size, chunk,
-            L);
     int my_rank = -1;
     for (int r = 0; r < L; r++)
         if (m.node[r] == cfg.node) my_rank = r;
-    /* tell every member its rank; the data ranks get their chunk */
+    if (L > k && my_rank < k) { /* this node takes a live parity row (see above) */
+        m.node[my_rank] = m.node[k];
+        m.node[k] = cfg.node;
+        my_rank = k;
+    }
+    m.chunk = size ? (size + (uint64_t)k - 1) / (uint64_t)k : 1;
+    m.stripe = put_stripe_width(m.chunk);
+    p.k = k, p.mm = op.cl.m, p.n = n, p.L = L, p.my_rank = my_rank;
+    p.size = size, p.chunk = m.chunk, p.stripe = m.stripe;
+    p.nst = ecd_stripe_count(m.chunk, m.stripe);
+    p.node_of_row = m.node;
+    p.encode = put_remote_parity(k, L, my_rank) > 0;
+    size_t stripe_bytes = (size_t)k * p.stripe;
+    p.nslot = (int)(ECD_PUT_RING / stripe_bytes);
+    if (p.nslot < 3) p.nslot = 3;
+    if ((uint64_t)p.nslot > p.nst) p.nslot = (int)p.nst;
+    G = generator(n, k);
+    p.G = G;
+    p.Gz = G ? put_collective_generator(G, L, k, my_rank) : NULL;
+    p.ring = malloc((size_t)p.nslot * stripe_bytes);
+    p.par = malloc((size_t)op.cl.m * p.stripe);
+    p.scratch = malloc((size_t)ECD_PUT_INFLIGHT * p.stripe);
+    if (G == NULL || p.Gz == NULL || p.ring == NULL || p.par == NULL || p.scratch == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto done;
+    }
+    ecd_log("put %s (op %s): %llu bytes, chunks of %llu bytes in %llu stripes to %d nodes%s", name,
+            op.id, size, (unsigned long long)m.chunk, (unsigned long long)p.nst, L,
+            p.encode ? "" : " (no parity row to encode remotely)");
+    /* tell every member its rank, the placement and the stripes */
     ecd_group_t g = {.rank = my_rank, .size = L, .hub = 1, .timeout = cfg.timeout};
-    ecd_conn_t *member[ECD_MAX_NODES] = {0};
-    g.member = member;
+    g.member = p.member;
+    p.g = &g;
     char rows[ECD_MAX_NODES * 4] = "";
     for (int r = 0; r < n; r++) {
         size_t l = strlen(rows);
@@ -357,52 +592,92 @@ static void client_put(ecd_conn_t *c, char **w, int nw)
     for (int r = 0; r < L; r++) {
         int nd = m.node[r];
         if (nd == cfg.node) continue;
-        ecd_conn_t *pc = op.conn[nd];
-        member[r] = pc;
-        if (ecd_printf(pc, "ENCODE %s %llu %zu %d %d %d %d %s\n", name, size, chunk, k, op.cl.m, L,
-                       r, rows) != 0 ||
-            (r < k && (ecd_printf(pc, "DATA %zu\n", chunk) != 0 ||
-                       ecd_write(pc, data + (size_t)r * chunk, chunk) != 0))) {
+        p.member[r] = op.conn[nd];
+        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu\n", name, size,
+                       (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
+                       (unsigned long long)m.stripe) != 0) {
             snprintf(err, sizeof(err), "sending node %d its part: %s", nd, strerror(errno));
             goto done;
         }
     }
     for (int r = 0; r < L; r++) {
         char line[ECD_LINE_MAX] = "";
-        if (member[r] == NULL) continue;
-        if (ecd_read_line(member[r], line, sizeof(line)) < 0 || strcmp(line, "OK") != 0) {
+        if (p.member[r] == NULL) continue;
+        if (ecd_read_line(p.member[r], line, sizeof(line)) < 0 || strcmp(line, "OK") != 0) {
             snprintf(err, sizeof(err), "node %d refused the put: %s", m.node[r],
                      line[0] ? line : strerror(errno));
             goto done;
         }
     }
-    /* the encode collective among the live nodes */
-    if (encode_member(&g, k, G, chunk, my_rank < k ? data + (size_t)my_rank * chunk : NULL, mine,
-                      err, sizeof(err)) != 0)
-        goto done;
-    if (my_rank < k) memcpy(mine, data + (size_t)my_rank * chunk, chunk);
-    /* every row's crc: data rows and dead parity rows here, live parity rows
-     * as their nodes computed them (checked against this node's own math) */
-    for (int r = 0; r < n; r++) {
-        if (encode_row(G, k, r, data, chunk, spare) != 0) {
-            snprintf(err, sizeof(err), "local encode of row %d failed", r);
+    /* the data rows' streams */
+    for (int j = 0; j < k; j++) {
+        int nd = m.node[j];
+        if (nd == cfg.node) continue;
+        char why[256] = "", line[ECD_LINE_MAX] = "";
+        p.pieces[j] = ecd_connect(op.cl.addr[nd], cfg.timeout < 3 ? cfg.timeout : 3, cfg.timeout,
+                                  why, sizeof(why));
+        if (p.pieces[j] == NULL || ecd_printf(p.pieces[j], "PIECES %s %d\n", op.id, j) != 0 ||
+            ecd_read_line(p.pieces[j], line, sizeof(line)) < 0 || strcmp(line, "OK") != 0) {
+            snprintf(err, sizeof(err), "opening node %d's data stream: %s", nd,
+                     line[0]  ? line
+                     : why[0] ? why
+                              : strerror(errno));
             goto done;
         }
-        m.crc[r] = lc_crc32c(0, spare, chunk);
     }
-    if (lc_crc32c(0, mine, chunk) != m.crc[my_rank]) {
-        snprintf(err, sizeof(err), "this node's chunk (row %d) differs from the code", my_rank);
-        goto done;
-    }
-    if (ecd_disk_write_temp(&disk, op.id, name, my_rank, mine, chunk, tmp[0], sizeof(tmp[0])) !=
-        0) {
+    if (ecd_temp_open(&disk, op.id, name, my_rank, &p.own) != 0) {
         snprintf(err, sizeof(err), "writing this node's chunk failed");
         goto done;
     }
+    void *(*fns[3])(void *) = {put_distribute, put_compute, put_encode};
+    for (int i = 0; i < 3; i++) {
+        if (pthread_create(&th[nth], NULL, fns[i], &p) != 0) {
+            put_fail(&p, "cannot start a thread");
+            break;
+        }
+        nth++;
+    }
+    /* the upload, stripe by stripe, as the ring frees up */
+    p.t_setup = ecd_now() - t0;
+    for (uint64_t s = 0; s < p.nst; s++) {
+        pthread_mutex_lock(&p.mu);
+        while (!p.failed && s >= (p.sent < p.computed ? p.sent : p.computed) + (uint64_t)p.nslot)
+            pthread_cond_wait(&p.cv, &p.mu);
+        int f = p.failed;
+        pthread_mutex_unlock(&p.mu);
+        if (f) break;
+        uint64_t wd = ecd_stripe_width(m.chunk, m.stripe, s),
+                 off = ecd_stripe_offset(k, m.stripe, s);
+        uint64_t take = size > off ? size - off : 0;
+        if (take > (uint64_t)k * wd) take = (uint64_t)k * wd;
+        uint8_t *b = put_slot(&p, s);
+        if (ecd_read(c, b, take) != 0) {
+            ecd_log("put %s: the client sent less than the %llu bytes it announced (%s); "
+                    "nothing written",
+                    name, size, strerror(errno));
+            put_fail(&p, "upload truncated (%s); nothing written", strerror(errno));
+            truncated = 1;
+            break;
+        }
+        got += take;
+        memset(b + take, 0, (size_t)k * wd - take);
+        put_advance(&p, &p.filled, s + 1);
+    }
+    p.t_upload = ecd_now() - t0;
+    for (int i = 0; i < nth; i++)
+        pthread_join(th[i], NULL);
+    nth = 0;
+    if (p.failed) {
+        snprintf(err, sizeof(err), "%s", p.err);
+        goto done;
+    }
+    ecd_sha256_final(&p.sha, m.sha);
+    memcpy(m.crc, p.crc, sizeof(m.crc));
+    /* every member's chunk is durable and matches this node's math */
     for (int r = 0; r < L; r++) {
-        char line[ECD_LINE_MAX] = "", *ww[3];
-        if (member[r] == NULL) continue;
-        if (ecd_read_line(member[r], line, sizeof(line)) < 0) {
+        char line[ECD_LINE_MAX] = "", *ww[3] = {line, NULL, NULL};
+        if (p.member[r] == NULL) continue;
+        if (ecd_read_line(p.member[r], line, sizeof(line)) < 0) {
             snprintf(err, sizeof(err), "node %d did not report: %s", m.node[r], strerror(errno));
             goto done;
         }
@@ -413,31 +688,45 @@ static void client_put(ecd_conn_t *c, char **w, int nw)
             goto done;
         }
     }
+    t_fsync = ecd_now() - t0;
     /* commit: the manifest to every member, then here */
     char text[ECD_MANIFEST_MAX];
     int tlen = ecd_manifest_format(&m, text, sizeof(text));
     for (int r = 0; r < L; r++) {
         char line[ECD_LINE_MAX] = "";
-        if (member[r] == NULL) continue;
-        if (ecd_printf(member[r], "COMMIT %d\n", tlen) == 0 &&
-            ecd_write(member[r], text, (size_t)tlen) == 0 &&
-            ecd_read_line(member[r], line, sizeof(line)) >= 0 && strcmp(line, "OK committed") == 0)
+        if (p.member[r] == NULL) continue;
+        if (ecd_printf(p.member[r], "COMMIT %d\n", tlen) == 0 &&
+            ecd_write(p.member[r], text, (size_t)tlen) == 0 &&
+            ecd_read_line(p.member[r], line, sizeof(line)) >= 0 &&
+            strcmp(line, "OK committed") == 0)
             committed++;
         else
             ecd_log("put %s: node %d did not commit (%s); repair rebuilds its chunk", name,
                     m.node[r], strerror(errno));
     }
-    if (ecd_disk_commit(&disk, &m, tmp, &my_rank, 1) == 0) {
+    if (ecd_disk_commit(&disk, &m, p.own_tmp, &my_rank, 1) == 0) {
         committed++;
-        tmp[0][0] = '\0';
+        p.own_tmp[0][0] = '\0';
     }
     if (committed < k) {
         snprintf(err, sizeof(err), "only %d nodes committed (need %d)", committed, k);
         goto done;
     }
     ok = 1;
+    ecd_log(
+        "put %s timing setup %.3f upload %.3f distribute %.3f encode %.3f fsync %.3f commit %.3f",
+        name, p.t_setup, p.t_upload, p.t_dist, p.encode ? p.t_encode : p.t_dist, t_fsync,
+        ecd_now() - t0);
 done:
-    if (!ok) ecd_disk_abort(tmp, 1);
+    if (nth > 0) { /* a setup step failed after some threads started */
+        put_fail(&p, "%s", err);
+        for (int i = 0; i < nth; i++)
+            pthread_join(th[i], NULL);
+    }
+    ecd_temp_drop(&p.own);
+    if (!ok) ecd_disk_abort(p.own_tmp, 1);
+    for (int j = 0; j < ECD_MAX_NODES; j++)
+        ecd_conn_close(p.pieces[j]);
     op_end(&op); /* members without a COMMIT drop their temporaries */
     pthread_mutex_unlock(&op_lock);
     char sha[65];
@@ -450,38 +739,174 @@ done:
     } else {
         ecd_log("put %s failed: %s", name, err);
         reply_err(c, "PUT %s failed: %s", name, err);
+        if (!truncated) drain_upload(c, size - got); /* so the client reads this answer */
     }
-    free(obj);
-    free(data);
-    free(mine);
-    free(spare);
+    free(p.ring);
+    free(p.par);
+    free(p.scratch);
+    free(p.Gz);
     free(G);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
 }
 
-/* A member's side of "ENCODE ..." (in an OP session). */
-static void member_encode(ecd_conn_t *c, const char *opid, char **w, int nw)
+/* ---- put: a member's side ---------------------------------------------------- */
+
+/* What a member of a put shares with the connection that streams its data
+ * pieces ("PIECES", served by its own thread). */
+typedef struct member_pipe {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char opid[64];
+    int row;
+    uint64_t chunk, stripe, nst;
+    int nslot;
+    uint8_t *ring; /* nslot pieces of stripe bytes (zero-padded) */
+    uint64_t filled, consumed;
+    int failed, attached, detached;
+    ecd_conn_t *pc;
+    ecd_temp_t tmp;
+    uint32_t crc;
+} member_pipe_t;
+
+static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
+static member_pipe_t *cur_pipe; /* the put this node takes part in (op_lock: one at a time) */
+
+static void sanitize_opid(char *opid)
 {
-    char err[512] = "";
+    for (char *q = opid; *q; q++)
+        if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || *q == '-')) *q = '_';
+}
+
+static void member_fail(member_pipe_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->failed = 1;
+    if (p->attached && !p->detached) ecd_conn_shutdown(p->pc);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* "PIECES OPID ROW": the coordinator streams this node's data row, the
+ * pieces of every stripe in order (ecd_stripe_width bytes each). */
+static void peer_pieces(ecd_conn_t *c, char **w, int nw)
+{
+    char opid[64] = "";
+    if (nw == 3) snprintf(opid, sizeof(opid), "%s", w[1]);
+    sanitize_opid(opid);
+    member_pipe_t *p = NULL;
+    pthread_mutex_lock(&pipe_lock);
+    if (nw == 3 && cur_pipe != NULL && strcmp(cur_pipe->opid, opid) == 0 &&
+        cur_pipe->row == atoi(w[2])) {
+        pthread_mutex_lock(&cur_pipe->mu);
+        if (!cur_pipe->attached && !cur_pipe->failed) {
+            p = cur_pipe;
+            p->attached = 1;
+            p->pc = c;
+        }
+        pthread_mutex_unlock(&cur_pipe->mu);
+    }
+    pthread_mutex_unlock(&pipe_lock);
+    if (p == NULL) {
+        reply_err(c, "PIECES: no put of that operation and row waits for data here");
+        return;
+    }
+    int ok = ecd_printf(c, "OK\n") == 0;
+    for (uint64_t s = 0; ok && s < p->nst; s++) {
+        pthread_mutex_lock(&p->mu);
+        while (!p->failed && s >= p->consumed + (uint64_t)p->nslot)
+            pthread_cond_wait(&p->cv, &p->mu);
+        ok = !p->failed;
+        pthread_mutex_unlock(&p->mu);
+        if (!ok) break;
+        uint64_t wd = ecd_stripe_width(p->chunk, p->stripe, s);
+        uint8_t *b = p->ring + (size_t)(s % (uint64_t)p->nslot) * p->stripe;
+        if (ecd_read(c, b, wd) != 0) {
+            ecd_log("put (op %s): the coordinator's data stream broke: %s", p->opid,
+                    strerror(errno));
+            ok = 0;
+            break;
+        }
+        memset(b + wd, 0, p->stripe - wd);
+        p->crc = lc_crc32c(p->crc, b, wd);
+        if (ecd_temp_append(&p->tmp, b, wd) != 0) {
+            ok = 0;
+            break;
+        }
+        pthread_mutex_lock(&p->mu);
+        p->filled = s + 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_lock(&p->mu);
+    if (!ok) p->failed = 1;
+    p->detached = 1;
+    p->pc = NULL;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until piece s is in (0), or the put failed, the coordinator gave up
+ * (its session connection spoke or closed) or nothing came for twice the
+ * timeout (-1). */
+static int member_wait_piece(member_pipe_t *p, ecd_conn_t *session, uint64_t s)
+{
+    double deadline = ecd_now() + 2 * cfg.timeout;
+    pthread_mutex_lock(&p->mu);
+    uint64_t seen = p->filled;
+    while (!p->failed && p->filled <= s) {
+        wait_until(&p->cv, &p->mu, 0.2);
+        if (p->filled != seen) {
+            seen = p->filled;
+            deadline = ecd_now() + 2 * cfg.timeout;
+        }
+        struct pollfd pf = {.fd = session->fd, .events = POLLIN};
+        if (session->pos < session->len || poll(&pf, 1, 0) > 0 || ecd_now() > deadline) {
+            ecd_log("put (op %s): %s while waiting for stripe %llu", p->opid,
+                    ecd_now() > deadline ? "no data" : "the coordinator gave up",
+                    (unsigned long long)s);
+            p->failed = 1;
+        }
+    }
+    int f = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    return f ? -1 : 0;
+}
+
+/* A member's side of "ENCODE NAME SIZE CHUNK K M L RANK ROWS STRIPE" (in an
+ * OP session of coordinator `coord`). */
+static void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
+{
     char tmp[1][600] = {{0}};
-    uint8_t *data = NULL, *out = NULL;
-    uint64_t *Gfull = NULL;
-    if (nw != 9) {
-        reply_err(c, "ENCODE: expected 8 arguments");
+    uint8_t *pin = NULL, *pout = NULL;
+    uint64_t *Gfull = NULL, *Gz = NULL;
+    lincoll_context_t *ctx = NULL;
+    lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
+    member_pipe_t p;
+    memset(&p, 0, sizeof(p));
+    p.tmp.fd = -1;
+    int registered = 0, failed = 0;
+    double t0 = ecd_now(), t_init = 0, t_plans = 0;
+    if (nw != 10) {
+        reply_err(c, "ENCODE: expected 9 arguments");
         return;
     }
     char name[ECD_NAME_MAX + 1];
     snprintf(name, sizeof(name), "%s", w[1]);
     unsigned long long size = strtoull(w[2], NULL, 10);
-    size_t chunk = strtoull(w[3], NULL, 10);
+    uint64_t chunk = strtoull(w[3], NULL, 10), stripe = strtoull(w[9], NULL, 10);
     int k = atoi(w[4]), mm = atoi(w[5]), L = atoi(w[6]), rank = atoi(w[7]), n = k + mm;
-    int node_of_row[ECD_MAX_NODES], nr = 0;
+    int node_of_row[ECD_MAX_NODES], nr = 0, crow = -1;
     for (char *s = w[8]; nr < ECD_MAX_NODES && *s;) {
         node_of_row[nr++] = (int)strtol(s, &s, 10);
         if (*s == ',') s++;
     }
+    for (int r = 0; r < nr && r < L; r++)
+        if (node_of_row[r] == coord) crow = r;
     if (!ecd_name_ok(name) || k < 1 || mm < 1 || n > ECD_MAX_NODES || nr != n || L < k || L > n ||
-        rank < 0 || rank >= L || node_of_row[rank] != cfg.node || chunk < 1 ||
-        chunk > cfg.max_object || chunk * (size_t)k < size) {
+        rank < 0 || rank >= L || node_of_row[rank] != cfg.node || crow < 0 || crow == rank ||
+        chunk < 1 || chunk > cfg.max_object || chunk * (uint64_t)k < size || stripe < 1 ||
+        stripe > chunk) {
         reply_err(c, "ENCODE: inconsistent arguments");
         return;
     }
@@ -489,37 +914,142 @@ static void member_encode(ecd_conn_t *c, const char *opid, char **w, int nw)
         reply_err(c, "ENCODE %s: this node already has an object of that name", name);
         return;
     }
-    data = malloc(chunk);
-    out = malloc(chunk);
+    const int encode = put_remote_parity(k, L, crow) > 0, data = rank < k;
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    snprintf(p.opid, sizeof(p.opid), "%s", opid);
+    p.row = rank;
+    p.chunk = chunk, p.stripe = stripe, p.nst = ecd_stripe_count(chunk, stripe);
+    p.nslot = (int)(ECD_MEMBER_RING / stripe);
+    if (p.nslot < 3) p.nslot = 3;
+    if ((uint64_t)p.nslot > p.nst) p.nslot = (int)p.nst;
+    p.ring = data ? malloc((size_t)p.nslot * stripe) : NULL;
+    /* the stripes whose collectives are in flight at once, one buffer each */
+    const int nplan = p.nst < ECD_PUT_INFLIGHT ? (int)p.nst : ECD_PUT_INFLIGHT;
+    pin = encode && data ? malloc((size_t)nplan * stripe) : NULL;
+    pout = encode ? malloc((size_t)nplan * stripe) : NULL;
     Gfull = generator(n, k);
-    if (data == NULL || out == NULL || Gfull == NULL) {
+    Gz = Gfull ? put_collective_generator(Gfull, L, k, crow) : NULL;
+    if ((data && p.ring == NULL) || (encode && (pout == NULL || (data && pin == NULL))) ||
+        Gz == NULL) {
         reply_err(c, "ENCODE %s: out of memory", name);
         goto out;
     }
-    if (rank < k) {
-        char line[ECD_LINE_MAX] = "", *ww[3];
-        if (ecd_read_line(c, line, sizeof(line)) < 0 || ecd_split(line, ww, 3) != 2 ||
-            strcmp(ww[0], "DATA") != 0 || strtoull(ww[1], NULL, 10) != chunk ||
-            ecd_read(c, data, chunk) != 0) {
-            ecd_log("put %s (op %s): no data from the coordinator (%s)", name, opid,
-                    strerror(errno));
-            goto out;
-        }
+    if (ecd_temp_open(&disk, opid, name, rank, &p.tmp) != 0) {
+        reply_err(c, "ENCODE %s: cannot write a temporary", name);
+        goto out;
+    }
+    if (data) {
+        pthread_mutex_lock(&pipe_lock);
+        cur_pipe = &p;
+        pthread_mutex_unlock(&pipe_lock);
+        registered = 1;
     }
     if (ecd_printf(c, "OK\n") != 0) goto out;
     ecd_group_t g = {.rank = rank, .size = L, .up = c, .timeout = cfg.timeout};
-    if (encode_member(&g, k, Gfull, chunk, data, out, err, sizeof(err)) != 0) {
-        ecd_log("put %s (op %s): %s", name, opid, err);
-        reply_err(c, "%s", err);
+    lincoll_status_t st = LINCOLL_OK;
+    if (encode) {
+        st = ecd_group_context(&g, &ctx);
+        if (st != LINCOLL_OK) {
+            ecd_log("put %s (op %s): lincoll_init of the group: %s", name, opid,
+                    lincoll_strerror(st));
+            ctx = NULL;
+            failed = 1;
+        } else {
+            lincoll_comm_t *wc;
+            lincoll_comm_world(ctx, &wc);
+            for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
+                st = lincoll_encode_rs_init(wc, gf, k, LINCOLL_GF_RS_CAUCHY, Gz, stripe,
+                                            data ? pin + (size_t)i * stripe : NULL,
+                                            data ? NULL : pout + (size_t)i * stripe,
+                                            &put_encode_opts, &plan[i]);
+            if (st != LINCOLL_OK) {
+                ecd_log("put %s (op %s): the encode plan: %s", name, opid, lincoll_strerror(st));
+                failed = 1;
+            }
+        }
+    }
+    t_init = ecd_now() - t0;
+    /* stripe s's collective starts as soon as its piece is in, while stripe
+     * s - 1's still runs: the links do not idle between stripes (every rank
+     * starts them in the same order, stripe by stripe) */
+    for (uint64_t s = 0; !failed && s <= p.nst; s++) {
+        if (s < p.nst) {
+            int b = (int)(s % (uint64_t)nplan);
+            if (data) {
+                if (member_wait_piece(&p, c, s) != 0) {
+                    failed = 1;
+                    break;
+                }
+                if (encode)
+                    memcpy(pin + (size_t)b * stripe,
+                           p.ring + (size_t)(s % (uint64_t)p.nslot) * stripe, stripe);
+                pthread_mutex_lock(&p.mu);
+                p.consumed = s + 1;
+                pthread_cond_broadcast(&p.cv);
+                pthread_mutex_unlock(&p.mu);
+            }
+            if (encode && (st = lincoll_start(plan[b])) != LINCOLL_OK) {
+                ecd_log("put %s (op %s): starting the encode of stripe %llu: %s", name, opid,
+                        (unsigned long long)s, lincoll_strerror(st));
+                failed = 1;
+                break;
+            }
+        }
+        if (s == 0 || !encode) continue;
+        /* stripe s - 1 completes */
+        uint64_t d = s - 1, wd = ecd_stripe_width(chunk, stripe, d);
+        int b = (int)(d % (uint64_t)nplan);
+        st = ecd_drive_plan_watch(ctx, plan[b], c);
+        if (st != LINCOLL_OK) {
+            ecd_log("put %s (op %s): encode of stripe %llu: %s", name, opid, (unsigned long long)d,
+                    lincoll_strerror(st));
+            failed = 1;
+            break;
+        }
+        if (!data) {
+            const uint8_t *o = pout + (size_t)b * stripe;
+            p.crc = lc_crc32c(p.crc, o, wd);
+            if (ecd_temp_append(&p.tmp, o, wd) != 0) failed = 1;
+        }
+    }
+    t_plans = ecd_now() - t0;
+    if (ctx != NULL) {
+        for (int i = 0; i < ECD_PUT_INFLIGHT; i++) {
+            lincoll_plan_free(plan[i]); /* one still running is canceled */
+            plan[i] = NULL;
+        }
+        lincoll_status_t fin = lincoll_finalize(ctx);
+        ctx = NULL;
+        if (fin != LINCOLL_OK && !failed) {
+            ecd_log("put %s (op %s): the group's finalize: %s", name, opid, lincoll_strerror(fin));
+            failed = 1;
+        }
+    }
+    if (registered) { /* the data stream ends with its last piece, or now */
+        pthread_mutex_lock(&pipe_lock);
+        cur_pipe = NULL;
+        pthread_mutex_unlock(&pipe_lock);
+        registered = 0;
+        if (failed) member_fail(&p);
+        pthread_mutex_lock(&p.mu);
+        while (p.attached && !p.detached)
+            pthread_cond_wait(&p.cv, &p.mu);
+        if (p.failed || !p.attached) failed = 1;
+        pthread_mutex_unlock(&p.mu);
+    }
+    if (failed) {
+        reply_err(c, "put %s: this node's part failed (see its log)", name);
         goto out;
     }
-    uint8_t *mine = rank < k ? data : out;
-    if (ecd_disk_write_temp(&disk, opid, name, rank, mine, chunk, tmp[0], sizeof(tmp[0])) != 0) {
+    if (ecd_temp_finish(&p.tmp, tmp[0], sizeof(tmp[0])) != 0) {
         reply_err(c, "writing the chunk failed");
         goto out;
     }
-    uint32_t crc = lc_crc32c(0, mine, chunk);
-    if (ecd_printf(c, "READY %08x\n", crc) != 0) goto out;
+    ecd_log("put %s (op %s): row %d, %llu stripes: group ready %.3f s, last stripe %.3f s, "
+            "durable %.3f s",
+            name, opid, rank, (unsigned long long)p.nst, t_init, t_plans, ecd_now() - t0);
+    if (ecd_printf(c, "READY %08x\n", p.crc) != 0) goto out;
     char *text;
     size_t tlen;
     if (read_payload(c, "COMMIT", ECD_MANIFEST_MAX, &text, &tlen) != 0) {
@@ -528,8 +1058,10 @@ static void member_encode(ecd_conn_t *c, const char *opid, char **w, int nw)
         goto out;
     }
     ecd_manifest_t m;
+    char err[128];
     int ok = ecd_manifest_parse(text, tlen, &m, err, sizeof(err)) == 0 && !strcmp(m.name, name) &&
-             m.node[rank] == cfg.node && m.crc[rank] == crc && m.chunk == chunk;
+             m.node[rank] == cfg.node && m.crc[rank] == p.crc && m.chunk == chunk &&
+             m.stripe == stripe;
     free(text);
     if (ok && ecd_disk_commit(&disk, &m, tmp, &rank, 1) == 0) {
         tmp[0][0] = '\0';
@@ -538,10 +1070,25 @@ static void member_encode(ecd_conn_t *c, const char *opid, char **w, int nw)
         reply_err(c, "COMMIT refused: %s", ok ? "writing failed" : "the manifest does not match");
     }
 out:
+    if (registered) {
+        pthread_mutex_lock(&pipe_lock);
+        cur_pipe = NULL;
+        pthread_mutex_unlock(&pipe_lock);
+        member_fail(&p);
+        pthread_mutex_lock(&p.mu);
+        while (p.attached && !p.detached)
+            pthread_cond_wait(&p.cv, &p.mu);
+        pthread_mutex_unlock(&p.mu);
+    }
+    ecd_temp_drop(&p.tmp);
     ecd_disk_abort(tmp, 1);
-    free(data);
-    free(out);
+    free(p.ring);
+    free(pin);
+    free(pout);
     free(Gfull);
+    free(Gz);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
 }
 
 /* ---- repair --------------------------------------------------------------- */
@@ -738,7 +1285,8 @@ static int recv_inventory(ecd_conn_t *c, int node, inv_obj_t **objs, int *n, int
             if (!o->have) {
                 o->m = m;
                 o->have = 1;
-            } else if (memcmp(o->m.sha, m.sha, 32) != 0 || o->m.chunk != m.chunk) {
+            } else if (memcmp(o->m.sha, m.sha, 32) != 0 || o->m.chunk != m.chunk ||
+                       o->m.stripe != m.stripe) {
                 ecd_log("repair: node %d's manifest of %s differs from another node's", node, w[1]);
             }
         }
@@ -1060,15 +1608,15 @@ static void peer_op(ecd_conn_t *c, char **w, int nw)
     c->idle = 3 * cfg.timeout; /* the coordinator may wait on dead nodes first */
     if (ecd_printf(c, "OK ready\n") == 0) {
         for (;;) {
-            char line[ECD_LINE_MAX], *ww[10];
+            char line[ECD_LINE_MAX], *ww[12];
             if (ecd_read_line(c, line, sizeof(line)) < 0) break;
-            int n = ecd_split(line, ww, 10);
+            int n = ecd_split(line, ww, 12);
             if (n >= 1 && strcmp(ww[0], "INVENTORY") == 0) {
                 send_inventory(c);
                 continue;
             }
             if (n >= 1 && strcmp(ww[0], "ENCODE") == 0)
-                member_encode(c, opid, ww, n);
+                member_encode(c, opid, atoi(w[2]), ww, n);
             else if (n >= 1 && strcmp(ww[0], "REPAIR") == 0)
                 member_repair(c, opid, ww, n);
             else
@@ -1239,17 +1787,36 @@ static void client_get(ecd_conn_t *c, char **w, int nw)
         }
         ecd_log("get %s: degraded read, %d data chunks decoded", m.name, nl);
     }
+    /* obj holds the k data rows; the object is their stripes' pieces in
+     * order (ecd_stripe_*), cut at its size: hashed, then sent, piece by piece */
     uint8_t sha[32];
-    ecd_sha256(obj, m.size, sha);
-    char hex[65];
-    ecd_hex(m.sha, 32, hex);
-    if (memcmp(sha, m.sha, 32) != 0) {
-        ecd_log("get %s: the reassembled object fails its sha256; not returned", m.name);
-        reply_err(c, "GET %s: the object fails its sha256 check; not returned", m.name);
-        goto out;
+    ecd_sha256_t hs;
+    ecd_sha256_init(&hs);
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t left = m.size, nst = ecd_stripe_count(chunk, m.stripe);
+        for (uint64_t s = 0; s < nst && left > 0; s++) {
+            uint64_t wd = ecd_stripe_width(chunk, m.stripe, s);
+            for (int j = 0; j < k && left > 0; j++) {
+                const uint8_t *piece = obj + (size_t)j * chunk + (size_t)(s * m.stripe);
+                size_t len = left < wd ? (size_t)left : (size_t)wd;
+                if (pass == 0)
+                    ecd_sha256_update(&hs, piece, len);
+                else if (ecd_write(c, piece, len) != 0)
+                    left = len; /* the client went away: stop */
+                left -= len;
+            }
+        }
+        if (pass == 1) break;
+        ecd_sha256_final(&hs, sha);
+        char hex[65];
+        ecd_hex(m.sha, 32, hex);
+        if (memcmp(sha, m.sha, 32) != 0) {
+            ecd_log("get %s: the reassembled object fails its sha256; not returned", m.name);
+            reply_err(c, "GET %s: the object fails its sha256 check; not returned", m.name);
+            goto out;
+        }
+        if (ecd_printf(c, "OK %llu %s\n", (unsigned long long)m.size, hex) != 0) break;
     }
-    if (ecd_printf(c, "OK %llu %s\n", (unsigned long long)m.size, hex) == 0)
-        ecd_write(c, obj, m.size);
     /* what was found damaged is rewritten from the good data */
     for (int i = 0; i < nbad; i++) {
         uint8_t *row = bufs + (size_t)badrow[i] * chunk;
@@ -1409,6 +1976,8 @@ static void *conn_main(void *arg)
         peer_store(c, w, n);
     else if (!strcmp(cmd, "OP"))
         peer_op(c, w, n);
+    else if (!strcmp(cmd, "PIECES"))
+        peer_pieces(c, w, n);
     else {
         char shown[64];
         size_t i = 0;
@@ -1425,7 +1994,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]\n"
                "                   [--port-file FILE] [--timeout S] [--max-object BYTES]\n"
-               "                   [--die-with-parent]\n"
+               "                   [--stripe BYTES] [--die-with-parent]\n"
                "One erasure-coding storage daemon (docs/daemon.md).  --listen defaults to\n"
                "0.0.0.0:0 (a free port, printed and written to --port-file).\n");
 }
@@ -1440,6 +2009,7 @@ int main(int argc, char **argv)
                                          {"port-file", required_argument, 0, 'p'},
                                          {"timeout", required_argument, 0, 't'},
                                          {"max-object", required_argument, 0, 'm'},
+                                         {"stripe", required_argument, 0, 's'},
                                          {"die-with-parent", no_argument, 0, 'D'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -1467,6 +2037,16 @@ int main(int argc, char **argv)
         case 'm':
             cfg.max_object = strtoull(optarg, NULL, 10);
             break;
+        case 's': {
+            char *end;
+            cfg.stripe = strtoull(optarg, &end, 10);
+            if (*end != '\0' || optarg[0] == '-' || cfg.stripe > (1ull << 30)) {
+                fprintf(stderr, "lincoll-ecd: --stripe %s: expected bytes, 0 (%u) to 2^30\n",
+                        optarg, ECD_STRIPE_AUTO);
+                return 2;
+            }
+            break;
+        }
         case 'D':
             prctl(PR_SET_PDEATHSIG, SIGTERM); /* tests: never outlive the harness */
             break;

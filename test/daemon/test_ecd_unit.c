@@ -55,6 +55,44 @@ static void test_sha256(void **state)
     assert_int_equal(ecd_unhex("zz", back, 1), -1);
 }
 
+/* The block function the CPU gets (SHA-NI where it has it) and the portable
+ * one agree on every length around the block and padding edges and on long
+ * random messages fed in uneven pieces; the FIPS digests hold for both. */
+static void test_sha256_impls(void **state)
+{
+    (void)state;
+    const size_t max = 3 * 1048576 + 77;
+    uint8_t *buf = malloc(max), a[32], b[32];
+    assert_non_null(buf);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < max; i++) {
+        x = x * 1103515245u + 12345u;
+        buf[i] = (uint8_t)(x >> 16);
+    }
+    print_message("sha256 block function: %s\n", ecd_sha256_impl());
+    size_t lens[] = {0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 129, 1000, 4096, 65537, max};
+    for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        ecd_sha256(buf, lens[i], a);
+        ecd_sha256_portable(1);
+        ecd_sha256(buf, lens[i], b);
+        ecd_sha256_portable(0);
+        assert_memory_equal(a, b, 32);
+    }
+    ecd_sha256_t s;
+    ecd_sha256_init(&s);
+    for (size_t off = 0, step = 1; off < max; off += step, step = step * 7 % 65521 + 1)
+        ecd_sha256_update(&s, buf + off, off + step > max ? max - off : step);
+    ecd_sha256_final(&s, a);
+    ecd_sha256_portable(1);
+    ecd_sha256(buf, max, b);
+    char h[65];
+    hexof("abc", 3, h);
+    assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    ecd_sha256_portable(0);
+    assert_memory_equal(a, b, 32);
+    free(buf);
+}
+
 static ecd_manifest_t sample(void)
 {
     ecd_manifest_t m = {.size = 1000001, .k = 4, .m = 2, .chunk = 250001};
@@ -97,6 +135,73 @@ static void test_manifest(void **state)
     /* truncated */
     assert_int_not_equal(ecd_manifest_parse(text, (size_t)len / 2, &b, err, sizeof(err)), 0);
     assert_int_not_equal(ecd_manifest_parse("", 0, &b, err, sizeof(err)), 0);
+    /* one stripe: no stripe line, parsed back as stripe == chunk */
+    assert_null(strstr(text, "stripe"));
+    assert_true(b.stripe == 0 || b.stripe == m.chunk);
+    assert_int_equal(ecd_manifest_parse(text, (size_t)len, &b, err, sizeof(err)), 0);
+    assert_true(b.stripe == m.chunk);
+}
+
+/* Stripes: the manifest keeps the width; the layout places every object
+ * byte exactly once, stripe by stripe, and one stripe is the plain layout. */
+static void test_stripes(void **state)
+{
+    (void)state;
+    ecd_manifest_t m = sample(), b;
+    m.stripe = 65536;
+    char text[ECD_MANIFEST_MAX], err[128];
+    int len = ecd_manifest_format(&m, text, sizeof(text));
+    assert_true(len > 0);
+    assert_non_null(strstr(text, "stripe 65536\n"));
+    assert_int_equal(ecd_manifest_parse(text, (size_t)len, &b, err, sizeof(err)), 0);
+    assert_true(b.stripe == 65536);
+    for (int i = 0; i < len; i++) {
+        char bad[ECD_MANIFEST_MAX];
+        memcpy(bad, text, (size_t)len);
+        bad[i] ^= 0x20;
+        assert_int_not_equal(ecd_manifest_parse(bad, (size_t)len, &b, err, sizeof(err)), 0);
+    }
+    /* a width above the chunk, zero or not a number is refused even with a good check */
+    const char *widths[] = {"250002", "0", "12x"};
+    for (int v = 0; v < 3; v++) {
+        char t2[ECD_MANIFEST_MAX], *at = strstr(text, "stripe 65536\n"),
+                                   *chk = strstr(text, "check ");
+        int n = snprintf(t2, sizeof(t2), "%.*sstripe %s\n%.*s", (int)(at - text), text, widths[v],
+                         (int)(chk - at - 13), at + 13);
+        n += snprintf(t2 + n, sizeof(t2) - (size_t)n, "check %08x\n", lc_crc32c(0, t2, (size_t)n));
+        assert_int_not_equal(ecd_manifest_parse(t2, (size_t)n, &b, err, sizeof(err)), 0);
+    }
+    const uint64_t chunks[] = {1, 7, 64, 1000, 4096, 250001};
+    const uint64_t stripes[] = {1, 3, 64, 1000, 4096, 1 << 20};
+    for (size_t ci = 0; ci < 6; ci++) {
+        for (size_t si = 0; si < 6; si++) {
+            uint64_t chunk = chunks[ci], st = stripes[si] < chunk ? stripes[si] : chunk;
+            if (chunk * 4 > 300000) continue;
+            for (int k = 1; k <= 4; k += 3) {
+                uint64_t total = chunk * (uint64_t)k, n = ecd_stripe_count(chunk, st), at = 0;
+                uint8_t *seen = calloc(total, 1);
+                assert_non_null(seen);
+                assert_true(n == (chunk + st - 1) / st);
+                for (uint64_t s = 0; s < n; s++) {
+                    uint64_t w = ecd_stripe_width(chunk, st, s);
+                    assert_true(w >= 1 && w <= st);
+                    assert_true(ecd_stripe_offset(k, st, s) == at);
+                    for (int j = 0; j < k; j++)
+                        for (uint64_t i = 0; i < w; i++) {
+                            uint64_t off = at + (uint64_t)j * w + i;
+                            assert_true(off < total && !seen[off]);
+                            seen[off] = 1;
+                            /* one stripe: row j holds [j * chunk, (j + 1) * chunk) */
+                            if (n == 1) assert_true(off == (uint64_t)j * chunk + s * st + i);
+                        }
+                    at += (uint64_t)k * w;
+                }
+                assert_true(at == total);
+                assert_true(ecd_stripe_width(chunk, st, n) == 0);
+                free(seen);
+            }
+        }
+    }
 }
 
 static void test_names(void **state)
@@ -202,12 +307,75 @@ static void test_disk(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A chunk streamed to its temporary in uneven pieces across the write-back
+ * (4 MiB) and durability (16 MiB) steps reads back whole after the commit;
+ * a dropped temporary leaves nothing behind. */
+static void test_temp_stream(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ecd_unit.XXXXXX", cmd[128], path[700];
+    assert_non_null(mkdtemp(dir));
+    ecd_disk_t d;
+    assert_int_equal(ecd_disk_open(&d, dir, 2), 0);
+    const size_t len = (37u << 20) / 2 + 12345, piece = 777777;
+    uint8_t *buf = malloc(len), *back = malloc(len);
+    assert_non_null(buf);
+    assert_non_null(back);
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (uint8_t)(i * 2654435761u >> 13);
+    ecd_manifest_t m = sample();
+    m.chunk = len;
+    m.stripe = piece;
+    m.size = len * 4;
+    m.node[1] = 2;
+    m.crc[1] = lc_crc32c(0, buf, len);
+    ecd_temp_t t;
+    assert_int_equal(ecd_temp_open(&d, m.op, m.name, 1, &t), 0);
+    uint32_t crc = 0;
+    for (size_t at = 0; at < len; at += piece) {
+        size_t n = len - at < piece ? len - at : piece;
+        crc = lc_crc32c(crc, buf + at, n);
+        assert_int_equal(ecd_temp_append(&t, buf + at, n), 0);
+    }
+    assert_true(crc == m.crc[1]); /* the crc of the pieces is the chunk's */
+    assert_true(t.written == len);
+    assert_true(t.started == len / (4u << 20) * (4u << 20));
+    char tmp[1][600];
+    assert_int_equal(ecd_temp_finish(&t, tmp[0], sizeof(tmp[0])), 0);
+    assert_true(t.fd < 0);
+    ecd_temp_drop(&t); /* harmless once finished */
+    struct stat sb;
+    assert_int_equal(stat(tmp[0], &sb), 0);
+    assert_true((size_t)sb.st_size == len);
+    int row = 1;
+    assert_int_equal(ecd_disk_commit(&d, &m, tmp, &row, 1), 0);
+    assert_int_equal(ecd_disk_read_chunk(&d, &m, 1, back), ECD_CHUNK_OK);
+    assert_memory_equal(back, buf, len);
+    /* an aborted stream: the temporary goes away */
+    assert_int_equal(ecd_temp_open(&d, "n0-9-9-9", "other", 0, &t), 0);
+    assert_int_equal(ecd_temp_append(&t, buf, 5u << 20), 0);
+    snprintf(path, sizeof(path), "%s", t.path);
+    assert_int_equal(stat(path, &sb), 0);
+    ecd_temp_drop(&t);
+    assert_int_not_equal(stat(path, &sb), 0);
+    /* a directory that cannot take it: a clear failure, no descriptor */
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/tmp", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_not_equal(ecd_temp_open(&d, m.op, "third", 0, &t), 0);
+    assert_true(t.fd < 0);
+    free(buf);
+    free(back);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256), cmocka_unit_test(test_manifest),
-        cmocka_unit_test(test_names),  cmocka_unit_test(test_cluster),
-        cmocka_unit_test(test_disk),
+        cmocka_unit_test(test_sha256),   cmocka_unit_test(test_sha256_impls),
+        cmocka_unit_test(test_manifest), cmocka_unit_test(test_stripes),
+        cmocka_unit_test(test_names),    cmocka_unit_test(test_cluster),
+        cmocka_unit_test(test_disk),     cmocka_unit_test(test_temp_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
