@@ -23,6 +23,8 @@
 #include "core/context/context.h"
 #include "sim_algos.h"
 
+#define SIM_MAX_ALGOS 64
+
 /* ---- model ------------------------------------------------------------------ */
 
 typedef struct sim_model {
@@ -1019,8 +1021,9 @@ int main(int argc, char **argv)
             die("-q %s: unknown field (a CSV column: op, algo, rounds, c2, pred_us, ...)", q_field);
     }
     /* algorithms */
-    int nalg = sim_algo_count(op), *algos = calloc((size_t)nalg, sizeof(int)), na = 0;
-    if (algos == NULL) die("out of memory");
+    /* a fixed array: die() on a later argument leaves nothing allocated */
+    int nalg = sim_algo_count(op), algos[SIM_MAX_ALGOS], na = 0;
+    if (nalg > SIM_MAX_ALGOS) die("-t %s: %d algorithms, at most %d", op_s, nalg, SIM_MAX_ALGOS);
     if (strcmp(algo_s, "all") == 0) {
         for (int i = 0; i < nalg; i++)
             algos[na++] = i;
@@ -1176,7 +1179,6 @@ int main(int argc, char **argv)
     int rc = errors ? 1 : 0;
     if (plot != NULL && plot_rows(plot, rows, nrows, sweep.var, op_s, &m) != 0) rc = 1;
     free(rows);
-    free(algos);
     free(sweep.vals);
     return rc;
 }
