@@ -40,10 +40,16 @@ cd "$bdir"
 # Left to the main suite: the anchor programs (other projects' code, label
 # anchors); the emulated-cluster runs (label emucluster: the same programs
 # as their local shm/tcp twins, which run here, but over shaped links whose
-# time is waiting, not code); and coll_ucx at 6, 9 and 16 ranks (2, 3, 4,
-# 5, 7, 8 and 13 run here: powers of two, odd counts and remainders).
+# time is waiting, not code); coll_ucx at 4, 6, 7, 8, 9, 13 and 16 ranks (2,
+# 3 and 5 run here: a power of two, an odd count and a remainder, the same
+# code paths); the shm twins of shrink_ucx_stop and embed_cut_stop (their
+# tcp twins run here).  The single-process unit tests run two at a time
+# (they share nothing; valgrind.sh runs them in parallel too), the
+# multi-process ones one at a time.
 # Arguments replace this selection (deploy/sanitize.sh -R NAME runs NAME).
 if [ $# -eq 0 ]; then
-  set -- -LE 'anchors|emucluster' -E '^coll_ucx_n(6|9|16)$'
+  ctest --output-on-failure --timeout 900 -j2 -L unit
+  set -- -LE 'unit|anchors|emucluster' \
+    -E '^(coll_ucx_n(4|6|7|8|9|13|16)|shrink_ucx_stop_shm_n4|embed_cut_stop_shm)$'
 fi
 ctest --output-on-failure --timeout 900 "$@"
