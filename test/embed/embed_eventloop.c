@@ -5,8 +5,10 @@
  *
  *   lincoll-run -n N embed_eventloop [daemon-rank]
  *
- * All ranks compile one systematic RS [N, N-2] encode (1 MiB packets).  The
- * daemon rank (default 0) starts it at once and enters its loop: test,
+ * All ranks compile one systematic RS [N, N-2] encode (1 MiB packets) and
+ * run it once together, which wires up every endpoint it uses.  For the
+ * second run the daemon rank (default 0) starts it at once and enters its
+ * loop: test,
  * arm (BUSY: test again), epoll_wait with a 10 s timeout.  Its peers wait
  * 3 s before they start theirs.  Checks, on the daemon:
  *   - over the first 2.5 s (plan posted, peers silent) the process used
@@ -94,6 +96,15 @@ int main(int argc, char **argv)
     if (st != LINCOLL_OK) {
         fprintf(stderr, "embed_eventloop: rank %d: lincoll_encode_rs_init: %s\n", me,
                 lincoll_strerror(st));
+        return 1;
+    }
+    /* One run of the plan by every rank first: it connects every pair the
+     * plan uses, so the measured run below starts with its endpoints wired
+     * up (a daemon reuses its persistent plans the same way). */
+    st = lincoll_start(plan);
+    if (st == LINCOLL_OK) st = lincoll_wait(plan);
+    if (st != LINCOLL_OK) {
+        fprintf(stderr, "embed_eventloop: rank %d: first run: %s\n", me, lincoll_strerror(st));
         return 1;
     }
     lincoll_barrier(w);
