@@ -641,6 +641,7 @@ static int plot_rows(const char *png, const sim_row_t *rows, int nrows, char var
     fprintf(g, "set xlabel '%s'\nset ylabel 'predicted time (us)'\n",
             var == 'K' ? "K (virtual ranks)" : "size (bytes)");
     fprintf(g, "set logscale x 2\nset logscale y 10\nset grid\nset key left top\n");
+    if (var != 'K') fprintf(g, "set format x '%%.0b %%BB'\n"); /* 1 KiB ... 64 MiB */
     /* one series per algorithm, in the order they first appear */
     const char *algos[64];
     int na = 0;
