@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || { echo "FAIL: cmake --install"; exit 1; }
 sim="$tmp/prefix/bin/lincoll_sim"
 [ -x "$sim" ] || { echo "FAIL: $sim not installed"; exit 1; }
-for p in ib200 eth100; do
+for p in ib200 eth100 vm2core; do
   [ -f "$tmp/prefix/share/lincoll/profiles/$p.profile" ] || { echo "FAIL: profile $p not installed"; exit 1; }
 done
 "$sim" -h >"$tmp/help" && grep -q SYNOPSIS "$tmp/help" || { echo "FAIL: -h"; exit 1; }
