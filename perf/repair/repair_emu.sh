@@ -132,7 +132,7 @@ if command -v gnuplot >/dev/null && [ "$(grep -vc '^#' "$tsv")" -gt 0 ]; then
     "$top/perf/plot/repair.gp" 2>"$raw/plot.err" && [ -s "$png/repair.png" ] && have_png=1
 fi
 python3 - "$raw" "$ks" "$report" "$date_" "$have_png" "$spin" <<'PY'
-import csv, os, sys
+import csv, os, re, sys
 raw, ks, report, date_, have_png = sys.argv[1], sys.argv[2].split(), sys.argv[3], sys.argv[4], sys.argv[5] == "1"
 spin = sys.argv[6].split()
 env = open(os.path.join(raw, "env.txt")).read() if os.path.exists(os.path.join(raw, "env.txt")) else ""
@@ -204,14 +204,27 @@ if spins:
                 t["star"] / t["chain"], max(float(d[x][11]) for x in d)))
 out.append("\nGoals:\n")
 out.extend(verdict if verdict else ["- no complete run"])
-if any(float(rows[k][x][12]) > 0.9 for k in rows for x in rows[k]):
-    out.append("\nThe machine was busy (cpu machine > 0.9) during some measurements: other work "
-               "shared its cores (the load averages before and after are above), and the figures "
-               "carry that noise.  The chain needs every one of its k + 1 ranks in every one of "
+# The machine's busy share beyond the ranks' own is the kernel's packet work
+# for the emulated links (veth, bridge, tbf: softirq time charged to no rank)
+# plus whatever else ran; the load average before the run tells them apart.
+gap = max((float(rows[k][x][12]) - float(rows[k][x][11]) for k in rows for x in rows[k]),
+          default=0.0)
+m = re.search(r"load before: ([0-9.]+)", env)
+load0 = float(m.group(1)) if m else None
+if load0 is not None and load0 < 0.5:
+    out.append("\nThe machine was quiet before the run (1-minute load %.2f).  Its busy share "
+               "beyond the ranks' own (up to %.2f of its cores) is the kernel's packet work for "
+               "the emulated links (veth, bridge, tbf), which is charged to no rank."
+               % (load0, max(gap, 0.0)))
+else:
+    out.append("\nOther work shared the cores (1-minute load before the run: %s; the "
+               "machine's busy share exceeded the ranks' own by up to %.2f of its cores, the "
+               "kernel's packet work for the emulated links included), and the figures carry "
+               "that noise.  The chain needs every one of its k + 1 ranks in every one of "
                "its rounds, so it is the schedule that a descheduled rank delays most: compare its "
                "median with its fastest run, and the spinning waits above.  Star and tree move "
-               "their data in a few long transfers and stay within about 10 % of their "
-               "predictions.")
+               "their data in a few long transfers and stay within about 10 %% of their "
+               "predictions." % ("%.2f" % load0 if load0 is not None else "unknown", gap))
 if have_png:
     out.append("\n![repair time against k](%s/png/repair.png)" % date_)
 out.append("\nRaw outputs: `%s/repair/` (one CSV per k: `lincoll_repair_bench -f csv`)." % date_)
