@@ -193,7 +193,14 @@ unsigned lc_bind_keys(const lc_plan_t *ir)
     return k;
 }
 
-/* This host, as a number every process on it computes alike. */
+/* This host and the namespaces that decide whether its processes can map
+ * each other's shared memory, as a number every process that can computes
+ * alike: the host name, the boot id, and the IPC, PID and mount namespaces
+ * (System V segments live in an IPC namespace, POSIX ones under a mount
+ * namespace's /dev/shm, and UCX opens a peer's segment through
+ * /proc/PID, which needs the PID namespace).  Ranks in two containers, or
+ * one started under `unshare --ipc`, differ here, so no key of theirs is
+ * ever unpacked for mapping (docs/architecture.md, "Window lifetime"). */
 static uint64_t lc_host_id(void)
 {
     char buf[512] = {0};
@@ -203,6 +210,13 @@ static uint64_t lc_host_id(void)
         size_t n = strlen(buf);
         if (fgets(buf + n, (int)(sizeof(buf) - n), f) == NULL) buf[n] = '\0';
         fclose(f);
+    }
+    static const char *const ns[] = {"/proc/self/ns/ipc", "/proc/self/ns/pid", "/proc/self/ns/mnt"};
+    for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+        size_t n = strlen(buf);
+        if (n + 1 >= sizeof(buf)) break;
+        ssize_t r = readlink(ns[i], buf + n, sizeof(buf) - n - 1);
+        buf[n + (r > 0 ? (size_t)r : 0)] = '\0';
     }
     uint64_t h = UINT64_C(1469598103934665603);
     for (const char *c = buf; *c != '\0'; c++)
@@ -453,7 +467,8 @@ lincoll_status_t lc_bind_agree(lincoll_comm_t *comm, const lc_plan_t *ir,
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_bind_finish(lc_bind_t *b, lc_plan_t *ir, lincoll_plan_t **plan_p)
+/* Attach the agreed windows ir uses (every peer's keys unpacked). */
+static lincoll_status_t lc_bind_attach_ir(lc_bind_t *b, const lc_plan_t *ir)
 {
     lincoll_comm_t *comm = b->comm;
     lincoll_status_t st = LINCOLL_OK;
@@ -469,6 +484,15 @@ lincoll_status_t lc_bind_finish(lc_bind_t *b, lc_plan_t *ir, lincoll_plan_t **pl
             st = lc_bind_attach_key(b, k);
         }
     }
+    return st;
+}
+
+/* The plan over the attached windows, once every rank has reported its
+ * attach (st: the verdict, the same on every rank). */
+static lincoll_status_t lc_bind_build(lc_bind_t *b, lc_plan_t *ir, lincoll_status_t st,
+                                      lincoll_plan_t **plan_p)
+{
+    lincoll_comm_t *comm = b->comm;
     lincoll_plan_t *p = NULL;
     if (st == LINCOLL_OK) st = lc_bind_alloc(comm, ir, &p);
     if (st != LINCOLL_OK) {
@@ -488,6 +512,18 @@ lincoll_status_t lc_bind_finish(lc_bind_t *b, lc_plan_t *ir, lincoll_plan_t **pl
     }
     *plan_p = p;
     return LINCOLL_OK;
+}
+
+/* Attach, then one more allgather of every rank's attach status: no rank
+ * leaves before every peer has unpacked its keys (so none frees a window a
+ * peer is still attaching), and a failed attach anywhere fails the call on
+ * every rank alike. */
+lincoll_status_t lc_bind_finish(lc_bind_t *b, lc_plan_t *ir, lincoll_plan_t **plan_p)
+{
+    lincoll_comm_t *comm = b->comm;
+    lincoll_status_t st =
+        lc_comm_agree_status(comm, lc_bind_attach_ir(b, ir), "mapping the peers' windows");
+    return lc_bind_build(b, ir, st, plan_p);
 }
 
 /* ---- the environment ------------------------------------------------------- */
@@ -561,14 +597,20 @@ lincoll_status_t lc_bind_together(lincoll_comm_t **comms, int n, lc_plan_t **irs
             if (first == LINCOLL_OK && (keys & lc_bind_keys(irs[r])) != lc_bind_keys(irs[r]))
                 first = LINCOLL_ERR_UNSUPPORTED;
         }
-        for (int r = 0; r < n; r++) {
-            if (first == LINCOLL_OK) {
-                lincoll_status_t st = lc_bind_finish(b[r], irs[r], &plans[r]);
-                if (st != LINCOLL_OK) first = st;
-            } else {
-                if (b != NULL) lc_bind_drop(b[r]);
-                lc_plan_destroy(irs[r]);
-            }
+        int32_t *att = first == LINCOLL_OK ? calloc((size_t)n, sizeof(int32_t)) : NULL;
+        if (first == LINCOLL_OK && att == NULL) first = LINCOLL_ERR_NOMEM;
+        for (int r = 0; r < n && first == LINCOLL_OK; r++)
+            att[r] = lc_bind_attach_ir(b[r], irs[r]);
+        for (int r = 0; r < n && first == LINCOLL_OK; r++) {
+            lincoll_status_t st = lc_bind_build(b[r], irs[r], lc_status_verdict(att, n, r, "mapping the peers' windows"), &plans[r]);
+            b[r] = NULL;
+            irs[r] = NULL;
+            if (st != LINCOLL_OK) first = st;
+        }
+        free(att);
+        for (int r = 0; r < n; r++) { /* what was not built */
+            if (b != NULL) lc_bind_drop(b[r]);
+            lc_plan_destroy(irs[r]);
             irs[r] = NULL;
         }
         free(b);

@@ -82,6 +82,10 @@ lincoll_status_t lc_bind_local(lincoll_comm_t *comm, lc_plan_t *ir, lincoll_plan
  *            IR or another candidate compiled for the same call, such as a
  *            tag plan with none), taking it: its windows are attached to
  *            every peer's keys, the others freed, and so is the bind state.
+ *            After attaching, the ranks exchange their attach statuses
+ *            (one more allgather): no rank returns, and so none can free
+ *            a window, before every peer has unpacked its keys, and a
+ *            failed attach anywhere fails the bind on every rank.
  *            lc_bind_drop frees it unused (only where every rank does: a
  *            peer may be unpacking the agreed keys). */
 #define LC_BIND_REC_BYTES 4096
@@ -145,5 +149,12 @@ int lc_exec_can_map(const lincoll_comm_t *comm);
 /* Allgather of len bytes per rank over comm (blocking, through the transport). */
 lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
                                          size_t len);
+/* Every rank's status of a step (one allgather): LINCOLL_OK where every
+ * rank's was, else the first failed rank's status, on every rank alike (the
+ * ranks whose own step went well log one line naming `what` and that rank),
+ * or the allgather's own failure. */
+lincoll_status_t lc_comm_agree_status(lincoll_comm_t *comm, lincoll_status_t st, const char *what);
+/* The same verdict from statuses already gathered (all[i]: rank i's). */
+lincoll_status_t lc_status_verdict(const int32_t *all, int P, int me, const char *what);
 
 #endif

@@ -6,9 +6,15 @@
  * before (cost (P-1)(alpha + len beta)).  Compiled with the plan builder,
  * bound and run like every plan, so it gets timeouts and peer-failure
  * detection like every operation.
+ *
+ * lc_comm_agree_status: the same allgather over one status per rank, so a
+ * step that may fail on some ranks (attaching peers' windows) ends alike
+ * on every rank.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/base/log.h"
 #include "core/exec/exec.h"
 
 lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
@@ -40,4 +46,26 @@ lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, v
         return st;
     }
     return lc_exec_run_ir(comm, p);
+}
+
+lincoll_status_t lc_status_verdict(const int32_t *all, int P, int me, const char *what)
+{
+    for (int i = 0; i < P; i++) {
+        if (all[i] == LINCOLL_OK) continue;
+        if (all[me] == LINCOLL_OK)
+            lc_error("%s failed on rank %d (%s), so it fails on every rank", what, i,
+                     lincoll_strerror((lincoll_status_t)all[i]));
+        return (lincoll_status_t)all[i];
+    }
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lc_comm_agree_status(lincoll_comm_t *comm, lincoll_status_t st, const char *what)
+{
+    int32_t mine = (int32_t)st, *all = calloc((size_t)comm->size, sizeof(int32_t));
+    if (all == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t xs = lc_comm_allgather_bytes(comm, &mine, all, sizeof(mine));
+    if (xs == LINCOLL_OK) xs = lc_status_verdict(all, comm->size, comm->rank, what);
+    free(all);
+    return xs;
 }

@@ -317,7 +317,10 @@ lincoll_status_t lc_win_create(lincoll_comm_t *comm, void *base, size_t len, lc_
         ptrs[i] = all + (size_t)i * maxlen;
         szs[i] = (size_t)lens[i];
     }
-    if (st == LINCOLL_OK) st = lc_win_attach(w, ptrs, szs);
+    /* every rank reports its attach before any returns: no rank frees its
+     * window while a peer is still unpacking its keys */
+    if (st == LINCOLL_OK)
+        st = lc_comm_agree_status(comm, lc_win_attach(w, ptrs, szs), "attaching a window");
     free(blob);
     free(lens);
     free(szs);
