@@ -602,7 +602,9 @@ lincoll_status_t lc_bind_together(lincoll_comm_t **comms, int n, lc_plan_t **irs
         for (int r = 0; r < n && first == LINCOLL_OK; r++)
             att[r] = lc_bind_attach_ir(b[r], irs[r]);
         for (int r = 0; r < n && first == LINCOLL_OK; r++) {
-            lincoll_status_t st = lc_bind_build(b[r], irs[r], lc_status_verdict(att, n, r, "mapping the peers' windows"), &plans[r]);
+            lincoll_status_t st = lc_bind_build(
+                b[r], irs[r], lc_status_verdict(att, n, r, "mapping the peers' windows"),
+                &plans[r]);
             b[r] = NULL;
             irs[r] = NULL;
             if (st != LINCOLL_OK) first = st;
