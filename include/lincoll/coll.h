@@ -34,6 +34,19 @@
  * without meaning (BXOR on floats, arithmetic on LINCOLL_BYTE) is
  * ::LINCOLL_ERR_UNSUPPORTED.  All operators are commutative.
  *
+ * Init calls communicate where zero copy may serve the call: on a
+ * communicator whose ranks share one host (a real bootstrap, a transport
+ * that maps peers), a persistent `*_init` whose best candidate is a
+ * zero-copy algorithm exchanges bind records with every rank of the
+ * communicator (two allgathers: the records, then every rank's attach
+ * status; docs/architecture.md, "Window lifetime").  It is then collective
+ * like the operation itself: every rank must call it, and besides the
+ * statuses of a local init it can return ::LINCOLL_ERR_MISMATCH (a rank
+ * passed other arguments), ::LINCOLL_ERR_TIMEOUT (a rank did not reach the
+ * init within LINCOLL_TIMEOUT) or ::LINCOLL_ERR_PEER_FAILED (a rank died),
+ * on every rank alike.  The blocking calls never take zero copy and their
+ * init part never communicates.
+ *
  * Errors: bad arguments give ::LINCOLL_ERR_INVALID and one log line naming
  * the argument; ranks whose arguments disagree get ::LINCOLL_ERR_MISMATCH
  * (message sizes differ) or, on ranks left waiting, ::LINCOLL_ERR_TIMEOUT
@@ -69,7 +82,9 @@ extern "C" {
  * @param [in]  op     reduction operator.
  * @param [out] plan_p the plan.
  * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_UNSUPPORTED or
- *         ::LINCOLL_ERR_NOMEM.
+ *         ::LINCOLL_ERR_NOMEM; where the init communicates (see the file
+ *         documentation) also ::LINCOLL_ERR_MISMATCH, ::LINCOLL_ERR_TIMEOUT
+ *         or ::LINCOLL_ERR_PEER_FAILED, the same on every rank.
  */
 LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
                                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
@@ -140,7 +155,9 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const 
  * @param [in]  counts p element counts (zeros allowed), equal on every rank.
  * @param [in]  dtype  element type (any, including ::LINCOLL_BYTE).
  * @param [out] plan_p the plan.
- * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM; where the
+ *         init communicates also ::LINCOLL_ERR_MISMATCH, ::LINCOLL_ERR_TIMEOUT
+ *         or ::LINCOLL_ERR_PEER_FAILED (see lincoll_allreduce_init()).
  */
 LINCOLL_API lincoll_status_t lincoll_allgatherv_init(lincoll_comm_t *comm, const void *sbuf,
                                                      void *rbuf, const size_t *counts,
@@ -177,7 +194,9 @@ LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void 
  * @param [in]     dtype  element type.
  * @param [in]     root   rank in [0, p).
  * @param [out]    plan_p the plan.
- * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM.
+ * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID or ::LINCOLL_ERR_NOMEM; where the
+ *         init communicates also ::LINCOLL_ERR_MISMATCH, ::LINCOLL_ERR_TIMEOUT
+ *         or ::LINCOLL_ERR_PEER_FAILED (see lincoll_allreduce_init()).
  */
 LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
                                                 lincoll_dtype_t dtype, int root,

@@ -200,7 +200,9 @@ LINCOLL_API const char *lincoll_encode_algo_name(lincoll_encode_algo_t algo);
  * @return ::LINCOLL_OK, ::LINCOLL_ERR_INVALID, ::LINCOLL_ERR_UNSUPPORTED or
  *         ::LINCOLL_ERR_NOMEM; when the zcopy agreement runs (see above),
  *         ::LINCOLL_ERR_MISMATCH if ranks passed other K, packet sizes or
- *         options, or a transport error (a dead peer, ::LINCOLL_ERR_TIMEOUT).
+ *         options, or a transport error (::LINCOLL_ERR_PEER_FAILED for a dead
+ *         peer, ::LINCOLL_ERR_TIMEOUT for one that does not reach the init
+ *         within LINCOLL_TIMEOUT), the same on every rank.
  */
 LINCOLL_API lincoll_status_t lincoll_encode_init(lincoll_comm_t *comm, const lincoll_field_t *field,
                                                  const uint64_t *A, int rows, int cols,
