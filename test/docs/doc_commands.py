@@ -473,6 +473,11 @@ REWRITES = {
         'perf/report.sh -o "$DOCS_TMP/report" -d docs-check --render-only',
         why="a synopsis: every option given, the two quick steps env and reduce, then a "
             "re-render of that run"),
+    'perf/report.sh -s "env encode"': Run(
+        'perf/report.sh -b build -a anchors-build -o "$DOCS_TMP/report_enc" -d docs-check '
+        '-s "env encode" --quick',
+        why="the documented steps with --quick (K = 2, 4 KiB and 1 MiB, one repetition: the "
+            "full encode step takes 4-15 minutes); -o: not a dated report in the tree"),
     "perf/report.sh --render-only -d DATE": Run(
         'mkdir -p "$DOCS_TMP/perf" && cp -r docs/perf/2026-12-03 "$DOCS_TMP/perf/" && '
         'perf/report.sh --render-only -d 2026-12-03 -o "$DOCS_TMP/perf"',
