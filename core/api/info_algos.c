@@ -44,10 +44,10 @@ lincoll_status_t lincoll_info_algorithms(char *buf, size_t len)
                    reg[i]->plan_name, reg[i]->mapped ? "yes" : "no");
         }
     }
-    const lc_enc_alg_t *enc = lc_enc_registry(&n);
+    const lc_enc_alg_t *const *enc = lc_enc_registry(&n);
     for (size_t i = 0; i < n; i++) {
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", enc[i].name, enc[i].name,
-               enc[i].mapped ? "yes" : "no");
+        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", enc[i]->name, enc[i]->name,
+               enc[i]->mapped ? "yes" : "no");
     }
     lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", "specific",
            "dft|vandermonde|lagrange", "no");

@@ -182,3 +182,20 @@ out:
     free(M);
     return st;
 }
+
+static double lc_enc_ps_pred(const lc_config_t *cfg, int K, int p, size_t B)
+{
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, cfg, K, p, B);
+}
+
+static lincoll_status_t lc_enc_paper_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                       const void *arg, lc_bufref_t in, lc_bufref_t out)
+{
+    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    int rounds;
+    return lc_enc_ps_build(b, &g, lc_enc_paper_window(K, b->p), coef, arg, in, out, 0, &rounds);
+}
+
+/* the paper's window m = P^T_p */
+const lc_enc_alg_t lc_enc_alg_prepare_shoot = {LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, "prepare_shoot",
+                                               0, lc_enc_ps_pred, lc_enc_paper_c};

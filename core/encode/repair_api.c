@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/base/log.h"
+#include "core/encode/encode_api.h"
 #include "core/encode/repair_int.h"
 #include "core/exec/exec.h"
 
@@ -237,11 +238,15 @@ static lincoll_status_t lc_rep_recover(const lincoll_field_t *f, int k, const ui
     return st;
 }
 
-lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm, const lincoll_field_t *field,
-                             int n, int k, lincoll_gf_rs_kind_t kind, const uint64_t *gen,
-                             const int *holds, const int *needs, size_t packet_bytes,
-                             const void *in, void *out, const lincoll_repair_opts_t *opts,
-                             lincoll_plan_t **plan_p)
+/* Initialise on comm: the common body of lincoll_encode_repair_k_init and of
+ * lincoll_encode_repair_init's route (fn names the public call in log
+ * lines; the arguments are checked as lincoll_encode_repair_k_init's). */
+static lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm,
+                                    const lincoll_field_t *field, int n, int k,
+                                    lincoll_gf_rs_kind_t kind, const uint64_t *gen,
+                                    const int *holds, const int *needs, size_t packet_bytes,
+                                    const void *in, void *out, const lincoll_repair_opts_t *opts,
+                                    lincoll_plan_t **plan_p)
 {
     LC_CHECK_ARG(plan_p != NULL, "%s: plan_p must not be NULL", fn);
     *plan_p = NULL;
@@ -286,15 +291,15 @@ lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm, const lincoll
     lincoll_repair_cost_t cost;
     const lc_rep_alg_t *a = NULL;
     if (st == LINCOLL_OK) a = lc_rep_pick(&comm->ctx->cfg, &sh, asked, algo, &cost);
-    lc_enc_b_t b;
+    lc_enc_call_t b;
     if (st == LINCOLL_OK) {
         st = lc_enc_begin(comm, a->plan, p, field, packet_bytes, &eo, &b);
         begun = st == LINCOLL_OK;
     }
     if (st == LINCOLL_OK) {
         b.fn = fn;
-        int si = has_in ? lc_plan_slot_user(b.plan, (void *)in, packet_bytes) : -1;
-        int so = has_out ? lc_plan_slot_user(b.plan, out, packet_bytes) : -1;
+        int si = has_in ? lc_plan_slot_user(b.b.plan, (void *)in, packet_bytes) : -1;
+        int so = has_out ? lc_plan_slot_user(b.b.plan, out, packet_bytes) : -1;
         if ((has_in && si < 0) || (has_out && so < 0)) st = LINCOLL_ERR_NOMEM;
         int ms = -1, mt = -1;
         for (int i = 0; i < k; i++)
@@ -311,11 +316,11 @@ lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm, const lincoll
                              .me = me,
                              .my_src = ms,
                              .my_tgt = mt};
-        if (st == LINCOLL_OK) st = a->compile(&b, &rp, lc_ref(si, 0), lc_ref(so, 0));
+        if (st == LINCOLL_OK) st = a->compile(&b.b, &rp, lc_ref(si, 0), lc_ref(so, 0));
         if (st == LINCOLL_OK && a->sliced) {
-            st = lc_enc_slice_plan(&b, sh.slice);
+            st = lc_enc_slice_plan(&b.b, sh.slice);
         } else {
-            b.chunk_req = asked; /* star, tree: round-major chunks of the asked slice */
+            b.b.chunk_req = asked; /* star, tree: round-major chunks of the asked slice */
         }
         lc_debug("%s: k=%d r=%d%s p=%d chunk %zu bytes: %s, %u rounds, %u slice(s), predicted "
                  "%.2f us",
@@ -341,4 +346,108 @@ lincoll_status_t lincoll_encode_repair_k_init(lincoll_comm_t *comm, const lincol
 {
     return lc_rep_init("lincoll_encode_repair_k_init", comm, field, n, k, kind, gen, holds, needs,
                        packet_bytes, in, out, opts, plan_p);
+}
+
+lincoll_status_t lincoll_encode_repair_init(lincoll_comm_t *comm, const lincoll_field_t *field,
+                                            int k, lincoll_gf_rs_kind_t kind, const uint64_t *gen,
+                                            const int *survivors, int n_lost, const int *lost,
+                                            size_t packet_bytes, const void *in, void *out,
+                                            const lincoll_encode_opts_t *opts,
+                                            lincoll_plan_t **plan_p)
+{
+    static const char *fn = "lincoll_encode_repair_init";
+    LC_CHECK_ARG(comm != NULL, "%s: comm must not be NULL", fn);
+    LC_CHECK_ARG(plan_p != NULL, "%s: plan_p must not be NULL", fn);
+    const int N = comm->size, me = comm->rank;
+    LC_CHECK_ARG(k >= 1 && k < N, "%s: k=%d must be in [1, N-1] (N=%d ranks)", fn, k, N);
+    LC_CHECK_ARG(survivors != NULL, "%s: survivors must not be NULL", fn);
+    LC_CHECK_ARG(lost != NULL && n_lost >= 1 && n_lost <= N - k,
+                 "%s: lost must list n_lost=%d ranks, 1 .. N-k=%d", fn, n_lost, N - k);
+    lc_rs_t r = {.N = N, .k = k};
+    r.sidx = malloc(sizeof(int) * (size_t)N);
+    r.lidx = malloc(sizeof(int) * (size_t)N);
+    uint64_t *R = malloc(sizeof(uint64_t) * (size_t)n_lost * (size_t)k), *G = NULL;
+    lincoll_status_t st = LINCOLL_OK;
+    if (r.sidx == NULL || r.lidx == NULL || R == NULL) st = LINCOLL_ERR_NOMEM;
+    for (int i = 0; st == LINCOLL_OK && i < N; i++)
+        r.sidx[i] = r.lidx[i] = -1;
+    for (int i = 0; st == LINCOLL_OK && i < k; i++) {
+        int s = survivors[i];
+        if (s < 0 || s >= N || r.sidx[s] >= 0) {
+            lc_error("%s: survivors[%d]=%d is outside [0, %d) or repeated", fn, i, s, N);
+            st = LINCOLL_ERR_INVALID;
+        } else {
+            r.sidx[s] = i;
+        }
+    }
+    for (int i = 0; st == LINCOLL_OK && i < n_lost; i++) {
+        int l = lost[i];
+        if (l < 0 || l >= N || r.lidx[l] >= 0 || r.sidx[l] >= 0) {
+            lc_error("%s: lost[%d]=%d is outside [0, %d), repeated or a survivor", fn, i, l, N);
+            st = LINCOLL_ERR_INVALID;
+        } else {
+            r.lidx[l] = i;
+        }
+    }
+    int has_in = st == LINCOLL_OK && r.sidx[me] >= 0, has_out = st == LINCOLL_OK && r.lidx[me] >= 0;
+    int p = 1;
+    if (st == LINCOLL_OK)
+        st = lc_enc_check_common(fn, comm, field, packet_bytes, in, has_in, out, has_out, opts,
+                                 plan_p, &p);
+    lincoll_encode_algo_t algo = LINCOLL_ENCODE_ALGO_AUTO;
+    if (st == LINCOLL_OK) st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
+    if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC) algo = LINCOLL_ENCODE_ALGO_AUTO;
+    if (st == LINCOLL_OK && algo == LINCOLL_ENCODE_ALGO_AUTO && k + n_lost == N) {
+        /* the communicator is exactly the survivors and the lost ranks: the
+         * schedules on the k survivors (star, tree, chain; repair_api.c),
+         * the chunk option as their slice */
+        int *holds = malloc(sizeof(int) * (size_t)N), *needs = malloc(sizeof(int) * (size_t)N);
+        if (holds == NULL || needs == NULL) st = LINCOLL_ERR_NOMEM;
+        for (int i = 0; st == LINCOLL_OK && i < N; i++) {
+            holds[i] = r.sidx[i] >= 0 ? i : -1;
+            needs[i] = r.lidx[i] >= 0 ? i : -1;
+        }
+        lincoll_repair_opts_t ro = {.ports = opts != NULL ? opts->ports : 0,
+                                    .slice_bytes = opts != NULL && opts->chunk_bytes != 0
+                                                       ? opts->chunk_bytes
+                                                       : comm->ctx->cfg.encode_chunk};
+        if (st == LINCOLL_OK)
+            st = lc_rep_init(fn, comm, field, N, k, kind, gen, holds, needs, packet_bytes, in, out,
+                             &ro, plan_p);
+        free(holds);
+        free(needs);
+        free(r.sidx);
+        free(r.lidx);
+        free(R);
+        return st;
+    }
+    if (st == LINCOLL_OK) st = lc_enc_rs_generator(fn, field, N, k, kind, gen, &G);
+    if (st == LINCOLL_OK) {
+        st = lincoll_gf_matrix_recover(field, N, k, G, survivors, n_lost, lost, R);
+        if (st == LINCOLL_ERR_SINGULAR)
+            lc_error("%s: the generator rows of the survivors are singular: they cannot "
+                     "rebuild the lost packets",
+                     fn);
+    }
+    lc_enc_call_t b;
+    int begun = 0;
+    if (st == LINCOLL_OK) {
+        st = lc_enc_begin(comm, "rs_repair", p, field, packet_bytes, opts, &b);
+        begun = st == LINCOLL_OK;
+    }
+    if (st == LINCOLL_OK) {
+        int si = has_in ? lc_plan_slot_user(b.b.plan, (void *)in, packet_bytes) : -1;
+        int so = has_out ? lc_plan_slot_user(b.b.plan, out, packet_bytes) : -1;
+        if ((has_in && si < 0) || (has_out && so < 0)) st = LINCOLL_ERR_NOMEM;
+        r.R = R;
+        if (st == LINCOLL_OK)
+            st = lc_enc_universal(&b, algo, N, me, lc_rs_repair_coef, &r, lc_ref(si, 0),
+                                  lc_ref(so, 0));
+    }
+    free(r.sidx);
+    free(r.lidx);
+    free(R);
+    free(G);
+    if (!begun) return st;
+    return lc_enc_end(&b, st, plan_p);
 }

@@ -74,13 +74,4 @@ static inline size_t lc_rep_cdiv(size_t a, size_t b)
     return (a + b - 1) / b;
 }
 
-/* Initialise on comm: the common body of lincoll_encode_repair_k_init and of
- * lincoll_encode_repair_init's route (fn names the public call in log
- * lines; the arguments are checked as lincoll_encode_repair_k_init's). */
-lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm, const lincoll_field_t *field,
-                             int n, int k, lincoll_gf_rs_kind_t kind, const uint64_t *gen,
-                             const int *holds, const int *needs, size_t packet_bytes,
-                             const void *in, void *out, const lincoll_repair_opts_t *opts,
-                             lincoll_plan_t **plan_p);
-
 #endif

@@ -103,3 +103,12 @@ lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn
     free(row);
     return st;
 }
+
+static double lc_enc_zcopy_pred(const lc_config_t *cfg, int K, int p, size_t B)
+{
+    (void)p;
+    return lc_enc_zc_predict(cfg, K, B);
+}
+
+const lc_enc_alg_t lc_enc_alg_zcopy = {LINCOLL_ENCODE_ALGO_ZCOPY, "zcopy", 1, lc_enc_zcopy_pred,
+                                       lc_enc_zcopy_build};

@@ -92,3 +92,12 @@ lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, int K, int me, lc_enc_c
     free(M);
     return st;
 }
+
+static double lc_enc_zcopy_split_pred(const lc_config_t *cfg, int K, int p, size_t B)
+{
+    (void)p;
+    return lc_enc_zc_predict(cfg, K, B);
+}
+
+const lc_enc_alg_t lc_enc_alg_zcopy_split = {LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT, "zcopy_split", 1,
+                                             lc_enc_zcopy_split_pred, lc_enc_zcopy_split_build};

@@ -691,8 +691,8 @@ static lincoll_status_t sim_zc_enc_setup(sim_job_t *j)
         st = sim_job_bufs(j, r);
         if (st != LINCOLL_OK) break;
         lc_enc_b_t b;
-        lincoll_encode_opts_t o = {.ports = j->prm.ports};
-        st = lc_enc_begin(j->comm[r], "encode", j->prm.ports, j->field, B, &o, &b);
+        lc_env_t env = lc_exec_env(j->comm[r], 1);
+        st = lc_enc_builder(&b, &env, "encode", j->prm.ports, j->field, B, 0);
         if (st != LINCOLL_OK) break;
         b.plan->env.mapped = 1;
         int si = lc_plan_slot_user(b.plan, j->in[r], B),

@@ -42,8 +42,8 @@ static lc_plan_t *zc_ir(lincoll_comm_t *comm, const lincoll_field_t *f, const ui
 {
     int K = lincoll_comm_size(comm);
     lc_enc_b_t b;
-    lincoll_encode_opts_t o = {.ports = 1};
-    assert_int_equal(lc_enc_begin(comm, "encode", 1, f, B, &o, &b), LINCOLL_OK);
+    lc_env_t env = lc_exec_env(comm, 1);
+    assert_int_equal(lc_enc_builder(&b, &env, "encode", 1, f, B, 0), LINCOLL_OK);
     b.plan->env.mapped = 1;
     int si = lc_plan_slot_user(b.plan, in, B), so = lc_plan_slot_user(b.plan, out, B);
     assert_true(si >= 0 && so >= 0);
