@@ -1,7 +1,8 @@
 /*
  * core/api/info_algos.c: lincoll_info_algorithms — the names each
  * LINCOLL_*_ALGO variable accepts, read from the registries themselves
- * (core/coll/registry.c, core/encode/encode_common.c, core/matmul/matmul.c).
+ * (core/coll/registry.c, core/encode/registry.c, core/encode/repair_registry.c,
+ * core/matmul/registry.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "core/coll/coll_int.h"
 #include "core/encode/encode_int.h"
 #include "core/encode/repair_int.h"
+#include "core/matmul/mm_int.h"
 
 typedef struct {
     char *buf;
@@ -56,9 +58,9 @@ lincoll_status_t lincoll_info_algorithms(char *buf, size_t len)
         lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_REPAIR_ALGO",
                lincoll_repair_algo_name(rep[i]->algo), rep[i]->plan, "no");
     }
-    for (int a = 1; a < LINCOLL_MATMUL_ALGO_LAST; a++) {
-        const char *name = lincoll_matmul_algo_name((lincoll_matmul_algo_t)a);
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_MATMUL_ALGO", name, name, "no");
+    const lc_mm_alg_t *const *mm = lc_mm_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_MATMUL_ALGO", mm[i]->name, mm[i]->name, "no");
     }
     return LINCOLL_OK;
 }

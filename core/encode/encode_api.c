@@ -9,7 +9,7 @@
  * status; the scan of one matrix is remembered, so K virtual ranks of a sim
  * sharing it scan it once), pick prepare_shoot / best_window / direct /
  * zcopy / zcopy_split (options, LINCOLL_ENCODE_ALGO, or the cost model of
- * encode_common.c; zcopy when the peers agree at bind) and compile.  "specific" has no meaning for
+ * encode_model.c; zcopy when the peers agree at bind) and compile.  "specific" has no meaning for
  * an arbitrary matrix: it falls back to auto with one warning (error under
  * LINCOLL_ALGO_FALLBACK=error).
  * Reference and costs: prepare_shoot.c, direct.c, zcopy.c.

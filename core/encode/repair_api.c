@@ -26,16 +26,6 @@
 #include "core/encode/repair_int.h"
 #include "core/exec/exec.h"
 
-static const lc_rep_alg_t *const lc_rep_algs[] = {&lc_rep_alg_star, &lc_rep_alg_tree,
-                                                  &lc_rep_alg_chain};
-#define LC_REP_NALGS (sizeof(lc_rep_algs) / sizeof(lc_rep_algs[0]))
-
-const lc_rep_alg_t *const *lc_rep_registry(size_t *n_p)
-{
-    *n_p = LC_REP_NALGS;
-    return lc_rep_algs;
-}
-
 static const char *const lc_rep_names[LINCOLL_REPAIR_ALGO_LAST] = {"auto", "star", "tree", "chain"};
 
 const char *lincoll_repair_algo_name(lincoll_repair_algo_t algo)
@@ -71,8 +61,10 @@ static const lc_rep_alg_t *lc_rep_pick(const lc_config_t *cfg, lc_rep_shape_t *s
 {
     const lc_rep_alg_t *best = NULL;
     size_t best_slice = sh->B;
-    for (size_t i = 0; i < LC_REP_NALGS; i++) {
-        const lc_rep_alg_t *a = lc_rep_algs[i];
+    size_t n;
+    const lc_rep_alg_t *const *reg = lc_rep_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        const lc_rep_alg_t *a = reg[i];
         if (algo != LINCOLL_REPAIR_ALGO_AUTO && algo != a->algo) continue;
         lc_rep_shape_t s = *sh;
         s.asked = asked;

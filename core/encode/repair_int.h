@@ -52,7 +52,6 @@ typedef struct lc_rep_alg {
     lincoll_status_t (*compile)(lc_enc_b_t *b, const lc_rep_t *rp, lc_bufref_t in, lc_bufref_t out);
 } lc_rep_alg_t;
 
-extern const lc_rep_alg_t lc_rep_alg_star, lc_rep_alg_tree, lc_rep_alg_chain;
 /* the registry, in the order the cost model breaks ties */
 const lc_rep_alg_t *const *lc_rep_registry(size_t *n_p);
 

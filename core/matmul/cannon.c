@@ -168,3 +168,6 @@ void lc_mm_cannon_cost(const lc_mm_t *mm, double *sec, double *mem)
     *sec = q * al + (m * k + k * n) / (q * q) * q * be;
     *mem = 2 * (m * k + k * n) / (q * q) * (double)mm->es;
 }
+
+const lc_mm_alg_t lc_mm_alg_cannon = {LINCOLL_MATMUL_CANNON, "cannon", lc_mm_cannon_check,
+                                      lc_mm_cannon_cost, lc_mm_cannon_build};

@@ -162,3 +162,6 @@ void lc_mm_25d_cost(const lc_mm_t *mm, double *sec, double *mem)
            m * n / (q * q) * logc * be;
     *mem = (3 * (m * k + k * n) + 2 * m * n) / (q * q) * (double)mm->es;
 }
+
+const lc_mm_alg_t lc_mm_alg_25d = {LINCOLL_MATMUL_25D, "25d", lc_mm_25d_check, lc_mm_25d_cost,
+                                   lc_mm_25d_build};

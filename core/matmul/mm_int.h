@@ -89,6 +89,27 @@ lincoll_status_t lc_mm_finish(lc_plan_t *p, const lc_mm_t *mm, lincoll_matmul_al
                               int64_t panel, lincoll_matmul_bcast_t bcast);
 
 /* ---- plan compilers ---- */
+/* The scatter (gather: 1) of a global matrix at root into distribution d
+ * (scatter_gather.c): local is this rank's local array. */
+lincoll_status_t lc_mm_scatter_gather_build(lc_plan_t *p, int root, void *global, int64_t ldg,
+                                            size_t es, const lincoll_matdesc_t *d, void *local,
+                                            int gather);
+/* One algorithm of the registry (registry.c): its lincoll_matmul_algo_t,
+ * the name LINCOLL_MATMUL_ALGO takes, whether it serves the call (verbose:
+ * log why not), its closed-form cost (seconds, scratch bytes) and its
+ * compiler.  Each algorithm file defines one (lc_mm_alg_<file>). */
+typedef struct lc_mm_alg {
+    lincoll_matmul_algo_t algo;
+    const char *name;
+    lincoll_status_t (*check)(const lc_mm_t *, int verbose);
+    void (*cost)(const lc_mm_t *, double *sec, double *mem);
+    lincoll_status_t (*build)(lc_plan_t *, const lc_mm_t *);
+} lc_mm_alg_t;
+/* The registry in preference order (ties of the cost model: the first). */
+const lc_mm_alg_t *const *lc_mm_registry(size_t *n_p);
+const lc_mm_alg_t *lc_mm_alg(lincoll_matmul_algo_t algo);
+/* "auto" or the algorithm's name ("?" otherwise). */
+const char *lc_mm_algo_name(lincoll_matmul_algo_t algo);
 lincoll_status_t lc_mm_ring1d_build(lc_plan_t *p, const lc_mm_t *mm);
 lincoll_status_t lc_mm_summa_build(lc_plan_t *p, const lc_mm_t *mm);
 lincoll_status_t lc_mm_cannon_build(lc_plan_t *p, const lc_mm_t *mm);

@@ -120,3 +120,6 @@ void lc_mm_ring1d_cost(const lc_mm_t *mm, double *sec, double *mem)
     *sec = (P - 1) * al + k * n * (P - 1) / P * be;
     *mem = 2 * k * n / P * (double)mm->es;
 }
+
+const lc_mm_alg_t lc_mm_alg_ring1d = {LINCOLL_MATMUL_RING, "ring", lc_mm_ring1d_check,
+                                      lc_mm_ring1d_cost, lc_mm_ring1d_build};

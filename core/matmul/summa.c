@@ -300,3 +300,6 @@ void lc_mm_summa_cost(const lc_mm_t *mm, double *sec, double *mem)
            (m * k * (pc - 1) / (pr * pc) + k * n * (pr - 1) / (pr * pc)) * be;
     *mem = 2 * s * (m / pr + n / pc) * (double)mm->es;
 }
+
+const lc_mm_alg_t lc_mm_alg_summa = {LINCOLL_MATMUL_SUMMA, "summa", lc_mm_summa_check,
+                                     lc_mm_summa_cost, lc_mm_summa_build};

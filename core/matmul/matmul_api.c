@@ -1,5 +1,5 @@
 /*
- * core/matmul/matmul.c: lincoll_matmul_init(): argument checks, algorithm
+ * core/matmul/matmul_api.c: lincoll_matmul_init(): argument checks, algorithm
  * choice (options, then LINCOLL_MATMUL_ALGO, then the cost model), and the
  * call into the chosen plan compiler.
  *
@@ -24,11 +24,9 @@
 #include "core/exec/exec.h"
 #include "core/matmul/mm_int.h"
 
-static const char *const lc_mm_names[] = {"auto", "ring", "summa", "cannon", "25d"};
-
 const char *lincoll_matmul_algo_name(lincoll_matmul_algo_t algo)
 {
-    return (unsigned)algo < LINCOLL_MATMUL_ALGO_LAST ? lc_mm_names[algo] : "?";
+    return lc_mm_algo_name(algo);
 }
 
 /* LINCOLL_MATMUL_ALGO (reread through the config table at every init):
@@ -40,36 +38,17 @@ static lincoll_status_t lc_mm_env_algo(const lc_config_t *cfg, lincoll_matmul_al
     if (lc_config_reread("LINCOLL_MATMUL_ALGO", &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
     const char *v = c.algo_matmul;
     if (v[0] == '\0') return LINCOLL_OK;
-    for (int i = 0; i < LINCOLL_MATMUL_ALGO_LAST; i++) {
-        if (strcmp(v, lc_mm_names[i]) == 0) {
-            *algo = (lincoll_matmul_algo_t)i;
+    if (strcmp(v, "auto") == 0) return LINCOLL_OK;
+    size_t n;
+    const lc_mm_alg_t *const *reg = lc_mm_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(v, reg[i]->name) == 0) {
+            *algo = reg[i]->algo;
             return LINCOLL_OK;
         }
     }
-    lc_error("LINCOLL_MATMUL_ALGO=%s: expected auto, ring, summa, cannon or 25d", v);
+    lc_error("LINCOLL_MATMUL_ALGO=%s: expected auto or an algorithm of lincoll_info -a", v);
     return LINCOLL_ERR_INVALID;
-}
-
-/* The registry: one line per algorithm (its file holds check, cost, compiler). */
-typedef struct lc_mm_alg {
-    lincoll_matmul_algo_t algo;
-    lincoll_status_t (*check)(const lc_mm_t *, int verbose);
-    void (*cost)(const lc_mm_t *, double *sec, double *mem);
-    lincoll_status_t (*build)(lc_plan_t *, const lc_mm_t *);
-} lc_mm_alg_t;
-static const lc_mm_alg_t lc_mm_algs[] = {
-    {LINCOLL_MATMUL_RING, lc_mm_ring1d_check, lc_mm_ring1d_cost, lc_mm_ring1d_build},
-    {LINCOLL_MATMUL_SUMMA, lc_mm_summa_check, lc_mm_summa_cost, lc_mm_summa_build},
-    {LINCOLL_MATMUL_CANNON, lc_mm_cannon_check, lc_mm_cannon_cost, lc_mm_cannon_build},
-    {LINCOLL_MATMUL_25D, lc_mm_25d_check, lc_mm_25d_cost, lc_mm_25d_build},
-};
-#define LC_MM_NALGS (sizeof(lc_mm_algs) / sizeof(lc_mm_algs[0]))
-
-static const lc_mm_alg_t *lc_mm_alg(lincoll_matmul_algo_t a)
-{
-    for (size_t i = 0; i < LC_MM_NALGS; i++)
-        if (lc_mm_algs[i].algo == a) return &lc_mm_algs[i];
-    return NULL;
 }
 
 static lincoll_status_t lc_mm_prepare(lincoll_comm_t *comm, lincoll_dtype_t dtype, double alpha,
@@ -190,8 +169,10 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
             return LINCOLL_ERR_INVALID;
         const double limit = (double)cfg.matmul_max_mem;
         double best = 1e300;
-        for (size_t x = 0; x < LC_MM_NALGS; x++) {
-            const lc_mm_alg_t *g = &lc_mm_algs[x];
+        size_t n;
+        const lc_mm_alg_t *const *reg = lc_mm_registry(&n);
+        for (size_t x = 0; x < n; x++) {
+            const lc_mm_alg_t *g = reg[x];
             if (g->check(&mm, 0) != LINCOLL_OK) continue;
             double sec, mem;
             g->cost(&mm, &sec, &mem);
@@ -206,7 +187,7 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
         }
     }
     char name[32];
-    snprintf(name, sizeof(name), "matmul_%s", lc_mm_names[algo]);
+    snprintf(name, sizeof(name), "matmul_%s", lc_mm_algo_name(algo));
     lc_plan_t *p;
     st = lc_plan_create(&mm.env, name, 2, &p);
     if (st != LINCOLL_OK) return st;
