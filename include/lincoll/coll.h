@@ -12,12 +12,18 @@
  *
  * Algorithms (chosen per call by an alpha-beta-gamma cost model with
  * LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW, or forced with
- * `LINCOLL_<OP>_ALGO=auto|rhd|ring|binomial`, OP one of ALLREDUCE,
- * REDUCE_SCATTER, ALLGATHER, BCAST, REDUCE):
- *  - rhd: recursive halving-doubling for all five operations (HCCL's
- *    non-power-of-two fold: pairs (2i, 2i+1), i < p - 2^floor(log2 p));
- *  - ring: allreduce, reduce-scatter, allgather;
- *  - binomial: broadcast and reduce.
+ * `LINCOLL_<OP>_ALGO=auto|NAME`, OP one of ALLREDUCE, REDUCE_SCATTER,
+ * ALLGATHER, BCAST, REDUCE; `lincoll_info -a` lists every NAME from the
+ * registry, and test check_registry_docs holds this list to it):
+ *  - allreduce: rhd, ring, zcopy_rd, zcopy;
+ *  - reduce_scatter: rhd, ring, zcopy_rh, zcopy;
+ *  - allgather: rhd, ring, zcopy_rd, zcopy;
+ *  - bcast: rhd, binomial, zcopy, zcopy_direct;
+ *  - reduce: rhd, binomial, zcopy, zcopy_direct.
+ * rhd is recursive halving-doubling (HCCL's non-power-of-two fold: pairs
+ * (2i, 2i+1), i < p - 2^floor(log2 p)); the zcopy algorithms load from and
+ * store into the peers' memory where every rank maps every other
+ * (lincoll memory on one host; docs/collectives.md).
  * A forced algorithm that cannot serve the operation falls back to the
  * automatic choice with a warning, or fails with ::LINCOLL_ERR_UNSUPPORTED
  * when LINCOLL_ALGO_FALLBACK=error.  The plan's algorithm name is in
