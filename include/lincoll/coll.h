@@ -19,8 +19,8 @@
  *  - reduce_scatter: rhd, ring, zcopy_rh, zcopy;
  *  - allgather: rhd, ring, zcopy_rd, zcopy;
  *  - bcast: rhd, binomial, zcopy, zcopy_direct;
- *  - reduce: rhd, binomial, zcopy, zcopy_direct.
- * rhd is recursive halving-doubling (HCCL's non-power-of-two fold: pairs
+ *  - reduce: rhd, binomial, zcopy, zcopy_direct;
+ * where rhd is recursive halving-doubling (HCCL's non-power-of-two fold: pairs
  * (2i, 2i+1), i < p - 2^floor(log2 p)); the zcopy algorithms load from and
  * store into the peers' memory where every rank maps every other
  * (lincoll memory on one host; docs/collectives.md).

@@ -14,7 +14,10 @@ algorithm, when
   - a LINCOLL_<X>_ALGO=NAME in README.md or a document, script or CMake
     file of docs/, perf/, test/ or deploy/ names no algorithm of that
     variable (auto and specific aside; C tests pass bad values on purpose).
-  check_registry_docs.py LINCOLL_INFO SOURCE_ROOT
+  check_registry_docs.py LINCOLL_INFO SOURCE_ROOT [--write]
+--write rewrites the generated parts (coll.h's lists, the algorithm column
+of docs/collectives.md's table) from the registries first; the encode,
+repair and matmul documents name their algorithms in prose.
 """
 import os
 import re
@@ -22,6 +25,7 @@ import subprocess
 import sys
 
 info, top = sys.argv[1], sys.argv[2]
+write = "--write" in sys.argv[3:]
 out = subprocess.run([info, "-a"], check=True, capture_output=True, text=True).stdout
 reg = {}
 for line in out.splitlines():
@@ -42,6 +46,18 @@ def read(rel):
 
 coll_h = read("include/lincoll/coll.h")
 coll_md = read("docs/collectives.md")
+if write:
+    labels = {"reduce_scatter": "reduce-scatter", "bcast": "broadcast"}
+    for var, op in ops.items():
+        algs = reg.get("LINCOLL_%s_ALGO" % var, [])
+        coll_h = re.sub(r"(\*  - %s: )[a-z0-9_, ]+;" % op,
+                        lambda m: m.group(1) + ", ".join(n for n, _ in algs) + ";", coll_h)
+        cells = ", ".join("`%s` → `%s`" % a for a in algs)
+        coll_md = re.sub(r"^(\| %s \|[^|]*\|[^|]*\| )[^|]*( \|)$" % labels.get(op, op),
+                         lambda m: m.group(1) + cells + m.group(2), coll_md, flags=re.M)
+    for rel, text in (("include/lincoll/coll.h", coll_h), ("docs/collectives.md", coll_md)):
+        with open(os.path.join(top, rel), "w", encoding="utf-8") as f:
+            f.write(text)
 for var, op in ops.items():
     names = [n for n, _ in reg.get("LINCOLL_%s_ALGO" % var, [])]
     m = re.search(r"\*  - %s: ([a-z0-9_, ]+);?" % op, coll_h)
