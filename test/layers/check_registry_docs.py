@@ -16,8 +16,8 @@ algorithm, when
     variable (auto and specific aside; C tests pass bad values on purpose).
   check_registry_docs.py LINCOLL_INFO SOURCE_ROOT [--write]
 --write rewrites the generated parts (coll.h's lists, the algorithm column
-of docs/collectives.md's table) from the registries first; the encode,
-repair and matmul documents name their algorithms in prose.
+of docs/collectives.md's table, the "Registry (VAR, generated):" lines of
+docs/encode.md and docs/matmul.md) from the registries first.
 """
 import os
 import re
@@ -55,6 +55,13 @@ if write:
         cells = ", ".join("`%s` → `%s`" % a for a in algs)
         coll_md = re.sub(r"^(\| %s \|[^|]*\|[^|]*\| )[^|]*( \|)$" % labels.get(op, op),
                          lambda m: m.group(1) + cells + m.group(2), coll_md, flags=re.M)
+    for rel in ("docs/encode.md", "docs/matmul.md"):
+        text = read(rel)
+        text = re.sub(r"^(Registry \((LINCOLL_\w+_ALGO), generated\): ).*$",
+                      lambda m: m.group(1) + ", ".join("`%s`" % n for n, _ in reg.get(m.group(2), [])),
+                      text, flags=re.M)
+        with open(os.path.join(top, rel), "w", encoding="utf-8") as f:
+            f.write(text)
     for rel, text in (("include/lincoll/coll.h", coll_h), ("docs/collectives.md", coll_md)):
         with open(os.path.join(top, rel), "w", encoding="utf-8") as f:
             f.write(text)
@@ -75,6 +82,13 @@ for var, doc in (("LINCOLL_ENCODE_ALGO", "docs/encode.md"), ("LINCOLL_REPAIR_ALG
     for n, _ in reg.get(var, []):
         if "`%s`" % n not in text:
             bad.append("%s does not name %s algorithm `%s`" % (doc, var, n))
+# the generated registry lines of the documents
+for rel in ("docs/encode.md", "docs/matmul.md"):
+    for m in re.finditer(r"^Registry \((LINCOLL_\w+_ALGO), generated\): (.*)$", read(rel), re.M):
+        want = ", ".join("`%s`" % n for n, _ in reg.get(m.group(1), []))
+        if m.group(2) != want:
+            bad.append("%s: the %s registry line reads %s, the registry has %s (--write)" % (
+                rel, m.group(1), m.group(2), want))
 # every LINCOLL_X_ALGO=NAME users or scripts write names a registry algorithm
 known = {var: {n for n, _ in v} | {p for _, p in v} for var, v in reg.items()}
 for d in ("README.md", "docs", "perf", "test", "deploy"):
