@@ -1,5 +1,5 @@
 /*
- * test/kernels_gf/test_gf_matrix.c: code matrices over every field kind:
+ * test/kernels/gf/test_gf_matrix.c: code matrices over every field kind:
  * inverse (A * inv(A) = I, singular matrices rejected), MDS property of the
  * systematic generators (every k-row subset invertible), Cauchy squares,
  * DFT * inverse DFT = I, Lagrange interpolation of random polynomials, and
@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "kernels_gf/gf_test_util.h"
+#include "kernels/gf/gf_test_util.h"
 
 static lincoll_field_t *mk(uint64_t q)
 {

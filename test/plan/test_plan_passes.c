@@ -1,5 +1,5 @@
 /*
- * test/engine/test_plan_passes.c: what the plan IR says about itself, and
+ * test/plan/test_plan_passes.c: what the plan IR says about itself, and
  * the passes over any plan (sim transport).
  *
  *  - stats from the IR alone: every rank reports the schedule's global

@@ -1,5 +1,5 @@
 /*
- * test/engine/test_engine.c: plans and the executor on the sim transport.
+ * test/exec/test_engine.c: plans and the executor on the sim transport.
  *
  * Ring shift and the p-port all-to-all run on K virtual ranks; results are
  * checked byte for byte, and the rounds / largest-message sums the sim

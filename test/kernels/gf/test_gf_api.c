@@ -1,5 +1,5 @@
 /*
- * test/kernels_gf/test_gf_api.c: bad input gives a clear status (NULL
+ * test/kernels/gf/test_gf_api.c: bad input gives a clear status (NULL
  * pointers, zero or over-limit sizes, unreduced elements, lengths that are
  * not whole elements, misaligned wide-element buffers, bad columns, singular
  * matrices), zero length is a no-op, and the dispatch picks the variant of
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kernels_gf/gf_test_util.h"
+#include "kernels/gf/gf_test_util.h"
 
 static lincoll_field_t *mk(uint64_t q)
 {

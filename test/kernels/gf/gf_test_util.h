@@ -1,5 +1,5 @@
 /*
- * test/kernels_gf/gf_test_util.h: shared helpers of the GF(q) kernel tests:
+ * test/kernels/gf/gf_test_util.h: shared helpers of the GF(q) kernel tests:
  * a deterministic RNG, random reduced elements, guarded buffers.
  */
 #ifndef LC_GF_TEST_UTIL_H

@@ -1,5 +1,5 @@
 /*
- * test/kernels_gf/test_gf_field.c: field axioms and scalar operations.
+ * test/kernels/gf/test_gf_field.c: field axioms and scalar operations.
  * GF(2^8) exhaustively (every pair, every triple for associativity and
  * distributivity, every inverse) against a shift-and-xor reference; GF(2^16)
  * every inverse and sampled pairs; primes and Goldilocks sampled against
@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "kernels_gf/gf_test_util.h"
+#include "kernels/gf/gf_test_util.h"
 
 /* Carry-less multiply then reduce by poly (degree w). */
 static uint64_t ref_gf2_mul(uint64_t a, uint64_t b, unsigned w, uint64_t poly)

@@ -1,5 +1,5 @@
 /*
- * test/kernels_gf/test_gf_isal.c: bit-compatibility of lincoll's GF(2^8)
+ * test/kernels/gf/test_gf_isal.c: bit-compatibility of lincoll's GF(2^8)
  * with ISA-L (test-only dependency).  For the same coefficient matrix, every
  * lincoll variant the CPU supports equals ec_encode_data byte for byte
  * (k <= 32, m <= 16, odd lengths), mad equals ec_encode_data_update, scalar
@@ -16,7 +16,7 @@
 #include <isa-l/erasure_code.h>
 #include <stdio.h>
 
-#include "kernels_gf/gf_test_util.h"
+#include "kernels/gf/gf_test_util.h"
 
 static lincoll_field_t *gf8(void)
 {

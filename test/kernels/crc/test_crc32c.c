@@ -1,5 +1,5 @@
 /*
- * test/unit/test_crc32c.c: the CRC-32C kernels (kernels/crc).
+ * test/kernels/crc/test_crc32c.c: the CRC-32C kernels (kernels/crc).
  *
  * Known vectors (RFC 3720 B.4 and the "123456789" check value), the SSE4.2
  * variant against the table-driven base twin on random buffers of every

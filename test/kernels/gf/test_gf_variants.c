@@ -1,5 +1,5 @@
 /*
- * test/kernels_gf/test_gf_variants.c: every compiled GF kernel variant the
+ * test/kernels/gf/test_gf_variants.c: every compiled GF kernel variant the
  * CPU supports, not only the dispatched one, against the _base reference,
  * byte for byte: lincomb and mad, lengths 0 .. 3*256+1 bytes (three of the
  * widest blocks, 4 x 64 bytes for GF(2^8) with r <= 2), unaligned
@@ -17,7 +17,7 @@
 
 #include <stdio.h>
 
-#include "kernels_gf/gf_test_util.h"
+#include "kernels/gf/gf_test_util.h"
 
 typedef struct {
     int r, k;

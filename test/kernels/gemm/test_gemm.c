@@ -1,5 +1,5 @@
 /*
- * test/kernels_gemm/test_gemm.c: GEMM kernels against the residual oracle.
+ * test/kernels/gemm/test_gemm.c: GEMM kernels against the residual oracle.
  *
  * Every micro-kernel the CPU supports (base, avx2, avx512) runs through the
  * blocked driver over a size grid that hits every edge case (0, 1, MR +- 1,

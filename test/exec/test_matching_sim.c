@@ -1,5 +1,5 @@
 /*
- * test/engine/test_matching_sim.c: point-to-point plans on subsets of ranks
+ * test/exec/test_matching_sim.c: point-to-point plans on subsets of ranks
  * never shift how the communicator's collectives match (sim transport,
  * virtual ranks driven from one thread).
  *

@@ -1,5 +1,5 @@
 /*
- * test/kernels_reduce/test_reduce.c: reduction kernels.
+ * test/kernels/reduce/test_reduce.c: reduction kernels.
  *
  * - Every SIMD variant the CPU supports against the reference for every valid
  *   (dtype, op): counts 0..200 and a few larger ones, misaligned pointers,

@@ -1,5 +1,5 @@
 /*
- * test/engine/test_lower_lanes.c: the lanes the lowering gives real plans
+ * test/exec/test_lower_lanes.c: the lanes the lowering gives real plans
  * (core/exec/lower.c, transports/transport.h "lanes").
  *
  * Every virtual rank's plan of an operation is compiled and bound on sim
