@@ -33,7 +33,7 @@
  *
  * Options (after -t gf):
  *   -K k -M m      one configuration (default: 10+4, 8+8, 16+16, 4+2)
- *   -s bytes       fragment size (default: 65536 and 1048576)
+ *   -s bytes       fragment size, k/m/g suffixes allowed (default: 65536 and 1048576)
  *   -q order       field: 256, 65536, a prime < 2^31, or "goldilocks"
  *                  (default: 256, 65536, 998244353 and goldilocks)
  *   -n iters       calls per repetition (default: about 40 ms worth)
@@ -439,9 +439,17 @@ int lc_perf_gf_main(int argc, char **argv)
         case 'M':
             M = atoi(v);
             break;
-        case 's':
-            size = strtoull(v, NULL, 0);
+        case 's': { /* bytes with an optional k, m or g suffix, as every -s of lincoll_perf */
+            char *end;
+            size = strtoull(v, &end, 0);
+            if (*end == 'k' || *end == 'K')
+                size <<= 10;
+            else if (*end == 'm' || *end == 'M')
+                size <<= 20;
+            else if (*end == 'g' || *end == 'G')
+                size <<= 30;
             break;
+        }
         case 'q':
             q = strcmp(v, "goldilocks") == 0 ? LINCOLL_GF_GOLDILOCKS : strtoull(v, NULL, 0);
             break;

@@ -119,8 +119,11 @@ def command(bindir, run, ipcns=False):
     sizes = SIZES["concurrent" if op == "concurrent" else fam]
     prog = [os.path.join(bindir, "matrix_ucx"), fam, op, algo, "host,lincoll", sizes, str(ports)]
     env = {"LINCOLL_TIMEOUT": "60"}
+    var = {"encode": "ENCODE", "repair": "REPAIR", "matmul": "MATMUL"}.get(fam)
     if fam == "coll" and op != "concurrent":
         env["LINCOLL_%s_ALGO" % op.upper()] = algo
+    elif var and algo not in ("-", "auto"):
+        env["LINCOLL_%s_ALGO" % var] = algo
     if ipcns:  # rank 1 in an IPC namespace of its own
         prog = ["sh", "-c", 'if [ "$LINCOLL_RANK" = 1 ]; then exec unshare --ipc "$@"; '
                 'else exec "$@"; fi', "matrix-ipcns"] + prog

@@ -6,9 +6,9 @@
  *   matrix_ucx FAMILY OP ALGO MEMS SIZES [PORTS]
  *     FAMILY  coll | p2p | encode | rs | repair | matmul
  *     OP      coll: allreduce reduce_scatter allgather bcast reduce; else "-"
- *     ALGO    the algorithm (collectives: forced by the launcher through
- *             LINCOLL_<OP>_ALGO; encode, repair and matmul: passed in the
- *             options here; "auto" for the model's choice)
+ *     ALGO    the algorithm, forced by the launcher through LINCOLL_<X>_ALGO
+ *             (the name is only printed here, and picks matmul's grid;
+ *             "auto" for the model's choice)
  *     MEMS    host,lincoll: malloc buffers and lincoll_mem_alloc buffers
  *     SIZES   comma list: elements per rank (coll), bytes (p2p, encode, rs,
  *             repair: packet bytes), matrix order (matmul)
@@ -444,14 +444,6 @@ static int combo_ok(const lincoll_field_t *f, const uint64_t *col, int n, const 
     return 1;
 }
 
-static lincoll_encode_algo_t enc_algo(const char *name)
-{
-    for (int i = 0; i < LINCOLL_ENCODE_ALGO_LAST; i++)
-        if (strcmp(name, lincoll_encode_algo_name((lincoll_encode_algo_t)i)) == 0)
-            return (lincoll_encode_algo_t)i;
-    return LINCOLL_ENCODE_ALGO_AUTO;
-}
-
 /* One encode cell: the universal algorithms on a random K x K matrix over
  * GF(2^8); "specific": the DFT over 65537 where K | 65536 (natural order),
  * else the coset Vandermonde over GF(2^8). */
@@ -472,7 +464,7 @@ static void encode_cell(const char *algo, int ports, int lmem, size_t B)
              *pts = malloc(8 * P);
     for (int i = 0; i < P * P; i++)
         A[i] = mix((uint64_t)i, q + (uint64_t)ports) % q;
-    lincoll_encode_opts_t o = {.ports = ports, .algo = enc_algo(algo)};
+    lincoll_encode_opts_t o = {.ports = ports}; /* the algorithm: LINCOLL_ENCODE_ALGO */
     lincoll_plan_t *p = NULL, *twin = NULL;
     lincoll_status_t st, ts = LINCOLL_OK;
     if (dft) {
@@ -553,10 +545,7 @@ static void rs_cell(const char *what, const char *algo, int ports, int lmem, siz
             ts = lincoll_encode_rs_init(world, f, k, LINCOLL_GF_RS_CAUCHY, NULL, B, in.p, out.p, &o,
                                         &twin);
     } else {
-        lincoll_repair_opts_t o = {.ports = ports, .algo = LINCOLL_REPAIR_ALGO_AUTO};
-        for (int a = 0; a < LINCOLL_REPAIR_ALGO_LAST; a++)
-            if (strcmp(algo, lincoll_repair_algo_name((lincoll_repair_algo_t)a)) == 0)
-                o.algo = (lincoll_repair_algo_t)a;
+        lincoll_repair_opts_t o = {.ports = ports}; /* the schedule: LINCOLL_REPAIR_ALGO */
         st = lincoll_encode_repair_k_init(world, f, n, k, LINCOLL_GF_RS_CAUCHY, NULL, holds, needs,
                                           B, in.p, out.p, &o, &p);
         if (st == LINCOLL_OK)
@@ -650,6 +639,7 @@ static int mm_grid(lincoll_matmul_algo_t a, int *pr, int *pc, int *c)
 
 static void matmul_cell(const char *algo, int lmem, size_t N)
 {
+    /* the algorithm: LINCOLL_MATMUL_ALGO; its name picks the grid */
     lincoll_matmul_algo_t a = LINCOLL_MATMUL_AUTO;
     for (int i = 0; i < LINCOLL_MATMUL_ALGO_LAST; i++)
         if (strcmp(algo, lincoll_matmul_algo_name((lincoll_matmul_algo_t)i)) == 0)
@@ -688,7 +678,7 @@ static void matmul_cell(const char *algo, int lmem, size_t N)
         lincoll_plan_free(sp);
     }
     CHECK(st == LINCOLL_OK, "scatter: %s", lincoll_strerror(st));
-    lincoll_matmul_opts_t o = {.algo = a};
+    lincoll_matmul_opts_t o = {.algo = LINCOLL_MATMUL_AUTO};
     lincoll_plan_t *p = NULL, *twin = NULL, *gp = NULL;
     if (st == LINCOLL_OK) {
         st = lincoll_matmul_init(world, LINCOLL_DOUBLE, 1.0, loc[0].p, &d[0], loc[1].p, &d[1], 0.5,
