@@ -49,4 +49,11 @@ lincoll_status_t lc_enc_universal(lc_enc_call_t *c, lincoll_encode_algo_t algo, 
                                   lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
                                   lc_bufref_t out);
 
+/* Pick among the registry's universal algorithms for K, p (algo AUTO: the
+ * cheapest by its closed form; zc: zcopy and zcopy_split count too). */
+lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
+                                            lincoll_encode_algo_t algo, double *pred_p);
+lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
+                                  lincoll_encode_algo_t algo, int zc, double *pred_p);
+
 #endif

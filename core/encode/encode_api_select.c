@@ -23,6 +23,33 @@
 #include "core/encode/encode_api.h"
 #include "core/exec/exec.h"
 
+lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
+                                            lincoll_encode_algo_t algo, double *pred_p)
+{
+    return lc_enc_pick(cfg, K, p, B, algo, 0, pred_p);
+}
+
+lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
+                                  lincoll_encode_algo_t algo, int zc, double *pred_p)
+{
+    lincoll_encode_algo_t best = LINCOLL_ENCODE_ALGO_BEST_WINDOW;
+    double bt = -1;
+    size_t n;
+    const lc_enc_alg_t *const *reg = lc_enc_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        const lc_enc_alg_t *a = reg[i];
+        if (algo != LINCOLL_ENCODE_ALGO_AUTO && (int)algo != lc_enc_alg_id(a)) continue;
+        if (a->mapped && (!zc || K < 2)) continue;
+        double t = a->cost(cfg, K, p, B);
+        if (bt < 0 || t < bt) {
+            bt = t;
+            best = (lincoll_encode_algo_t)lc_enc_alg_id(a);
+        }
+    }
+    if (pred_p) *pred_p = bt;
+    return best;
+}
+
 lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,
                                      const lincoll_field_t *field, size_t packet_bytes,
                                      const void *in, int need_in, void *out, int need_out,

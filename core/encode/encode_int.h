@@ -156,10 +156,6 @@ int lc_enc_rev(int k, int L, int P);
 /* ---- selection (encode_model.c) ---------------------------------------------- */
 /* Predicted seconds of a (C1, C2, GF coefficient-bytes) triple. */
 double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B, double gf_bytes);
-lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
-                                            lincoll_encode_algo_t algo, double *pred_p);
-lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
-                                  lincoll_encode_algo_t algo, int zc, double *pred_p);
 
 /* ---- the universal algorithms' registry (registry.c) --------------------------- */
 typedef struct lc_enc_alg {

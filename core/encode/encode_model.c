@@ -1,6 +1,7 @@
 /*
  * core/encode/encode_model.c: the closed-form costs of the all-to-all
- * encode algorithms and the choice among the registry's candidates.
+ * encode algorithms (the choice among the registry's candidates that uses
+ * them is encode_api_select.c's).
  *
  * Closed forms (docs/encode.md, "Closed forms C1 and C2" and "Windows and
  * best_window"; P = p + 1):
@@ -159,33 +160,4 @@ double lc_enc_cost_of(lincoll_encode_algo_t a, const lc_config_t *cfg, int K, in
     int m;
     lc_enc_closed_cost(K, p, a, &c1, &c2, &m);
     return lc_enc_predict(cfg, c1, c2, B, lc_enc_gf_work(K, p, m, a, B));
-}
-
-/* ---- choice among the registry's candidates ------------------------------------- */
-
-lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
-                                            lincoll_encode_algo_t algo, double *pred_p)
-{
-    return lc_enc_pick(cfg, K, p, B, algo, 0, pred_p);
-}
-
-lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
-                                  lincoll_encode_algo_t algo, int zc, double *pred_p)
-{
-    lincoll_encode_algo_t best = LINCOLL_ENCODE_ALGO_BEST_WINDOW;
-    double bt = -1;
-    size_t n;
-    const lc_enc_alg_t *const *reg = lc_enc_registry(&n);
-    for (size_t i = 0; i < n; i++) {
-        const lc_enc_alg_t *a = reg[i];
-        if (algo != LINCOLL_ENCODE_ALGO_AUTO && (int)algo != lc_enc_alg_id(a)) continue;
-        if (a->mapped && (!zc || K < 2)) continue;
-        double t = a->cost(cfg, K, p, B);
-        if (bt < 0 || t < bt) {
-            bt = t;
-            best = (lincoll_encode_algo_t)lc_enc_alg_id(a);
-        }
-    }
-    if (pred_p) *pred_p = bt;
-    return best;
 }
