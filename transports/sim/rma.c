@@ -1,10 +1,10 @@
 /*
- * transports/sim/tl_sim_rma.c: RMA regions of the sim transport: a world table of
+ * transports/sim/rma.c: RMA regions of the sim transport: a world table of
  * regions (a packed rkey names a slot, its generation and the owner, so a
  * stale key never hits a reused slot), mem_alloc/reg/dereg, remote keys, put
  * (copied into the target at once, or delayed by a fault) and flush.
  */
-#include "tl_sim_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

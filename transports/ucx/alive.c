@@ -1,8 +1,8 @@
 /*
- * transports/ucx/tl_ucx_alive.c: liveness of peer processes on this host,
- * from /proc (see tl_ucx_alive.h).
+ * transports/ucx/alive.c: liveness of peer processes on this host,
+ * from /proc (see alive.h).
  */
-#include "tl_ucx_alive.h"
+#include "alive.h"
 
 #include <errno.h>
 #include <fcntl.h>

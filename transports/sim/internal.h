@@ -1,12 +1,12 @@
 /*
- * transports/sim/tl_sim_int.h: what the files of the sim transport share.
+ * transports/sim/internal.h: what the files of the sim transport share.
  *
- *   tl_sim.c         the world (create/destroy) and the ops table: init,
+ *   init.c         the world (create/destroy) and the ops table: init,
  *                    fini, addresses, peer status
- *   tl_sim_match.c   matching: the (dst, src, tag) table, requests, send,
+ *   tag.c   matching: the (dst, src, tag) table, requests, send,
  *                    receive (+ triggered sends), test/release
- *   tl_sim_rma.c     RMA regions: mem_alloc/reg, remote keys, put, flush
- *   tl_sim_fault.c   faults and accounting: per-round records, the fault
+ *   rma.c     RMA regions: mem_alloc/reg, remote keys, put, flush
+ *   world.c   faults and accounting: per-round records, the fault
  *                    hook, delayed delivery (progress), kill, statistics
  */
 #ifndef LC_TL_SIM_INT_H
@@ -147,7 +147,7 @@ struct lc_tl {
     lc_tl_counters_t cnt;
 };
 
-/* ---- tl_sim_match.c ------------------------------------------------------ */
+/* ---- tag.c ------------------------------------------------------ */
 
 lc_tl_req_t *lc_sim_req_new(lc_tl_t *tl, int kind, int peer);
 void lc_sim_req_free(lc_tl_req_t *r);
@@ -170,7 +170,7 @@ lincoll_status_t lc_sim_test(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
 void lc_sim_release(lc_tl_t *tl, lc_tl_req_t *req);
 lincoll_status_t lc_sim_test_release(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
 
-/* ---- tl_sim_rma.c ---------------------------------------------------------- */
+/* ---- rma.c ---------------------------------------------------------- */
 
 /* Land a put: copy (corrupting one byte if asked), then signal. */
 lincoll_status_t lc_sim_put_land(lc_sim_world_t *w, int dst, const void *data, size_t len,
@@ -192,7 +192,7 @@ lincoll_status_t lc_sim_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t le
                                uint64_t sig_raddr, uint64_t tag, lc_tl_req_t **req_p);
 lincoll_status_t lc_sim_flush_nb(lc_tl_t *tl, int peer, lc_tl_req_t **req_p);
 
-/* ---- tl_sim_fault.c -------------------------------------------------------- */
+/* ---- world.c -------------------------------------------------------- */
 
 /* Record a send or put under its round (C1, C2, bytes per rank). */
 void lc_sim_record(lc_sim_world_t *w, int src, uint64_t tag, size_t len);

@@ -1,10 +1,10 @@
 /*
- * transports/sim/tl_sim_match.c: matching of the sim transport: exact (destination,
+ * transports/sim/tag.c: matching of the sim transport: exact (destination,
  * source, tag) queues in one hash table of the world, FIFO per key; requests;
  * send (copied at once into a posted receive or a queued message), receive,
  * the triggered sends of recv_chain_nb, and test/release of every request.
  */
-#include "tl_sim_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /*
- * transports/sim/tl_sim_fault.c: faults and accounting of the sim transport: every
+ * transports/sim/world.c: faults and accounting of the sim transport: every
  * send and put recorded under its round (C1, C2, bytes per rank), the fault
  * hook, delayed messages and puts delivered by their destination's
  * progress(), dead ranks, and the world's statistics.
  */
-#include "tl_sim_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

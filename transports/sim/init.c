@@ -1,5 +1,5 @@
 /*
- * transports/sim/tl_sim.c: the in-process simulated transport ("sim").
+ * transports/sim/init.c: the in-process simulated transport ("sim").
  *
  * K virtual ranks share one lc_sim_world_t in one process; each virtual rank
  * has its own lc_tl_t (init with params->sim_world and params->rank).  There
@@ -38,7 +38,7 @@
  * has registered; fini every rank before lc_sim_world_destroy().  event_fd()
  * is -1 and arm() is unsupported: there is nothing to block on.
  */
-#include "tl_sim_int.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

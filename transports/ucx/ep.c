@@ -1,10 +1,10 @@
 /*
- * transports/ucx/tl_ucx_ep.c: endpoints of the UCX transport: the peers' addresses
+ * transports/ucx/ep.c: endpoints of the UCX transport: the peers' addresses
  * (connect), endpoints created on first use, a peer's failure (UCX's error
- * callback, or its process gone from /proc: tl_ucx_alive.c), disconnect, and
+ * callback, or its process gone from /proc: alive.c), disconnect, and
  * describe.
  */
-#include "tl_ucx_int.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +132,7 @@ static void *lc_ucx_dup(const void *src, size_t n)
     return d;
 }
 
-/* One rank's blob (lc_ucx_blob in tl_ucx.c): its identity, then its lane-0
+/* One rank's blob (lc_ucx_blob in init.c): its identity, then its lane-0
  * worker address; with several lanes the identity's magic says so and a
  * lane table (count, then each lane's address length) comes before the
  * addresses. */

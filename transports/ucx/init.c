@@ -1,12 +1,12 @@
 /*
- * transports/ucx/tl_ucx.c: the UCX (UCP) transport.
+ * transports/ucx/init.c: the UCX (UCP) transport.
  *
  * One ucp context and one worker per process (thread mode SINGLE), the
  * worker address exchanged through the bootstrap, endpoints created lazily on
  * first use.  With LINCOLL_UCX_LANES (params->lanes) every further lane is a
  * context and worker of its own restricted to one device, tags only; its
  * address goes into the same blob, and transfers whose peer argument names
- * a lane travel there (transport.h, "lanes"; tl_ucx_tag.c).  Tag send/recv with the exact 64-bit
+ * a lane travel there (transport.h, "lanes"; tag.c).  Tag send/recv with the exact 64-bit
  * tag of transport.h (mask ~0), RMA with ucp_put_nbx into registered windows, and a remote signal
  * made of ucp_worker_fence + 64-bit atomic add so the target sees the counter only after the data
  * (UCX defines fence ordering per endpoint).
@@ -23,7 +23,7 @@
  * receive and marks the request orphaned; the callback then frees it, so no
  * UCX callback ever writes into memory the caller has given back.
  */
-#include "tl_ucx_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +156,7 @@ static void lc_ucx_close(ucp_context_h ctx, ucp_worker_h worker, ucp_address_t *
 /* What address() publishes: the identity, then the lane-0 worker address;
  * with several lanes the identity's magic is LC_UCX_IDENT_MAGIC_LANES and a
  * lane table [u32 count][u32 0][u64 length per lane] precedes every lane's
- * address (tl_ucx_ep.c parses it). */
+ * address (ep.c parses it). */
 static lincoll_status_t lc_ucx_blob(lc_tl_t *tl)
 {
     size_t n = sizeof(tl->self) + tl->address_len;
