@@ -243,18 +243,6 @@ lincoll_status_t lc_sim_arrive(lc_sim_world_t *w, int src, int dst, uint64_t tag
     return LINCOLL_OK;
 }
 
-lincoll_status_t lc_sim_check_peer(lc_tl_t *tl, int peer)
-{
-    if (peer < 0 || peer >= tl->w->nranks) {
-        lc_tl_error("sim: rank %d: peer %d out of range [0, %d)", tl->rank, peer, tl->w->nranks);
-        return LINCOLL_ERR_INVALID;
-    }
-    if (!tl->w->rk[peer].alive || !tl->w->rk[tl->rank].alive) {
-        return LINCOLL_ERR_PEER_FAILED;
-    }
-    return LINCOLL_OK;
-}
-
 static lincoll_status_t sim_send_post(lc_tl_t *tl, int peer, const void *buf, size_t len,
                                       uint64_t tag, lc_tl_req_t **req_p)
 {

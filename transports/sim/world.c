@@ -1,13 +1,103 @@
 /*
- * transports/sim/world.c: faults and accounting of the sim transport: every
- * send and put recorded under its round (C1, C2, bytes per rank), the fault
- * hook, delayed messages and puts delivered by their destination's
- * progress(), dead ranks, and the world's statistics.
+ * transports/sim/world.c: the sim transport's world, shared by every virtual
+ * rank of one process (sim only): create/destroy, every send and put
+ * recorded under its round (C1, C2, bytes per rank), the fault hook, and the
+ * world's statistics.
  */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- world ------------------------------------------------------------ */
+
+lincoll_status_t lc_sim_world_create(int nranks, lc_sim_world_t **world_p)
+{
+    if (!world_p || nranks <= 0 || (uint64_t)nranks > LC_TAG_MAX_SRC + 1) {
+        lc_tl_error("sim: invalid world size %d", nranks);
+        return LINCOLL_ERR_INVALID;
+    }
+    lc_sim_world_t *w = calloc(1, sizeof(*w));
+    if (!w) {
+        return LINCOLL_ERR_NOMEM;
+    }
+    w->nranks = nranks;
+    w->rk = calloc((size_t)nranks, sizeof(*w->rk));
+    w->nbuckets = 1024;
+    while (w->nbuckets < (size_t)nranks * 4) {
+        w->nbuckets *= 2;
+    }
+    w->buckets = calloc(w->nbuckets, sizeof(*w->buckets));
+    if (!w->rk || !w->buckets) {
+        free(w->rk);
+        free(w->buckets);
+        free(w);
+        return LINCOLL_ERR_NOMEM;
+    }
+    for (int i = 0; i < nranks; i++) {
+        w->rk[i].alive = 1;
+    }
+    *world_p = w;
+    return LINCOLL_OK;
+}
+
+static void sim_free_list(sim_msg_t *m)
+{
+    while (m) {
+        sim_msg_t *n = m->next;
+        free(m);
+        m = n;
+    }
+}
+
+void lc_sim_world_destroy(lc_sim_world_t *w)
+{
+    if (!w) {
+        return;
+    }
+    for (int i = 0; i < w->nranks; i++) {
+        if (w->rk[i].tl) {
+            lc_tl_warn("sim: world destroyed while rank %d is still initialized", i);
+            lc_tl_sim_ops.fini(w->rk[i].tl);
+        }
+    }
+    for (int i = 0; i < w->nranks; i++) {
+        sim_free_list(w->rk[i].dhead);
+    }
+    for (size_t b = 0; b < w->nbuckets; b++) {
+        sim_mq_t *q = w->buckets[b];
+        while (q) {
+            sim_mq_t *n = q->hnext;
+            sim_free_list(q->mhead);
+            free(q);
+            q = n;
+        }
+    }
+    while (w->mq_free) {
+        sim_mq_t *n = w->mq_free->hnext;
+        free(w->mq_free);
+        w->mq_free = n;
+    }
+    while (w->req_free) {
+        lc_tl_req_t *n = w->req_free->next;
+        free(w->req_free);
+        w->req_free = n;
+    }
+    for (uint32_t s = 0; s < w->nregions; s++) {
+        if (w->regions[s].used && w->regions[s].allocated) {
+            free(w->regions[s].base);
+        }
+        if (w->regions[s].used) {
+            free(w->regions[s].mem);
+        }
+    }
+    free(w->regions);
+    free(w->free_slots);
+    free(w->rstat);
+    free(w->buckets);
+    free(w->rk);
+    free(w);
+}
 
 void lc_sim_record(lc_sim_world_t *w, int src, uint64_t tag, size_t len)
 {
@@ -37,63 +127,6 @@ void lc_sim_record(lc_sim_world_t *w, int src, uint64_t tag, size_t len)
     }
     w->rk[src].msgs_sent++;
     w->rk[src].bytes_sent += len;
-}
-
-/* Deliver the delayed messages and puts towards this rank that are due. */
-static int sim_deliver_due(lc_tl_t *tl)
-{
-    lc_sim_world_t *w = tl->w;
-    sim_rank_t *d = &w->rk[tl->rank];
-    d->ticks++;
-    if (!d->dhead) {
-        return 0;
-    }
-    /* Detach the due messages first, in order, then deliver them: delivery
-     * never appends to this list, but keep it simple and safe. */
-    sim_msg_t *due = NULL, **dt = &due, *prev = NULL;
-    for (sim_msg_t *m = d->dhead; m;) {
-        sim_msg_t *n = m->next;
-        if (m->due <= d->ticks) {
-            if (prev) {
-                prev->next = n;
-            } else {
-                d->dhead = n;
-            }
-            if (d->dtail == m) {
-                d->dtail = prev;
-            }
-            m->next = NULL;
-            *dt = m;
-            dt = &m->next;
-        } else {
-            prev = m;
-        }
-        m = n;
-    }
-    int events = 0;
-    while (due) {
-        sim_msg_t *m = due;
-        due = m->next;
-        events++;
-        if (m->kind == SIM_MSG_SEND) {
-            if (lc_sim_arrive(w, m->src, m->dst, m->tag, m->data, m->len, m) != LINCOLL_OK) {
-                lc_tl_error("sim: no memory to deliver a delayed message to rank %d", m->dst);
-            }
-        } else {
-            lincoll_status_t st =
-                lc_sim_put_land(w, m->dst, m->data, m->len, m->slot, m->gen, m->raddr, m->has_sig,
-                                m->sig_slot, m->sig_gen, m->sig_raddr, 0);
-            lc_sim_put_finish(w, m, st);
-        }
-    }
-    return events;
-}
-
-int lc_sim_progress(lc_tl_t *tl)
-{
-    int events = sim_deliver_due(tl);
-    lc_sim_fire_chains(tl->w);
-    return events;
 }
 
 /* ---- world statistics and faults ------------------------------------------- */
@@ -147,11 +180,4 @@ void lc_sim_world_set_fault(lc_sim_world_t *w, lc_sim_fault_fn_t fn, void *arg, 
     w->fault_fn = fn;
     w->fault_arg = arg;
     w->delay = delay;
-}
-
-void lc_sim_world_kill(lc_sim_world_t *w, int rank)
-{
-    if (rank >= 0 && rank < w->nranks) {
-        w->rk[rank].alive = 0;
-    }
 }

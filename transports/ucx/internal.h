@@ -1,14 +1,18 @@
 /*
  * transports/ucx/internal.h: what the files of the UCX transport share.
+ * The sim transport has the same file names for the same concerns.
  *
- *   init.c        init (and the UCX variables of lc_tl_params_t), fini,
- *                   progress, wakeup, counters, the ops table
- *   ep.c     endpoints: address exchange, lazy creation, failures,
- *                   disconnect, peer liveness (with alive.c)
- *   tag.c    tag messages: send, receive (+ triggered send), and
- *                   test/release of every request (the hot path, one file)
- *   rma.c    puts with a remote signal, flush
- *   mem.c    registration (and its cache), remote keys
+ *   init.c       init (and the UCX variables of its parameters), fini,
+ *                address, lanes, memory types, counters, the ops table
+ *   progress.c   progress of every lane, the event descriptor, arm
+ *   ep.c         endpoints: address exchange, lazy creation, failures,
+ *                disconnect, describe (ucx only)
+ *   alive.c      peer liveness: peer_status, and same-host processes
+ *                looked up in /proc (alive.h)
+ *   tag.c        tag messages: send, receive (+ triggered send), and
+ *                test/release of every request (the hot path, one file)
+ *   mem.c        registration (and its cache), remote keys
+ *   rma.c        puts with a remote signal, flush
  *
  * Helpers the hot path inlines across files are static inline here.
  */
@@ -178,7 +182,7 @@ static inline lincoll_status_t lc_ucx_status(ucs_status_t s)
     }
 }
 
-/* ---- requests (tag.c) ---------------------------------------------- */
+/* ---- requests (tag.c) ----------------------------------------------------- */
 
 lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind);
 
@@ -189,7 +193,7 @@ static inline void lc_ucx_req_put_back(lc_tl_req_t *r)
     tl->free_reqs = r;
 }
 
-/* ---- endpoints (ep.c) ---------------------------------------------- */
+/* ---- endpoints (ep.c) ----------------------------------------------------- */
 
 /* The first message to a peer: check it, create its endpoint.  Kept out of
  * line so the per-message lookup (lc_ucx_ep) stays a few instructions. */
@@ -222,8 +226,15 @@ lincoll_status_t lc_ucx_lane_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p, unsigned 
 void lc_ucx_disconnect(lc_tl_t *tl);
 void lc_ucx_lanes_free(lc_tl_t *tl);
 lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, const size_t *lens);
-lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer);
 void lc_ucx_describe(lc_tl_t *tl, int peer, char *buf, size_t len);
+
+/* progress.c */
+int lc_ucx_progress(lc_tl_t *tl);
+int lc_ucx_event_fd(lc_tl_t *tl);
+lincoll_status_t lc_ucx_arm(lc_tl_t *tl);
+
+/* alive.c */
+lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer);
 
 /* mem.c */
 lincoll_status_t lc_ucx_mem_alloc(lc_tl_t *tl, size_t len, lc_tl_mem_t **mem_p, void **addr_p);
