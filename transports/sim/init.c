@@ -3,7 +3,8 @@
  * fini and the ops table (internal.h lists its files).
  *
  * K virtual ranks share one lc_sim_world_t in one process; each virtual rank
- * has its own lc_tl_t (init with params->sim_world and params->rank).  There
+ * has its own lc_tl_t (init with the world in its own parameters, lc_tl_sim_params_t, and
+ * params->rank).  There
  * are no threads: everything happens inside the calls, deterministically.
  *
  * Point to point: send_nb copies the payload at once, straight into a posted
@@ -49,11 +50,13 @@
 
 static lincoll_status_t sim_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
 {
-    if (!params || !tl_p || !params->sim_world) {
-        lc_tl_error("sim: init needs params->sim_world (lc_sim_world_create)");
+    const lc_tl_sim_params_t *own = params != NULL ? params->ext : NULL;
+    if (!params || !tl_p || !own || !own->world) {
+        lc_tl_error("sim: init needs params->ext, a lc_tl_sim_params_t with the world "
+                    "(lc_sim_world_create)");
         return LINCOLL_ERR_INVALID;
     }
-    lc_sim_world_t *w = params->sim_world;
+    lc_sim_world_t *w = own->world;
     if (params->rank < 0 || params->rank >= w->nranks ||
         (params->size > 0 && params->size != w->nranks)) {
         lc_tl_error("sim: rank %d / size %d does not fit a world of %d", params->rank, params->size,

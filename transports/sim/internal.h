@@ -15,7 +15,7 @@
 #ifndef LC_TL_SIM_INT_H
 #define LC_TL_SIM_INT_H
 
-#include "../transport.h"
+#include "api.h"
 
 #include <stdlib.h>
 

@@ -4,7 +4,7 @@
  *
  * One ucp context and one worker per process (thread mode SINGLE), the
  * worker address exchanged through the bootstrap, endpoints created lazily on
- * first use.  With LINCOLL_UCX_LANES (params->lanes) every further lane is a
+ * first use.  With LINCOLL_UCX_LANES (lc_tl_ucx_params_t.lanes) every further lane is a
  * context and worker of its own restricted to one device, tags only; its
  * address goes into the same blob, and transfers whose peer argument names
  * a lane travel there (transport.h, "lanes"; tag.c).  Tag send/recv with the exact 64-bit
@@ -16,7 +16,7 @@
  * fails its requests instead of hanging; UCX 1.13 then drops shared memory
  * unless UCX_MM_ERROR_HANDLING=y.  That and the other UCX variables lincoll
  * sets (keepalive off, sysv-only shared memory, tcp segment size, eager
- * lanes, NIC) come from core's table through lc_tl_params_t.ucx_vars, each
+ * lanes, NIC) come from core's table through lc_tl_ucx_params_t.vars (api.h), each
  * unless the user set it.
  *
  * Requests: each operation gets an lc_tl_req_t from a free list; UCX
@@ -32,14 +32,14 @@
 
 /* ---- init / fini ---------------------------------------------------------- */
 
-/* The UCX variables core's table asks for (lc_tl_params_t.ucx_vars, each
+/* The UCX variables core's table asks for (lc_tl_ucx_params_t.vars, each
  * left alone when the environment sets it; why each: core/base/config.c,
  * lincoll_info -c): the environment ones before ucp_config_read, since
  * ucp_config_modify does not reach transport options. */
-static void lc_ucx_setenv_vars(const lc_tl_params_t *params)
+static void lc_ucx_setenv_vars(const lc_tl_ucx_params_t *up)
 {
-    for (unsigned i = 0; i < params->n_ucx_vars && i < LC_TL_UCX_MAX_VARS; i++) {
-        const lc_tl_ucx_var_t *v = &params->ucx_vars[i];
+    for (unsigned i = 0; i < up->n_vars && i < LC_TL_UCX_MAX_VARS; i++) {
+        const lc_tl_ucx_var_t *v = &up->vars[i];
         if (v->in_env && v->value != NULL) {
             setenv(v->name, v->value, 0);
         }
@@ -47,23 +47,23 @@ static void lc_ucx_setenv_vars(const lc_tl_params_t *params)
 }
 
 /* ... and the others on the UCP configuration read from it. */
-static void lc_ucx_modify_vars(const lc_tl_params_t *params, ucp_config_t *cfg)
+static void lc_ucx_modify_vars(const lc_tl_ucx_params_t *up, ucp_config_t *cfg)
 {
-    for (unsigned i = 0; i < params->n_ucx_vars && i < LC_TL_UCX_MAX_VARS; i++) {
-        const lc_tl_ucx_var_t *v = &params->ucx_vars[i];
+    for (unsigned i = 0; i < up->n_vars && i < LC_TL_UCX_MAX_VARS; i++) {
+        const lc_tl_ucx_var_t *v = &up->vars[i];
         if (v->in_env || strncmp(v->name, "UCX_", 4) != 0) {
             continue;
         }
         /* no value: the topology's NIC choice, made only when the
          * environment sets no UCX_NET_DEVICES */
-        const char *val = v->value != NULL ? v->value : params->net_devices;
+        const char *val = v->value != NULL ? v->value : up->net_devices;
         if (val != NULL && *val != '\0' && (v->value == NULL || getenv(v->name) == NULL)) {
             ucp_config_modify(cfg, v->name + 4, val);
         }
     }
 }
 
-/* LINCOLL_UCX_LANES (params->lanes): "dev0,dev1,...", one lane per device. */
+/* LINCOLL_UCX_LANES (lc_tl_ucx_params_t.lanes): "dev0,dev1,...", one lane per device. */
 static lincoll_status_t lc_ucx_parse_lanes(lc_tl_t *tl, const char *spec)
 {
     tl->nlanes = 1;
@@ -94,10 +94,10 @@ static lincoll_status_t lc_ucx_parse_lanes(lc_tl_t *tl, const char *spec)
 
 /* One UCX context and worker with these features; dev != NULL restricts the
  * context to that network device (a lane). */
-static lincoll_status_t lc_ucx_open(const lc_tl_params_t *params, const char *dev,
-                                    uint64_t features, const char *name, ucp_context_h *ctx_p,
-                                    ucp_worker_h *worker_p, ucp_address_t **addr_p,
-                                    size_t *addr_len_p)
+static lincoll_status_t lc_ucx_open(const lc_tl_params_t *params, const lc_tl_ucx_params_t *own,
+                                    const char *dev, uint64_t features, const char *name,
+                                    ucp_context_h *ctx_p, ucp_worker_h *worker_p,
+                                    ucp_address_t **addr_p, size_t *addr_len_p)
 {
     ucp_config_t *cfg;
     ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
@@ -105,7 +105,7 @@ static lincoll_status_t lc_ucx_open(const lc_tl_params_t *params, const char *de
         lc_tl_error("ucx: ucp_config_read failed: %s", ucs_status_string(s));
         return LINCOLL_ERR_TRANSPORT;
     }
-    lc_ucx_modify_vars(params, cfg);
+    lc_ucx_modify_vars(own, cfg);
     if (dev != NULL && (s = ucp_config_modify(cfg, "NET_DEVICES", dev)) != UCS_OK) {
         lc_tl_error("ucx: lane device %s (LINCOLL_UCX_LANES): %s", dev, ucs_status_string(s));
         ucp_config_release(cfg);
@@ -207,17 +207,19 @@ static void lc_ucx_close_lanes(lc_tl_t *tl)
 
 static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
 {
-    lc_ucx_setenv_vars(params);
+    static const lc_tl_ucx_params_t defaults;
+    const lc_tl_ucx_params_t *own = params->ext != NULL ? params->ext : &defaults;
+    lc_ucx_setenv_vars(own);
     lc_tl_t *tl = calloc(1, sizeof(*tl));
     if (tl == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
     tl->rank = params->rank;
     tl->size = params->size;
-    tl->err_mode_peer = params->err_mode_peer;
+    tl->err_mode_peer = own->err_mode_peer;
     tl->efd = -1;
     tl->epfd = -1;
-    lincoll_status_t st = lc_ucx_parse_lanes(tl, params->lanes);
+    lincoll_status_t st = lc_ucx_parse_lanes(tl, own->lanes);
     if (st != LINCOLL_OK) {
         free(tl);
         return st;
@@ -230,8 +232,8 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     }
     /* lane 0: tags, RMA and atomics; without lanes configured, UCX's (and the
      * topology's) device choice as ever */
-    st = lc_ucx_open(params,
-                     tl->nlanes > 1 || (params->lanes && *params->lanes) ? tl->lane_dev[0] : NULL,
+    st = lc_ucx_open(params, own,
+                     tl->nlanes > 1 || (own->lanes && *own->lanes) ? tl->lane_dev[0] : NULL,
                      UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
                      "lincoll", &tl->context, &tl->worker, &tl->address, &tl->address_len);
     if (st != LINCOLL_OK) {
@@ -241,7 +243,7 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     for (int l = 1; l < tl->nlanes; l++) {
         lc_ucx_lane_t *L = &tl->lane[l];
         L->efd = -1;
-        st = lc_ucx_open(params, tl->lane_dev[l], UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
+        st = lc_ucx_open(params, own, tl->lane_dev[l], UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
                          "lincoll-lane", &L->context, &L->worker, &L->address, &L->address_len);
         if (st != LINCOLL_OK) {
             L->worker = NULL;
@@ -258,7 +260,7 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
         goto err;
     }
     if (tl->nlanes > 1) {
-        lc_tl_info("ucx: %d lanes, devices %s", tl->nlanes, params->lanes);
+        lc_tl_info("ucx: %d lanes, devices %s", tl->nlanes, own->lanes);
     }
     *tl_p = tl;
     return LINCOLL_OK;

@@ -19,7 +19,7 @@
 #ifndef LC_TL_UCX_INT_H
 #define LC_TL_UCX_INT_H
 
-#include "../transport.h"
+#include "api.h"
 #include "alive.h"
 
 #include <stdlib.h>
