@@ -6,7 +6,7 @@
 #include "core/base/config.h"
 #include "core/base/log.h"
 #include "kernels/kernels.h"
-#include "transports/transport.h"
+#include "transports/ucx/api.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -377,7 +377,7 @@ void lc_kernels_initial_settings(lc_kernel_settings_t *s)
 
 /* Each is set only when the environment does not set it (a user's value
  * wins), and only under its condition.  The ucx transport applies them in
- * this order (lc_tl_params_t.ucx_vars). */
+ * this order (lc_tl_ucx_params_t.vars). */
 static const lc_config_ucx_var_t lc_config_ucx_vars[] = {
     {"UCX_MM_ERROR_HANDLING", "y", LC_UCX_WHEN_ERR_PEER | LC_UCX_WHEN_SHM, 1,
      "keeps posix/sysv shared memory under endpoint error handling (UCX 1.13 drops it "
@@ -428,15 +428,15 @@ static int lc_config_ucx_applies(const lc_config_ucx_var_t *v, const lc_config_t
     return 1;
 }
 
-void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp)
+void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_ucx_params *up)
 {
     size_t n;
     const lc_config_ucx_var_t *t = lc_config_ucx_table(&n);
-    tp->lanes = cfg->ucx_lanes[0] != '\0' ? cfg->ucx_lanes : NULL;
-    tp->n_ucx_vars = 0;
-    for (size_t i = 0; i < n && tp->n_ucx_vars < LC_TL_UCX_MAX_VARS; i++) {
+    up->lanes = cfg->ucx_lanes[0] != '\0' ? cfg->ucx_lanes : NULL;
+    up->n_vars = 0;
+    for (size_t i = 0; i < n && up->n_vars < LC_TL_UCX_MAX_VARS; i++) {
         if (lc_config_ucx_applies(&t[i], cfg)) {
-            tp->ucx_vars[tp->n_ucx_vars++] =
+            up->vars[up->n_vars++] =
                 (lc_tl_ucx_var_t){.name = t[i].name, .value = t[i].value, .in_env = t[i].in_env};
         }
     }

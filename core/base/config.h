@@ -28,7 +28,8 @@ typedef enum lc_cfg_type {
 typedef struct lc_config {
     int log_level;            /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
     double timeout;           /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
-    int transport;            /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
+    int transport;            /* LINCOLL_TRANSPORT: index into the table's values; the
+                                 transport array (core/context/transports.c) has the names */
     long ports;               /* LINCOLL_PORTS; 0 = automatic */
     int plan_dump;            /* LINCOLL_PLAN_DUMP */
     int kernel_isa;           /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
@@ -63,7 +64,6 @@ typedef struct lc_config {
     size_t repair_slice;   /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
 } lc_config_t;
 
-enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };
 enum { LC_BOOT_AUTO = 0, LC_BOOT_PMIX, LC_BOOT_TCP, LC_BOOT_SINGLE };
 enum { LC_UCX_ERR_PEER = 0, LC_UCX_ERR_NONE = 1 };
 enum { LC_FALLBACK_WARN = 0, LC_FALLBACK_ERROR = 1 };
@@ -124,9 +124,10 @@ typedef struct lc_config_ucx_var {
 /** The table and its length (each entry applies only when the environment does not set it). */
 const lc_config_ucx_var_t *lc_config_ucx_table(size_t *count_p);
 
-struct lc_tl_params;
-/** Fill @p tp's ucx_vars with the entries that apply under @p cfg and the environment now,
- *  and its lanes with LINCOLL_UCX_LANES (a pointer into @p cfg). */
-void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp);
+struct lc_tl_ucx_params;
+/** Fill @p up's vars (the ucx transport's own parameters, transports/ucx/api.h) with the
+ *  entries that apply under @p cfg and the environment now, and its lanes with
+ *  LINCOLL_UCX_LANES (a pointer into @p cfg). */
+void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_ucx_params *up);
 
 #endif

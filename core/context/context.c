@@ -4,7 +4,8 @@
  *
  * init: parse the LINCOLL_* table once -> open the bootstrap (PMIx, TCP store
  * or singleton; or the embedder's from the params: oob callbacks or a store
- * at an address) -> start the transport -> allgather transport addresses ->
+ * at an address) -> bind and pick NICs -> start the transport LINCOLL_TRANSPORT
+ * names (the transport array, transports.c) -> allgather transport addresses ->
  * connect (endpoints are created lazily on first use) -> bound the
  * bootstrap's later waits by the context timeout.
  * finalize: a bootstrap barrier so no rank tears down its endpoints while a
@@ -118,9 +119,12 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
         return st;
     }
     lc_apply_config(ctx, params);
-    if (ctx->cfg.transport == LC_TRANSPORT_SIM) {
-        lc_error("LINCOLL_TRANSPORT=sim: the sim transport runs virtual ranks inside one "
-                 "process (tests); lincoll_init needs ucx");
+    /* the transport LINCOLL_TRANSPORT names, if it serves processes */
+    lc_tl_launch_t launch = {.params = params};
+    char name[32];
+    const lc_transport_t *tport =
+        lc_transport_pick(lc_transport_configured(&ctx->cfg, name, sizeof(name)), &launch);
+    if (tport == NULL) {
         free(ctx);
         return LINCOLL_ERR_INVALID;
     }
@@ -134,18 +138,12 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
     lc_log_set_rank(ctx->rank);
     lc_info("bootstrap %s: rank %d of %d", ctx->boot->ops->name, ctx->rank, ctx->size);
 
-    ctx->tl_ops = &lc_tl_ucx_ops;
-    lc_tl_params_t tp = {
-        .rank = ctx->rank,
-        .size = ctx->size,
-        .err_mode_peer = ctx->cfg.ucx_err_mode == LC_UCX_ERR_PEER,
-    };
-    lc_config_ucx_params(&ctx->cfg, &tp);
-    st = lc_topo_setup(ctx, params, &tp); /* bind, pick the NIC, before UCX starts */
+    /* bind, pick the NIC, before the transport starts */
+    st = lc_topo_setup(ctx, params, &launch.nics);
     if (st != LINCOLL_OK) {
         goto err_boot;
     }
-    st = ctx->tl_ops->init(&tp, &ctx->tl);
+    st = lc_transport_start(ctx, tport, &launch);
     if (st != LINCOLL_OK) {
         goto err_boot;
     }
@@ -172,9 +170,16 @@ err_boot:
     return st;
 }
 
-lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size, int ports,
+lincoll_status_t lc_context_create_sim(struct lc_sim_world *world, int rank, int size, int ports,
                                        lincoll_context_t **ctx_p)
 {
+    /* whatever LINCOLL_TRANSPORT says: the first transport that serves
+     * virtual ranks sharing a world */
+    lc_tl_launch_t launch = {.world = world};
+    const lc_transport_t *tport = lc_transport_pick(NULL, &launch);
+    if (tport == NULL) {
+        return LINCOLL_ERR_INVALID;
+    }
     lincoll_context_t *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
         return LINCOLL_ERR_NOMEM;
@@ -190,9 +195,7 @@ lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size
     }
     ctx->rank = rank;
     ctx->size = size;
-    ctx->tl_ops = &lc_tl_sim_ops;
-    lc_tl_params_t tp = {.rank = rank, .size = size, .sim_world = world};
-    st = ctx->tl_ops->init(&tp, &ctx->tl);
+    st = lc_transport_start(ctx, tport, &launch);
     if (st == LINCOLL_OK) {
         st = lc_comm_world_create(ctx);
         if (st != LINCOLL_OK) {

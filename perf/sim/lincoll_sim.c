@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/context/context.h"
+#include "transports/sim/api.h"
 #include "sim_algos.h"
 
 #define SIM_MAX_ALGOS 64

@@ -30,7 +30,7 @@
 #include "kernels/gemm/gemm_kernels.h"
 #include "kernels/gf/gf_kernels.h"
 #include "kernels/kernels.h"
-#include "transports/transport.h"
+#include "transports/ucx/api.h"
 
 /* ---- log capture ----------------------------------------------------------- */
 
@@ -238,15 +238,15 @@ static void clear_ucx_env(void)
     }
 }
 
-static const lc_tl_ucx_var_t *find_var(const lc_tl_params_t *tp, const char *name)
+static const lc_tl_ucx_var_t *find_var(const lc_tl_ucx_params_t *tp, const char *name)
 {
-    for (unsigned i = 0; i < tp->n_ucx_vars; i++) {
-        if (strcmp(tp->ucx_vars[i].name, name) == 0) return &tp->ucx_vars[i];
+    for (unsigned i = 0; i < tp->n_vars; i++) {
+        if (strcmp(tp->vars[i].name, name) == 0) return &tp->vars[i];
     }
     return NULL;
 }
 
-static void params_for(const char *err_mode, const char *tls, lc_tl_params_t *tp)
+static void params_for(const char *err_mode, const char *tls, lc_tl_ucx_params_t *tp)
 {
     clear_ucx_env();
     if (tls != NULL) setenv("UCX_TLS", tls, 1);
@@ -275,7 +275,7 @@ static void test_ucx_table(void **state)
         assert_true(strlen(t[i].doc) > 20);
     }
 
-    lc_tl_params_t tp;
+    lc_tl_ucx_params_t tp;
     /* the defaults: error mode peer, UCX_TLS unset */
     params_for("peer", NULL, &tp);
     assert_string_equal(find_var(&tp, "UCX_MM_ERROR_HANDLING")->value, "y");
@@ -347,12 +347,11 @@ static void test_ucx_config_var(void **state)
 static void test_ucx_transport_applies(void **state)
 {
     (void)state;
-    lc_tl_params_t tp;
-    params_for("peer", NULL, &tp);
+    lc_tl_ucx_params_t up;
+    params_for("peer", NULL, &up);
     setenv("UCX_TCP_TX_SEG_SIZE", "64k", 1); /* the user's */
-    tp.rank = 0;
-    tp.size = 1;
-    tp.err_mode_peer = 1;
+    up.err_mode_peer = 1;
+    lc_tl_params_t tp = {.rank = 0, .size = 1, .ext = &up};
     lc_tl_t *tl = NULL;
     assert_int_equal(lc_tl_ucx_ops.init(&tp, &tl), LINCOLL_OK);
     assert_non_null(getenv("UCX_TLS"));

@@ -1,10 +1,10 @@
 /*
- * transports/sim/tl_sim_match.c: matching of the sim transport: exact (destination,
+ * transports/sim/tag.c: matching of the sim transport: exact (destination,
  * source, tag) queues in one hash table of the world, FIFO per key; requests;
  * send (copied at once into a posted receive or a queued message), receive,
  * the triggered sends of recv_chain_nb, and test/release of every request.
  */
-#include "tl_sim_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -240,18 +240,6 @@ lincoll_status_t lc_sim_arrive(lc_sim_world_t *w, int src, int dst, uint64_t tag
         q->mhead = msg;
     }
     q->mtail = msg;
-    return LINCOLL_OK;
-}
-
-lincoll_status_t lc_sim_check_peer(lc_tl_t *tl, int peer)
-{
-    if (peer < 0 || peer >= tl->w->nranks) {
-        lc_tl_error("sim: rank %d: peer %d out of range [0, %d)", tl->rank, peer, tl->w->nranks);
-        return LINCOLL_ERR_INVALID;
-    }
-    if (!tl->w->rk[peer].alive || !tl->w->rk[tl->rank].alive) {
-        return LINCOLL_ERR_PEER_FAILED;
-    }
     return LINCOLL_OK;
 }
 

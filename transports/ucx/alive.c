@@ -1,8 +1,9 @@
 /*
- * transports/ucx/tl_ucx_alive.c: liveness of peer processes on this host,
- * from /proc (see tl_ucx_alive.h).
+ * transports/ucx/alive.c: liveness of peer processes on this host,
+ * from /proc (see alive.h), and peer_status(), which asks it now and then
+ * while a wait is stuck.
  */
-#include "tl_ucx_alive.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -104,4 +105,26 @@ int lc_ucx_ident_alive(const lc_ucx_ident_t *id)
         return 0; /* exited, not yet reaped */
     }
     return st == id->starttime; /* otherwise the pid now names another process */
+}
+
+/* The executor asks while a wait is stuck (after a batch of idle progress
+ * calls, every microsecond or so): look in /proc every LC_UCX_PROBE_EVERY-th
+ * time, a few milliseconds apart, each a few microseconds. */
+#define LC_UCX_PROBE_EVERY 2048u
+
+lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
+{
+    peer = LC_TL_PEER_RANKOF(peer);
+    if (peer < 0 || peer >= tl->size) {
+        return LINCOLL_ERR_INVALID;
+    }
+    if (!tl->failed[peer] && peer != tl->rank && tl->idents != NULL &&
+        ++tl->probe_calls[peer] % LC_UCX_PROBE_EVERY == 0 &&
+        lc_ucx_ident_probeable(&tl->self, &tl->idents[peer]) &&
+        !lc_ucx_ident_alive(&tl->idents[peer]) && !tl->closing) {
+        lc_tl_warn("ucx: peer %d (pid %d on this host) has exited", peer,
+                   (int)tl->idents[peer].pid);
+        tl->failed[peer] = 1;
+    }
+    return tl->failed[peer] ? LINCOLL_ERR_PEER_FAILED : LINCOLL_OK;
 }

@@ -1,18 +1,21 @@
 /*
- * transports/sim/tl_sim_int.h: what the files of the sim transport share.
+ * transports/sim/internal.h: what the files of the sim transport share.
+ * The ucx transport has the same file names for the same concerns.
  *
- *   tl_sim.c         the world (create/destroy) and the ops table: init,
- *                    fini, addresses, peer status
- *   tl_sim_match.c   matching: the (dst, src, tag) table, requests, send,
- *                    receive (+ triggered sends), test/release
- *   tl_sim_rma.c     RMA regions: mem_alloc/reg, remote keys, put, flush
- *   tl_sim_fault.c   faults and accounting: per-round records, the fault
- *                    hook, delayed delivery (progress), kill, statistics
+ *   init.c       init, fini, addresses, counters, describe, the ops table
+ *   progress.c   delayed delivery (progress), event descriptor, arm
+ *   alive.c      dead virtual ranks: peer_status, kill
+ *   tag.c        matching: the (dst, src, tag) table, requests, send,
+ *                receive (+ triggered sends), test/release
+ *   mem.c        regions: mem_alloc/reg, remote keys
+ *   rma.c        put, flush
+ *   world.c      the world (create/destroy), per-round records, the fault
+ *                hook, statistics (sim only)
  */
 #ifndef LC_TL_SIM_INT_H
 #define LC_TL_SIM_INT_H
 
-#include "../transport.h"
+#include "api.h"
 
 #include <stdlib.h>
 
@@ -147,8 +150,21 @@ struct lc_tl {
     lc_tl_counters_t cnt;
 };
 
-/* ---- tl_sim_match.c ------------------------------------------------------ */
+/* ---- the files' functions ------------------------------------------------ */
 
+/* init.c: lc_tl_sim_ops */
+
+/* progress.c */
+int lc_sim_progress(lc_tl_t *tl);
+int lc_sim_event_fd(lc_tl_t *tl);
+lincoll_status_t lc_sim_arm(lc_tl_t *tl);
+
+/* alive.c */
+/* LINCOLL_OK when both this rank and peer are alive and peer is in range. */
+lincoll_status_t lc_sim_check_peer(lc_tl_t *tl, int peer);
+lincoll_status_t lc_sim_peer_status(lc_tl_t *tl, int peer);
+
+/* tag.c */
 lc_tl_req_t *lc_sim_req_new(lc_tl_t *tl, int kind, int peer);
 void lc_sim_req_free(lc_tl_req_t *r);
 /* Unlink a posted receive from its match queue. */
@@ -157,7 +173,6 @@ void lc_sim_recv_unlink(lc_sim_world_t *w, lc_tl_req_t *r);
  * queue it (taking @p msg, or copying @p data into a new one). */
 lincoll_status_t lc_sim_arrive(lc_sim_world_t *w, int src, int dst, uint64_t tag, const void *data,
                                size_t len, sim_msg_t *msg);
-lincoll_status_t lc_sim_check_peer(lc_tl_t *tl, int peer);
 /* Post the triggered sends of receives that completed. */
 void lc_sim_fire_chains(lc_sim_world_t *w);
 lincoll_status_t lc_sim_send_nb(lc_tl_t *tl, int peer, const void *buf, size_t len, uint64_t tag,
@@ -170,15 +185,7 @@ lincoll_status_t lc_sim_test(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
 void lc_sim_release(lc_tl_t *tl, lc_tl_req_t *req);
 lincoll_status_t lc_sim_test_release(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
 
-/* ---- tl_sim_rma.c ---------------------------------------------------------- */
-
-/* Land a put: copy (corrupting one byte if asked), then signal. */
-lincoll_status_t lc_sim_put_land(lc_sim_world_t *w, int dst, const void *data, size_t len,
-                                 uint32_t slot, uint32_t gen, uint64_t raddr, int has_sig,
-                                 uint32_t sig_slot, uint32_t sig_gen, uint64_t sig_raddr,
-                                 int corrupt);
-/* Finish a delayed put's request after it landed or failed. */
-void lc_sim_put_finish(lc_sim_world_t *w, sim_msg_t *m, lincoll_status_t st);
+/* mem.c */
 lincoll_status_t lc_sim_mem_alloc(lc_tl_t *tl, size_t len, lc_tl_mem_t **mem_p, void **addr_p);
 lincoll_status_t lc_sim_mem_reg(lc_tl_t *tl, void *addr, size_t len, lc_tl_mem_t **mem_p);
 void lc_sim_mem_dereg(lc_tl_t *tl, lc_tl_mem_t *mem);
@@ -187,18 +194,34 @@ lincoll_status_t lc_sim_rkey_unpack(lc_tl_t *tl, int peer, const void *buf, size
                                     lc_tl_rkey_t **rkey_p);
 void lc_sim_rkey_destroy(lc_tl_t *tl, lc_tl_rkey_t *rkey);
 void *lc_sim_rkey_ptr(lc_tl_t *tl, lc_tl_rkey_t *rkey, uint64_t raddr);
+
+/* rma.c */
+/* Land a put: copy (corrupting one byte if asked), then signal. */
+lincoll_status_t lc_sim_put_land(lc_sim_world_t *w, int dst, const void *data, size_t len,
+                                 uint32_t slot, uint32_t gen, uint64_t raddr, int has_sig,
+                                 uint32_t sig_slot, uint32_t sig_gen, uint64_t sig_raddr,
+                                 int corrupt);
+/* Finish a delayed put's request after it landed or failed. */
+void lc_sim_put_finish(lc_sim_world_t *w, sim_msg_t *m, lincoll_status_t st);
 lincoll_status_t lc_sim_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
                                lc_tl_rkey_t *rkey, uint64_t raddr, lc_tl_rkey_t *sig_rkey,
                                uint64_t sig_raddr, uint64_t tag, lc_tl_req_t **req_p);
 lincoll_status_t lc_sim_flush_nb(lc_tl_t *tl, int peer, lc_tl_req_t **req_p);
 
-/* ---- tl_sim_fault.c -------------------------------------------------------- */
-
+/* world.c */
 /* Record a send or put under its round (C1, C2, bytes per rank). */
 void lc_sim_record(lc_sim_world_t *w, int src, uint64_t tag, size_t len);
-int lc_sim_progress(lc_tl_t *tl);
 
 /* ---- small helpers several files inline ---------------------------------- */
+
+/* The region a key names (slot and generation), or NULL once it is gone. */
+static inline sim_region_t *sim_region_get(lc_sim_world_t *w, uint32_t slot, uint32_t gen)
+{
+    if (slot >= w->nregions || !w->regions[slot].used || w->regions[slot].gen != gen) {
+        return NULL;
+    }
+    return &w->regions[slot];
+}
 
 static inline lc_sim_fault_t sim_fault(lc_sim_world_t *w, int src, int dst, uint64_t tag,
                                        size_t len)

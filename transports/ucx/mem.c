@@ -1,10 +1,10 @@
 /*
- * transports/ucx/tl_ucx_mem.c: memory of the UCX transport: ucp_mem_map of allocated
+ * transports/ucx/mem.c: memory of the UCX transport: ucp_mem_map of allocated
  * or user memory (user registrations shared through a cache, by reference),
  * packed remote keys, and the local mapping of a peer's window (shared
  * memory) that turns puts into stores.
  */
-#include "tl_ucx_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

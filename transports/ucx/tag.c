@@ -1,10 +1,10 @@
 /*
- * transports/ucx/tl_ucx_tag.c: tag messages of the UCX transport: send, receive
+ * transports/ucx/tag.c: tag messages of the UCX transport: send, receive
  * (and the receive with a triggered send), and test/release of every
  * request kind.  The per-message path lives in this one file so the
  * compiler inlines its helpers.
  */
-#include "tl_ucx_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 

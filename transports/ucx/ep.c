@@ -1,10 +1,10 @@
 /*
- * transports/ucx/tl_ucx_ep.c: endpoints of the UCX transport: the peers' addresses
+ * transports/ucx/ep.c: endpoints of the UCX transport: the peers' addresses
  * (connect), endpoints created on first use, a peer's failure (UCX's error
- * callback, or its process gone from /proc: tl_ucx_alive.c), disconnect, and
+ * callback; alive.c finds a process gone from /proc), disconnect, and
  * describe.
  */
-#include "tl_ucx_int.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,7 +132,7 @@ static void *lc_ucx_dup(const void *src, size_t n)
     return d;
 }
 
-/* One rank's blob (lc_ucx_blob in tl_ucx.c): its identity, then its lane-0
+/* One rank's blob (lc_ucx_blob in init.c): its identity, then its lane-0
  * worker address; with several lanes the identity's magic says so and a
  * lane table (count, then each lane's address length) comes before the
  * addresses. */
@@ -300,28 +300,6 @@ void lc_ucx_disconnect(lc_tl_t *tl)
         }
     }
     free(reqs);
-}
-
-/* The executor asks while a wait is stuck (after a batch of idle progress
- * calls, every microsecond or so): look in /proc every LC_UCX_PROBE_EVERY-th
- * time, a few milliseconds apart, each a few microseconds. */
-#define LC_UCX_PROBE_EVERY 2048u
-
-lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
-{
-    peer = LC_TL_PEER_RANKOF(peer);
-    if (peer < 0 || peer >= tl->size) {
-        return LINCOLL_ERR_INVALID;
-    }
-    if (!tl->failed[peer] && peer != tl->rank && tl->idents != NULL &&
-        ++tl->probe_calls[peer] % LC_UCX_PROBE_EVERY == 0 &&
-        lc_ucx_ident_probeable(&tl->self, &tl->idents[peer]) &&
-        !lc_ucx_ident_alive(&tl->idents[peer]) && !tl->closing) {
-        lc_tl_warn("ucx: peer %d (pid %d on this host) has exited", peer,
-                   (int)tl->idents[peer].pid);
-        tl->failed[peer] = 1;
-    }
-    return tl->failed[peer] ? LINCOLL_ERR_PEER_FAILED : LINCOLL_OK;
 }
 
 void lc_ucx_describe(lc_tl_t *tl, int peer, char *buf, size_t len)

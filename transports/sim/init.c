@@ -1,8 +1,10 @@
 /*
- * transports/sim/tl_sim.c: the in-process simulated transport ("sim").
+ * transports/sim/init.c: the in-process simulated transport ("sim"): init,
+ * fini and the ops table (internal.h lists its files).
  *
  * K virtual ranks share one lc_sim_world_t in one process; each virtual rank
- * has its own lc_tl_t (init with params->sim_world and params->rank).  There
+ * has its own lc_tl_t (init with the world in its own parameters, lc_tl_sim_params_t, and
+ * params->rank).  There
  * are no threads: everything happens inside the calls, deterministically.
  *
  * Point to point: send_nb copies the payload at once, straight into a posted
@@ -38,111 +40,23 @@
  * has registered; fini every rank before lc_sim_world_destroy().  event_fd()
  * is -1 and arm() is unsupported: there is nothing to block on.
  */
-#include "tl_sim_int.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- world ------------------------------------------------------------ */
-
-lincoll_status_t lc_sim_world_create(int nranks, lc_sim_world_t **world_p)
-{
-    if (!world_p || nranks <= 0 || (uint64_t)nranks > LC_TAG_MAX_SRC + 1) {
-        lc_tl_error("sim: invalid world size %d", nranks);
-        return LINCOLL_ERR_INVALID;
-    }
-    lc_sim_world_t *w = calloc(1, sizeof(*w));
-    if (!w) {
-        return LINCOLL_ERR_NOMEM;
-    }
-    w->nranks = nranks;
-    w->rk = calloc((size_t)nranks, sizeof(*w->rk));
-    w->nbuckets = 1024;
-    while (w->nbuckets < (size_t)nranks * 4) {
-        w->nbuckets *= 2;
-    }
-    w->buckets = calloc(w->nbuckets, sizeof(*w->buckets));
-    if (!w->rk || !w->buckets) {
-        free(w->rk);
-        free(w->buckets);
-        free(w);
-        return LINCOLL_ERR_NOMEM;
-    }
-    for (int i = 0; i < nranks; i++) {
-        w->rk[i].alive = 1;
-    }
-    *world_p = w;
-    return LINCOLL_OK;
-}
-
-static void sim_free_list(sim_msg_t *m)
-{
-    while (m) {
-        sim_msg_t *n = m->next;
-        free(m);
-        m = n;
-    }
-}
-
-void lc_sim_world_destroy(lc_sim_world_t *w)
-{
-    if (!w) {
-        return;
-    }
-    for (int i = 0; i < w->nranks; i++) {
-        if (w->rk[i].tl) {
-            lc_tl_warn("sim: world destroyed while rank %d is still initialized", i);
-            lc_tl_sim_ops.fini(w->rk[i].tl);
-        }
-    }
-    for (int i = 0; i < w->nranks; i++) {
-        sim_free_list(w->rk[i].dhead);
-    }
-    for (size_t b = 0; b < w->nbuckets; b++) {
-        sim_mq_t *q = w->buckets[b];
-        while (q) {
-            sim_mq_t *n = q->hnext;
-            sim_free_list(q->mhead);
-            free(q);
-            q = n;
-        }
-    }
-    while (w->mq_free) {
-        sim_mq_t *n = w->mq_free->hnext;
-        free(w->mq_free);
-        w->mq_free = n;
-    }
-    while (w->req_free) {
-        lc_tl_req_t *n = w->req_free->next;
-        free(w->req_free);
-        w->req_free = n;
-    }
-    for (uint32_t s = 0; s < w->nregions; s++) {
-        if (w->regions[s].used && w->regions[s].allocated) {
-            free(w->regions[s].base);
-        }
-        if (w->regions[s].used) {
-            free(w->regions[s].mem);
-        }
-    }
-    free(w->regions);
-    free(w->free_slots);
-    free(w->rstat);
-    free(w->buckets);
-    free(w->rk);
-    free(w);
-}
-
 /* ---- ops -------------------------------------------------------------- */
 
 static lincoll_status_t sim_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
 {
-    if (!params || !tl_p || !params->sim_world) {
-        lc_tl_error("sim: init needs params->sim_world (lc_sim_world_create)");
+    const lc_tl_sim_params_t *own = params != NULL ? params->ext : NULL;
+    if (!params || !tl_p || !own || !own->world) {
+        lc_tl_error("sim: init needs params->ext, a lc_tl_sim_params_t with the world "
+                    "(lc_sim_world_create)");
         return LINCOLL_ERR_INVALID;
     }
-    lc_sim_world_t *w = params->sim_world;
+    lc_sim_world_t *w = own->world;
     if (params->rank < 0 || params->rank >= w->nranks ||
         (params->size > 0 && params->size != w->nranks)) {
         lc_tl_error("sim: rank %d / size %d does not fit a world of %d", params->rank, params->size,
@@ -214,26 +128,6 @@ static lincoll_status_t sim_connect(lc_tl_t *tl, const void *const *addrs, const
     return LINCOLL_OK;
 }
 
-static lincoll_status_t sim_peer_status(lc_tl_t *tl, int peer)
-{
-    if (peer < 0 || peer >= tl->w->nranks) {
-        return LINCOLL_ERR_INVALID;
-    }
-    return tl->w->rk[peer].alive ? LINCOLL_OK : LINCOLL_ERR_PEER_FAILED;
-}
-
-static int sim_event_fd(lc_tl_t *tl)
-{
-    (void)tl;
-    return -1;
-}
-
-static lincoll_status_t sim_arm(lc_tl_t *tl)
-{
-    (void)tl;
-    return LINCOLL_ERR_UNSUPPORTED;
-}
-
 static void sim_counters(lc_tl_t *tl, lc_tl_counters_t *out)
 {
     *out = tl->cnt;
@@ -267,9 +161,9 @@ const lc_tl_ops_t lc_tl_sim_ops = {
     .test = lc_sim_test,
     .release = lc_sim_release,
     .test_release = lc_sim_test_release,
-    .peer_status = sim_peer_status,
-    .event_fd = sim_event_fd,
-    .arm = sim_arm,
+    .peer_status = lc_sim_peer_status,
+    .event_fd = lc_sim_event_fd,
+    .arm = lc_sim_arm,
     .counters = sim_counters,
     .describe = sim_describe,
 };

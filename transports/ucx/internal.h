@@ -1,22 +1,26 @@
 /*
- * transports/ucx/tl_ucx_int.h: what the files of the UCX transport share.
+ * transports/ucx/internal.h: what the files of the UCX transport share.
+ * The sim transport has the same file names for the same concerns.
  *
- *   tl_ucx.c        init (and the UCX variables of lc_tl_params_t), fini,
- *                   progress, wakeup, counters, the ops table
- *   tl_ucx_ep.c     endpoints: address exchange, lazy creation, failures,
- *                   disconnect, peer liveness (with tl_ucx_alive.c)
- *   tl_ucx_tag.c    tag messages: send, receive (+ triggered send), and
- *                   test/release of every request (the hot path, one file)
- *   tl_ucx_rma.c    puts with a remote signal, flush
- *   tl_ucx_mem.c    registration (and its cache), remote keys
+ *   init.c       init (and the UCX variables of its parameters), fini,
+ *                address, lanes, memory types, counters, the ops table
+ *   progress.c   progress of every lane, the event descriptor, arm
+ *   ep.c         endpoints: address exchange, lazy creation, failures,
+ *                disconnect, describe (ucx only)
+ *   alive.c      peer liveness: peer_status, and same-host processes
+ *                looked up in /proc (alive.h)
+ *   tag.c        tag messages: send, receive (+ triggered send), and
+ *                test/release of every request (the hot path, one file)
+ *   mem.c        registration (and its cache), remote keys
+ *   rma.c        puts with a remote signal, flush
  *
  * Helpers the hot path inlines across files are static inline here.
  */
 #ifndef LC_TL_UCX_INT_H
 #define LC_TL_UCX_INT_H
 
-#include "../transport.h"
-#include "tl_ucx_alive.h"
+#include "api.h"
+#include "alive.h"
 
 #include <stdlib.h>
 #include <ucp/api/ucp.h>
@@ -178,7 +182,7 @@ static inline lincoll_status_t lc_ucx_status(ucs_status_t s)
     }
 }
 
-/* ---- requests (tl_ucx_tag.c) ---------------------------------------------- */
+/* ---- requests (tag.c) ----------------------------------------------------- */
 
 lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind);
 
@@ -189,7 +193,7 @@ static inline void lc_ucx_req_put_back(lc_tl_req_t *r)
     tl->free_reqs = r;
 }
 
-/* ---- endpoints (tl_ucx_ep.c) ---------------------------------------------- */
+/* ---- endpoints (ep.c) ----------------------------------------------------- */
 
 /* The first message to a peer: check it, create its endpoint.  Kept out of
  * line so the per-message lookup (lc_ucx_ep) stays a few instructions. */
@@ -218,14 +222,21 @@ lincoll_status_t lc_ucx_lane_ep(lc_tl_t *tl, int peer, ucp_ep_h *ep_p, unsigned 
 
 /* ---- the ops, by file ------------------------------------------------------ */
 
-/* tl_ucx_ep.c */
+/* ep.c */
 void lc_ucx_disconnect(lc_tl_t *tl);
 void lc_ucx_lanes_free(lc_tl_t *tl);
 lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, const size_t *lens);
-lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer);
 void lc_ucx_describe(lc_tl_t *tl, int peer, char *buf, size_t len);
 
-/* tl_ucx_mem.c */
+/* progress.c */
+int lc_ucx_progress(lc_tl_t *tl);
+int lc_ucx_event_fd(lc_tl_t *tl);
+lincoll_status_t lc_ucx_arm(lc_tl_t *tl);
+
+/* alive.c */
+lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer);
+
+/* mem.c */
 lincoll_status_t lc_ucx_mem_alloc(lc_tl_t *tl, size_t len, lc_tl_mem_t **mem_p, void **addr_p);
 lincoll_status_t lc_ucx_mem_reg(lc_tl_t *tl, void *addr, size_t len, lc_tl_mem_t **mem_p);
 void lc_ucx_mem_dereg(lc_tl_t *tl, lc_tl_mem_t *mem);
@@ -235,7 +246,7 @@ lincoll_status_t lc_ucx_rkey_unpack(lc_tl_t *tl, int peer, const void *buf, size
 void lc_ucx_rkey_destroy(lc_tl_t *tl, lc_tl_rkey_t *k);
 void *lc_ucx_rkey_ptr(lc_tl_t *tl, lc_tl_rkey_t *k, uint64_t raddr);
 
-/* tl_ucx_tag.c */
+/* tag.c */
 lincoll_status_t lc_ucx_send_nb(lc_tl_t *tl, int peer, const void *buf, size_t len, uint64_t tag,
                                 lc_tl_req_t **req_p);
 lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
@@ -245,11 +256,11 @@ lincoll_status_t lc_ucx_recv_chain_nb(lc_tl_t *tl, int peer, void *buf, size_t l
 lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p);
 void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r);
 lincoll_status_t lc_ucx_test_release(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p);
-/* recv_nb / recv_chain_nb of a peer with a lane (tl_ucx_tag.c) */
+/* recv_nb / recv_chain_nb of a peer with a lane (tag.c) */
 lincoll_status_t lc_ucx_recv_lane(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
                                   lc_tl_chain_t *then, lc_tl_req_t **req_p);
 
-/* tl_ucx_rma.c */
+/* rma.c */
 lincoll_status_t lc_ucx_put_nb(lc_tl_t *tl, int peer, const void *buf, size_t len,
                                lc_tl_rkey_t *rkey, uint64_t raddr, lc_tl_rkey_t *sig_rkey,
                                uint64_t sig_raddr, uint64_t tag, lc_tl_req_t **req_p);

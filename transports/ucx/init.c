@@ -1,12 +1,13 @@
 /*
- * transports/ucx/tl_ucx.c: the UCX (UCP) transport.
+ * transports/ucx/init.c: the UCX (UCP) transport: init, fini and the ops table
+ * (internal.h lists its files).
  *
  * One ucp context and one worker per process (thread mode SINGLE), the
  * worker address exchanged through the bootstrap, endpoints created lazily on
- * first use.  With LINCOLL_UCX_LANES (params->lanes) every further lane is a
+ * first use.  With LINCOLL_UCX_LANES (lc_tl_ucx_params_t.lanes) every further lane is a
  * context and worker of its own restricted to one device, tags only; its
  * address goes into the same blob, and transfers whose peer argument names
- * a lane travel there (transport.h, "lanes"; tl_ucx_tag.c).  Tag send/recv with the exact 64-bit
+ * a lane travel there (transport.h, "lanes"; tag.c).  Tag send/recv with the exact 64-bit
  * tag of transport.h (mask ~0), RMA with ucp_put_nbx into registered windows, and a remote signal
  * made of ucp_worker_fence + 64-bit atomic add so the target sees the counter only after the data
  * (UCX defines fence ordering per endpoint).
@@ -15,7 +16,7 @@
  * fails its requests instead of hanging; UCX 1.13 then drops shared memory
  * unless UCX_MM_ERROR_HANDLING=y.  That and the other UCX variables lincoll
  * sets (keepalive off, sysv-only shared memory, tcp segment size, eager
- * lanes, NIC) come from core's table through lc_tl_params_t.ucx_vars, each
+ * lanes, NIC) come from core's table through lc_tl_ucx_params_t.vars (api.h), each
  * unless the user set it.
  *
  * Requests: each operation gets an lc_tl_req_t from a free list; UCX
@@ -23,23 +24,22 @@
  * receive and marks the request orphaned; the callback then frees it, so no
  * UCX callback ever writes into memory the caller has given back.
  */
-#include "tl_ucx_int.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 /* ---- init / fini ---------------------------------------------------------- */
 
-/* The UCX variables core's table asks for (lc_tl_params_t.ucx_vars, each
+/* The UCX variables core's table asks for (lc_tl_ucx_params_t.vars, each
  * left alone when the environment sets it; why each: core/base/config.c,
  * lincoll_info -c): the environment ones before ucp_config_read, since
  * ucp_config_modify does not reach transport options. */
-static void lc_ucx_setenv_vars(const lc_tl_params_t *params)
+static void lc_ucx_setenv_vars(const lc_tl_ucx_params_t *up)
 {
-    for (unsigned i = 0; i < params->n_ucx_vars && i < LC_TL_UCX_MAX_VARS; i++) {
-        const lc_tl_ucx_var_t *v = &params->ucx_vars[i];
+    for (unsigned i = 0; i < up->n_vars && i < LC_TL_UCX_MAX_VARS; i++) {
+        const lc_tl_ucx_var_t *v = &up->vars[i];
         if (v->in_env && v->value != NULL) {
             setenv(v->name, v->value, 0);
         }
@@ -47,23 +47,23 @@ static void lc_ucx_setenv_vars(const lc_tl_params_t *params)
 }
 
 /* ... and the others on the UCP configuration read from it. */
-static void lc_ucx_modify_vars(const lc_tl_params_t *params, ucp_config_t *cfg)
+static void lc_ucx_modify_vars(const lc_tl_ucx_params_t *up, ucp_config_t *cfg)
 {
-    for (unsigned i = 0; i < params->n_ucx_vars && i < LC_TL_UCX_MAX_VARS; i++) {
-        const lc_tl_ucx_var_t *v = &params->ucx_vars[i];
+    for (unsigned i = 0; i < up->n_vars && i < LC_TL_UCX_MAX_VARS; i++) {
+        const lc_tl_ucx_var_t *v = &up->vars[i];
         if (v->in_env || strncmp(v->name, "UCX_", 4) != 0) {
             continue;
         }
         /* no value: the topology's NIC choice, made only when the
          * environment sets no UCX_NET_DEVICES */
-        const char *val = v->value != NULL ? v->value : params->net_devices;
+        const char *val = v->value != NULL ? v->value : up->net_devices;
         if (val != NULL && *val != '\0' && (v->value == NULL || getenv(v->name) == NULL)) {
             ucp_config_modify(cfg, v->name + 4, val);
         }
     }
 }
 
-/* LINCOLL_UCX_LANES (params->lanes): "dev0,dev1,...", one lane per device. */
+/* LINCOLL_UCX_LANES (lc_tl_ucx_params_t.lanes): "dev0,dev1,...", one lane per device. */
 static lincoll_status_t lc_ucx_parse_lanes(lc_tl_t *tl, const char *spec)
 {
     tl->nlanes = 1;
@@ -94,10 +94,10 @@ static lincoll_status_t lc_ucx_parse_lanes(lc_tl_t *tl, const char *spec)
 
 /* One UCX context and worker with these features; dev != NULL restricts the
  * context to that network device (a lane). */
-static lincoll_status_t lc_ucx_open(const lc_tl_params_t *params, const char *dev,
-                                    uint64_t features, const char *name, ucp_context_h *ctx_p,
-                                    ucp_worker_h *worker_p, ucp_address_t **addr_p,
-                                    size_t *addr_len_p)
+static lincoll_status_t lc_ucx_open(const lc_tl_params_t *params, const lc_tl_ucx_params_t *own,
+                                    const char *dev, uint64_t features, const char *name,
+                                    ucp_context_h *ctx_p, ucp_worker_h *worker_p,
+                                    ucp_address_t **addr_p, size_t *addr_len_p)
 {
     ucp_config_t *cfg;
     ucs_status_t s = ucp_config_read(NULL, NULL, &cfg);
@@ -105,7 +105,7 @@ static lincoll_status_t lc_ucx_open(const lc_tl_params_t *params, const char *de
         lc_tl_error("ucx: ucp_config_read failed: %s", ucs_status_string(s));
         return LINCOLL_ERR_TRANSPORT;
     }
-    lc_ucx_modify_vars(params, cfg);
+    lc_ucx_modify_vars(own, cfg);
     if (dev != NULL && (s = ucp_config_modify(cfg, "NET_DEVICES", dev)) != UCS_OK) {
         lc_tl_error("ucx: lane device %s (LINCOLL_UCX_LANES): %s", dev, ucs_status_string(s));
         ucp_config_release(cfg);
@@ -156,7 +156,7 @@ static void lc_ucx_close(ucp_context_h ctx, ucp_worker_h worker, ucp_address_t *
 /* What address() publishes: the identity, then the lane-0 worker address;
  * with several lanes the identity's magic is LC_UCX_IDENT_MAGIC_LANES and a
  * lane table [u32 count][u32 0][u64 length per lane] precedes every lane's
- * address (tl_ucx_ep.c parses it). */
+ * address (ep.c parses it). */
 static lincoll_status_t lc_ucx_blob(lc_tl_t *tl)
 {
     size_t n = sizeof(tl->self) + tl->address_len;
@@ -207,17 +207,19 @@ static void lc_ucx_close_lanes(lc_tl_t *tl)
 
 static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p)
 {
-    lc_ucx_setenv_vars(params);
+    static const lc_tl_ucx_params_t defaults;
+    const lc_tl_ucx_params_t *own = params->ext != NULL ? params->ext : &defaults;
+    lc_ucx_setenv_vars(own);
     lc_tl_t *tl = calloc(1, sizeof(*tl));
     if (tl == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
     tl->rank = params->rank;
     tl->size = params->size;
-    tl->err_mode_peer = params->err_mode_peer;
+    tl->err_mode_peer = own->err_mode_peer;
     tl->efd = -1;
     tl->epfd = -1;
-    lincoll_status_t st = lc_ucx_parse_lanes(tl, params->lanes);
+    lincoll_status_t st = lc_ucx_parse_lanes(tl, own->lanes);
     if (st != LINCOLL_OK) {
         free(tl);
         return st;
@@ -230,8 +232,8 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     }
     /* lane 0: tags, RMA and atomics; without lanes configured, UCX's (and the
      * topology's) device choice as ever */
-    st = lc_ucx_open(params,
-                     tl->nlanes > 1 || (params->lanes && *params->lanes) ? tl->lane_dev[0] : NULL,
+    st = lc_ucx_open(params, own,
+                     tl->nlanes > 1 || (own->lanes && *own->lanes) ? tl->lane_dev[0] : NULL,
                      UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
                      "lincoll", &tl->context, &tl->worker, &tl->address, &tl->address_len);
     if (st != LINCOLL_OK) {
@@ -241,7 +243,7 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     for (int l = 1; l < tl->nlanes; l++) {
         lc_ucx_lane_t *L = &tl->lane[l];
         L->efd = -1;
-        st = lc_ucx_open(params, tl->lane_dev[l], UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
+        st = lc_ucx_open(params, own, tl->lane_dev[l], UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP,
                          "lincoll-lane", &L->context, &L->worker, &L->address, &L->address_len);
         if (st != LINCOLL_OK) {
             L->worker = NULL;
@@ -258,7 +260,7 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
         goto err;
     }
     if (tl->nlanes > 1) {
-        lc_tl_info("ucx: %d lanes, devices %s", tl->nlanes, params->lanes);
+        lc_tl_info("ucx: %d lanes, devices %s", tl->nlanes, own->lanes);
     }
     *tl_p = tl;
     return LINCOLL_OK;
@@ -306,74 +308,6 @@ static lincoll_status_t lc_ucx_address(lc_tl_t *tl, const void **addr_p, size_t 
 {
     *addr_p = tl->blob;
     *len_p = tl->blob_len;
-    return LINCOLL_OK;
-}
-
-/* ---- progress and wakeup ---------------------------------------------------- */
-
-static __attribute__((noinline)) int lc_ucx_progress_lanes(lc_tl_t *tl)
-{
-    int n = 0;
-    for (int l = 0; l < tl->nlanes; l++) {
-        n += (int)ucp_worker_progress(lc_ucx_lane_worker(tl, (unsigned)l));
-    }
-    return n;
-}
-
-/* one lane: a tail call into UCX, nothing else on the hot path */
-static int lc_ucx_progress(lc_tl_t *tl)
-{
-    if (__builtin_expect(tl->nlanes <= 1, 1)) {
-        return (int)ucp_worker_progress(tl->worker);
-    }
-    return lc_ucx_progress_lanes(tl);
-}
-
-/* With several lanes: an epoll descriptor over every worker's event fd. */
-static int lc_ucx_lanes_epoll(lc_tl_t *tl)
-{
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        return -1;
-    }
-    for (int l = 0; l < tl->nlanes; l++) {
-        int fd = tl->efd;
-        if (l > 0 && (ucp_worker_get_efd(tl->lane[l].worker, &tl->lane[l].efd) != UCS_OK ||
-                      (fd = tl->lane[l].efd) < 0)) {
-            close(ep);
-            return -1;
-        }
-        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)l};
-        if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
-            close(ep);
-            return -1;
-        }
-    }
-    return ep;
-}
-
-static int lc_ucx_event_fd(lc_tl_t *tl)
-{
-    if (tl->efd < 0 && ucp_worker_get_efd(tl->worker, &tl->efd) != UCS_OK) {
-        tl->efd = -1;
-    }
-    if (tl->nlanes == 1 || tl->efd < 0) {
-        return tl->efd;
-    }
-    if (tl->epfd < 0) {
-        tl->epfd = lc_ucx_lanes_epoll(tl);
-    }
-    return tl->epfd;
-}
-
-static lincoll_status_t lc_ucx_arm(lc_tl_t *tl)
-{
-    for (int l = 0; l < tl->nlanes; l++) {
-        ucs_status_t s = ucp_worker_arm(lc_ucx_lane_worker(tl, (unsigned)l));
-        if (s != UCS_OK) {
-            return s == UCS_ERR_BUSY ? LINCOLL_ERR_BUSY : lc_ucx_status(s);
-        }
-    }
     return LINCOLL_OK;
 }
 

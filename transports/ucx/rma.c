@@ -1,11 +1,11 @@
 /*
- * transports/ucx/tl_ucx_rma.c: RMA of the UCX transport: ucp_put_nbx into a peer's
+ * transports/ucx/rma.c: RMA of the UCX transport: ucp_put_nbx into a peer's
  * window, then (with a signal) ucp_worker_fence + a 64-bit atomic add, or a
  * flush first where the put is emulated; stores when the window is mapped
  * here; flush.  Each put/flush request counts its UCX operations through
  * callbacks.
  */
-#include "tl_ucx_int.h"
+#include "internal.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * transports/ucx/tl_ucx_alive.h: is a peer process on this host still alive?
+ * transports/ucx/alive.h: is a peer process on this host still alive?
  *
  * Each rank publishes an lc_ucx_ident_t ahead of its worker address.  A peer
  * whose host key (boot id + pid namespace) equals ours runs under the same
