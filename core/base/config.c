@@ -358,10 +358,11 @@ void lc_config_push_kernels(const lc_config_t *cfg)
     lc_kernels_configure(&s);
 }
 
-/* Kernels used before (or without) lincoll_init ask for this once: the
- * table's kernel variables, each parsed by the table's rules (a bad value is
- * logged and its default used). */
-void lc_kernels_initial_settings(lc_kernel_settings_t *s)
+/* Kernels used before (or without) lincoll_init ask for this once (the
+ * source lc_config_install_hooks installs): the table's kernel variables,
+ * each parsed by the table's rules (a bad value is logged and its default
+ * used). */
+static void lc_config_initial_kernel_settings(lc_kernel_settings_t *s)
 {
     static const char *const vars[] = {"LINCOLL_KERNEL_ISA", "LINCOLL_GF_STREAM_BYTES",
                                        "LINCOLL_GEMM_THREADS"};
@@ -371,6 +372,16 @@ void lc_kernels_initial_settings(lc_kernel_settings_t *s)
         (void)lc_config_reread(vars[i], &cfg);
     }
     lc_config_kernel_settings(&cfg, s);
+}
+
+/* Runs when the library is loaded: kernels get their initial settings from
+ * the table through this hook (the log hooks are installed by
+ * core/base/log.c).  Not static: programs linking the static library keep
+ * this object through -u lc_config_install_hooks (CMakeLists.txt,
+ * lincoll.pc), as nothing else may reference it. */
+__attribute__((constructor)) void lc_config_install_hooks(void)
+{
+    lc_kernels_set_settings_source(lc_config_initial_kernel_settings);
 }
 
 /* ---- UCX variables lincoll sets ---------------------------------------- */

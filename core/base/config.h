@@ -5,7 +5,8 @@
  * parsed once (lc_config_load) into an lc_config_t; lc_config_reread parses
  * one again where a variable is read at every call.  A bad value is an error
  * that names the variable.  Nothing else reads LINCOLL_* variables: kernels
- * get theirs through lc_config_push_kernels / lc_kernels_initial_settings,
+ * get theirs through lc_config_push_kernels and the settings source the table
+ * installs at load (lc_config_install_hooks),
  * the ucx transport the UCX variables lincoll sets through
  * lc_config_ucx_params.  lincoll_info -c prints both tables.
  */
@@ -102,6 +103,10 @@ lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg);
 
 /** Hand the kernel settings of @p cfg (ISA, GF streaming, GEMM threads) to kernels/. */
 void lc_config_push_kernels(const lc_config_t *cfg);
+
+/** Install the table's hooks into the layers below (kernels' initial settings);
+ *  runs as a constructor when the library is loaded. */
+void lc_config_install_hooks(void);
 
 /* ---- UCX variables lincoll sets for its ucx transport ------------------ */
 
