@@ -7,13 +7,14 @@
  * the log hook (lc_kernels_set_log; without it, errors go to stderr) and the
  * source of the initial settings (lc_kernels_set_settings_source), and at
  * lincoll_init it hands the settings of its configuration table over with
- * lc_kernels_configure().
+ * lc_kernels_configure().  Kernels name their own types (names.c).
  */
 #ifndef LC_KERNELS_H
 #define LC_KERNELS_H
 
 #include <lincoll/log.h>
 #include <lincoll/status.h>
+#include <lincoll/types.h>
 #include <stddef.h>
 
 /** Instruction-set levels, in increasing order.  Each includes the ones below. */
@@ -103,6 +104,11 @@ lincoll_status_t lc_isa_parse(const char *name, lc_isa_t *isa_p);
 
 /** Name of an ISA level. */
 const char *lc_isa_name(lc_isa_t isa);
+
+/** Names of an element type and a reduction operator for kernels' log lines
+ *  ("float", "sum"; "unknown" out of range), kernels' own (kernels/names.c). */
+const char *lc_kdtype_name(lincoll_dtype_t dtype);
+const char *lc_kop_name(lincoll_op_t op);
 
 /** Log hook type: same shape as core's logger. */
 typedef void (*lc_kernels_log_fn_t)(lincoll_log_level_t level, const char *file, int line,

@@ -10,7 +10,8 @@
  *                                      without lincoll_init; a reload moves them
  *   test_layers_config                 lc_config_reread, the UCX variables
  *                                      (table, lincoll_config_var, and the real
- *                                      ucx transport applying them)
+ *                                      ucx transport applying them), kernels'
+ *                                      own type names agreeing with core's
  *
  * The kernels-* modes run in their own process (ctest sets the environment)
  * because kernels load their initial settings once per process.
@@ -366,6 +367,18 @@ static void test_ucx_transport_applies(void **state)
     clear_ucx_env();
 }
 
+/* ---- kernels name their own types ------------------------------------------ */
+
+static void test_kernel_names(void **state)
+{
+    (void)state;
+    for (int d = -1; d <= LINCOLL_DTYPE_LAST; d++)
+        assert_string_equal(lc_kdtype_name((lincoll_dtype_t)d),
+                            lincoll_dtype_name((lincoll_dtype_t)d));
+    for (int o = -1; o <= LINCOLL_OP_LAST; o++)
+        assert_string_equal(lc_kop_name((lincoll_op_t)o), lincoll_op_name((lincoll_op_t)o));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -393,6 +406,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_ucx_table, capture_on, capture_off),
         cmocka_unit_test_setup_teardown(test_ucx_config_var, capture_on, capture_off),
         cmocka_unit_test_setup_teardown(test_ucx_transport_applies, capture_on, capture_off),
+        cmocka_unit_test(test_kernel_names),
     };
     return cmocka_run_group_tests_name("layers_config", t, NULL, NULL);
 }
