@@ -248,7 +248,7 @@ static lc_bind_shape_t lc_coll_shape(const lc_coll_args_t *a, int P)
     return s;
 }
 
-lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
+lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, int blocking,
                               lincoll_plan_t **plan_p)
 {
     const lc_config_t *cfg = &comm->ctx->cfg;
@@ -262,7 +262,7 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
         lincoll_status_t dst = lc_dev_check_args(fn, args, 2, NULL);
         if (dst != LINCOLL_OK) return dst;
     }
-    const int can_map = lc_exec_can_map(comm) && !lc_coll_blocking_build();
+    const int can_map = lc_exec_can_map(comm) && !blocking;
     lc_env_t env = lc_exec_env(comm, can_map);
     const lc_coll_alg_t *alg;
     lincoll_status_t st = lc_coll_forced(cfg, &env, a, can_map, &alg);
