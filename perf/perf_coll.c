@@ -20,12 +20,16 @@
 
 #include "perf_local.h"
 
+/* each test and the variable that forces its algorithm (its name: the library's table) */
 static const struct {
-    const char *test, *var;
+    const char *test;
+    lincoll_config_id_t var;
 } coll_tests[] = {
-    {"allreduce", "LINCOLL_ALLREDUCE_ALGO"}, {"reduce_scatter", "LINCOLL_REDUCE_SCATTER_ALGO"},
-    {"allgather", "LINCOLL_ALLGATHER_ALGO"}, {"bcast", "LINCOLL_BCAST_ALGO"},
-    {"reduce", "LINCOLL_REDUCE_ALGO"},
+    {"allreduce", LINCOLL_CONFIG_ALLREDUCE_ALGO},
+    {"reduce_scatter", LINCOLL_CONFIG_REDUCE_SCATTER_ALGO},
+    {"allgather", LINCOLL_CONFIG_ALLGATHER_ALGO},
+    {"bcast", LINCOLL_CONFIG_BCAST_ALGO},
+    {"reduce", LINCOLL_CONFIG_REDUCE_ALGO},
 };
 
 static int parse_dtype(const char *name, lincoll_dtype_t *dt)
@@ -53,8 +57,9 @@ int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t
     }
     lincoll_dtype_t dt;
     if (which < 0 || which >= 5 || parse_dtype(o->dtype, &dt) != 0) return -1;
-    const char *var = coll_tests[which].var;
-    if (o->algo != NULL) setenv(var, o->algo, 1);
+    lincoll_config_var_t var;
+    if (lincoll_config_var(coll_tests[which].var, &var) != LINCOLL_OK) return -1;
+    if (o->algo != NULL) setenv(var.name, o->algo, 1);
     size_t es = lincoll_dtype_size(dt), n = size / es;
     size_t blk = n / (size_t)P ? n / (size_t)P : 1;
     size_t abytes = (which == 1 || which == 2) ? blk * (size_t)P * es : n * es;
@@ -83,7 +88,7 @@ int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t
         st = lincoll_reduce_init(comm, a, b, n, dt, LINCOLL_SUM, 0, &plan);
         break;
     }
-    if (o->algo != NULL) unsetenv(var);
+    if (o->algo != NULL) unsetenv(var.name);
     if (st != LINCOLL_OK) {
         fprintf(stderr, "lincoll_perf: %s init: %s\n", o->test, lincoll_strerror(st));
         rc = -1;

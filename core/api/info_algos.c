@@ -10,6 +10,7 @@
 #include <lincoll/info.h>
 #include <lincoll/matmul.h>
 
+#include "core/base/config.h"
 #include "core/base/log.h"
 #include "core/coll/coll_int.h"
 #include "core/encode/encode_int.h"
@@ -48,19 +49,20 @@ lincoll_status_t lincoll_info_algorithms(char *buf, size_t len)
     }
     const lc_enc_alg_t *const *enc = lc_enc_registry(&n);
     for (size_t i = 0; i < n; i++) {
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", enc[i]->name, enc[i]->name,
-               enc[i]->mapped ? "yes" : "no");
+        lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_ENCODE_ALGO),
+               enc[i]->name, enc[i]->name, enc[i]->mapped ? "yes" : "no");
     }
-    lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", "specific",
+    lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_ENCODE_ALGO), "specific",
            "dft|vandermonde|lagrange", "no");
     const lc_rep_alg_t *const *rep = lc_rep_registry(&n);
     for (size_t i = 0; i < n; i++) {
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_REPAIR_ALGO",
+        lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_REPAIR_ALGO),
                lincoll_repair_algo_name(rep[i]->algo), rep[i]->plan, "no");
     }
     const lc_mm_alg_t *const *mm = lc_mm_registry(&n);
     for (size_t i = 0; i < n; i++) {
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_MATMUL_ALGO", mm[i]->name, mm[i]->name, "no");
+        lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_MATMUL_ALGO),
+               mm[i]->name, mm[i]->name, "no");
     }
     return LINCOLL_OK;
 }

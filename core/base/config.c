@@ -19,52 +19,58 @@
 #include <string.h>
 #include <strings.h>
 
-#define LC_F(_name, _type, _dflt, _values, _field, _doc)                                           \
-    {                                                                                              \
-        "LINCOLL_" _name, _type, _dflt, _values, _doc, offsetof(lc_config_t, _field),              \
-            sizeof(((lc_config_t *)0)->_field)                                                     \
-    }
+/* One row: the variable LINCOLL_<_id>, at index LINCOLL_CONFIG_<_id>
+ * (include/lincoll/info.h).  The only place a variable's name is written:
+ * everyone else takes it from here (lc_config_name, lincoll_config_var). */
+#define LC_F(_id, _type, _dflt, _values, _field, _doc)                                             \
+    [LINCOLL_CONFIG_##_id] = {"LINCOLL_" #_id,                                                     \
+                              _type,                                                               \
+                              _dflt,                                                               \
+                              _values,                                                             \
+                              _doc,                                                                \
+                              offsetof(lc_config_t, _field),                                       \
+                              sizeof(((lc_config_t *)0)->_field)}
 
 static const lc_config_field_t lc_config_fields[] = {
-    LC_F("LOG_LEVEL", LC_CFG_ENUM, "warn", "error|warn|info|debug|trace", log_level,
+    LC_F(LOG_LEVEL, LC_CFG_ENUM, "warn", "error|warn|info|debug|trace", log_level,
          "log lines at or above this severity go to stderr (or the installed handler)"),
-    LC_F("TIMEOUT", LC_CFG_TIME, "60", NULL, timeout,
+    LC_F(TIMEOUT, LC_CFG_TIME, "60", NULL, timeout,
          "seconds a plan may wait on its peers before it fails with LINCOLL_ERR_TIMEOUT "
          "(0 waits forever); lincoll_finalize waits at most twice this for unreachable peers"),
-    LC_F("TRANSPORT", LC_CFG_ENUM, "ucx", "ucx|sim", transport,
+    LC_F(TRANSPORT, LC_CFG_ENUM, "ucx", "ucx|sim", transport,
          "transport for data: ucx (UCP tag + RMA), sim (in-process virtual ranks, tests only)"),
-    LC_F("PORTS", LC_CFG_INT, "0", "0:64", ports,
+    LC_F(PORTS, LC_CFG_INT, "0", "0:64", ports,
          "ports p: sends and receives a rank keeps in flight per round (0 = one per usable "
          "NIC, at least 1)"),
-    LC_F("PLAN_DUMP", LC_CFG_BOOL, "n", NULL, plan_dump,
+    LC_F(PLAN_DUMP, LC_CFG_BOOL, "n", NULL, plan_dump,
          "print every compiled plan (rounds, ports, peers, sizes, C1/C2) at log level info"),
-    LC_F("KERNEL_ISA", LC_CFG_ENUM, "auto", "auto|base|avx2|avx512|gfni", kernel_isa,
+    LC_F(KERNEL_ISA, LC_CFG_ENUM, "auto", "auto|base|avx2|avx512|gfni", kernel_isa,
          "force the compute-kernel instruction set (auto = best the CPU supports)"),
-    LC_F("GF_STREAM_BYTES", LC_CFG_SIZE, "0", NULL, gf_stream_bytes,
+    LC_F(GF_STREAM_BYTES, LC_CFG_SIZE, "0", NULL, gf_stream_bytes,
          "GF(2^8) lincomb (AVX-512/GFNI, up to 8 outputs) writes its outputs with "
          "non-temporal stores from this working set ((k + r) * len bytes) on; 0 = 3/4 of the "
          "last-level cache, at most 24 MiB"),
-    LC_F("BOOTSTRAP_KIND", LC_CFG_ENUM, "auto", "auto|pmix|tcp|single", bootstrap_kind,
+    LC_F(BOOTSTRAP_KIND, LC_CFG_ENUM, "auto", "auto|pmix|tcp|single", bootstrap_kind,
          "how ranks find each other: auto tries PMIx, then the TCP store, then a singleton"),
-    LC_F("BOOTSTRAP", LC_CFG_STRING, "", NULL, bootstrap,
+    LC_F(BOOTSTRAP, LC_CFG_STRING, "", NULL, bootstrap,
          "host:port of the TCP rendezvous store (set by lincoll-run)"),
-    LC_F("RANK", LC_CFG_INT, "-1", "-1:8388607", rank, "rank of this process with the TCP store"),
-    LC_F("SIZE", LC_CFG_INT, "-1", "-1:8388608", size, "number of ranks with the TCP store"),
-    LC_F("JOB_SECRET", LC_CFG_STRING, "", NULL, job_secret,
+    LC_F(RANK, LC_CFG_INT, "-1", "-1:8388607", rank, "rank of this process with the TCP store"),
+    LC_F(SIZE, LC_CFG_INT, "-1", "-1:8388608", size, "number of ranks with the TCP store"),
+    LC_F(JOB_SECRET, LC_CFG_STRING, "", NULL, job_secret,
          "shared secret every rank presents to the TCP store (set by lincoll-run)"),
-    LC_F("BOOTSTRAP_TIMEOUT", LC_CFG_TIME, "120", NULL, bootstrap_timeout,
+    LC_F(BOOTSTRAP_TIMEOUT, LC_CFG_TIME, "120", NULL, bootstrap_timeout,
          "seconds lincoll_init waits for all ranks to reach the bootstrap (later bootstrap "
          "waits follow LINCOLL_TIMEOUT)"),
-    LC_F("UCX_ERR_MODE", LC_CFG_ENUM, "peer", "peer|none", ucx_err_mode,
+    LC_F(UCX_ERR_MODE, LC_CFG_ENUM, "peer", "peer|none", ucx_err_mode,
          "UCX endpoint error handling: peer turns a dead peer into an error (shared memory "
          "stays on through UCX_MM_ERROR_HANDLING=y); none is UCX's default"),
-    LC_F("UCX_LANES", LC_CFG_STRING, "", "comma-separated network devices", ucx_lanes,
+    LC_F(UCX_LANES, LC_CFG_STRING, "", "comma-separated network devices", ucx_lanes,
          "one lane per listed device (e.g. emu0,emu1 or mlx5_0:1,mlx5_1:1): each lane is a UCX "
          "context and worker of its own restricted to that device (NET_DEVICES), and the p "
          "sends and receives of a round travel on lanes by their port index, so p ports are p "
          "links.  Empty: one lane, the devices UCX_NET_DEVICES or the topology choose.  Every "
          "rank should list the same number of lanes (a pair uses the lanes both have)"),
-    LC_F("COLL_ZCOPY_THRESHOLD", LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
+    LC_F(COLL_ZCOPY_THRESHOLD, LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
          "collectives over lincoll_mem_alloc buffers on ranks that map each other's memory "
          "(one node): allreduce, reduce-scatter, allgather, bcast and reduce of at least this many "
          "bytes load/store the peers' buffers directly (zcopy_*: two flag rounds, no "
@@ -72,69 +78,78 @@ static const lc_config_field_t lc_config_fields[] = {
          "the peer's mapped scratch (zcopy_rd_allreduce, zcopy_bcast, zcopy_reduce).  Other "
          "buffers and blocking calls use tag messages; a forced zcopy* algorithm runs where "
          "every rank maps the others' buffers, else falls back (LINCOLL_ALGO_FALLBACK)"),
-    LC_F("BIND", LC_CFG_ENUM, "auto", "auto|core|numa|none", bind,
+    LC_F(BIND, LC_CFG_ENUM, "auto", "auto|core|numa|none", bind,
          "bind each rank before UCX starts: auto binds to a core unless the launcher bound it"),
-    LC_F("ALGO_FALLBACK", LC_CFG_ENUM, "warn", "warn|error", algo_fallback,
+    LC_F(ALGO_FALLBACK, LC_CFG_ENUM, "warn", "warn|error", algo_fallback,
          "what a forced algorithm that cannot serve a call does: warn and fall back, or fail"),
-    LC_F("MODEL_ALPHA", LC_CFG_DOUBLE, "2e-6", NULL, model_alpha,
+    LC_F(MODEL_ALPHA, LC_CFG_DOUBLE, "2e-6", NULL, model_alpha,
          "cost model: seconds of latency per message round (alpha)"),
-    LC_F("MODEL_ALPHA_MAPPED", LC_CFG_DOUBLE, "2e-7", NULL, model_alpha_mapped,
+    LC_F(MODEL_ALPHA_MAPPED, LC_CFG_DOUBLE, "2e-7", NULL, model_alpha_mapped,
          "cost model: seconds per round whose transfers are all stores into peers' mapped "
          "memory and flags (zero-copy plans on one node)"),
-    LC_F("MODEL_BW", LC_CFG_DOUBLE, "10e9", NULL, model_bw,
+    LC_F(MODEL_BW, LC_CFG_DOUBLE, "10e9", NULL, model_bw,
          "cost model: bytes per second one port moves (1/beta)"),
-    LC_F("MODEL_COMPUTE_BW", LC_CFG_DOUBLE, "20e9", NULL, model_compute_bw,
+    LC_F(MODEL_COMPUTE_BW, LC_CFG_DOUBLE, "20e9", NULL, model_compute_bw,
          "cost model: bytes per second a local reduction or copy processes (1/gamma)"),
-    LC_F("ALLREDUCE_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+    LC_F(ALLREDUCE_ALGO, LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
          algo_allreduce,
          "force the allreduce algorithm by name: rhd, ring, zcopy, zcopy_rd (or the plan "
          "name, e.g. rhd_allreduce); auto: the cost model chooses.  Read at every *_init"),
-    LC_F("REDUCE_SCATTER_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+    LC_F(REDUCE_SCATTER_ALGO, LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
          algo_reduce_scatter, "force the reduce-scatter algorithm: rhd, ring, zcopy, zcopy_rh"),
-    LC_F("ALLGATHER_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
+    LC_F(ALLGATHER_ALGO, LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
          algo_allgather, "force the allgather algorithm: rhd, ring, zcopy, zcopy_rd"),
-    LC_F("BCAST_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)", algo_bcast,
+    LC_F(BCAST_ALGO, LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)", algo_bcast,
          "force the broadcast algorithm: rhd, binomial, zcopy, zcopy_direct"),
-    LC_F("REDUCE_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
-         algo_reduce, "force the reduce algorithm: rhd, binomial, zcopy, zcopy_direct"),
-    LC_F("MATMUL_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
-         algo_matmul, "force the distributed matrix multiply algorithm: ring, summa, cannon, 25d"),
-    LC_F("ENCODE_ALGO", LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)",
-         algo_encode,
+    LC_F(REDUCE_ALGO, LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)", algo_reduce,
+         "force the reduce algorithm: rhd, binomial, zcopy, zcopy_direct"),
+    LC_F(MATMUL_ALGO, LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)", algo_matmul,
+         "force the distributed matrix multiply algorithm: ring, summa, cannon, 25d"),
+    LC_F(ENCODE_ALGO, LC_CFG_STRING, "auto", "auto or an algorithm (lincoll_info -a)", algo_encode,
          "force the all-to-all encode algorithm: prepare_shoot, best_window, direct, zcopy, "
          "zcopy_split, or specific (the DFT/Vandermonde/Lagrange schedules)"),
-    LC_F("ENCODE_CHUNK", LC_CFG_SIZE, "0", NULL, encode_chunk,
+    LC_F(ENCODE_CHUNK, LC_CFG_SIZE, "0", NULL, encode_chunk,
          "all-to-all encode: bytes per pipelined chunk of a large packet (transfers of chunk "
          "c+1 overlap the GF work of chunk c); 0 = the cost model chooses (chunks >= 1 MiB: "
          "no chunking below 2 MiB packets); a value >= the packet size turns chunking off"),
-    LC_F("COLL_CHUNK", LC_CFG_SIZE, "0", NULL, coll_chunk,
+    LC_F(COLL_CHUNK, LC_CFG_SIZE, "0", NULL, coll_chunk,
          "allreduce, bcast and reduce (tag and zero-copy plans): cut vectors longer than this "
          "many bytes into pieces of this size (at most 64 pieces) and pipeline them (the "
          "reduction of one piece overlaps the transfers of the next); 0 = off"),
-    LC_F("MATMUL_MAX_MEM", LC_CFG_SIZE, "0", NULL, matmul_max_mem,
+    LC_F(MATMUL_MAX_MEM, LC_CFG_SIZE, "0", NULL, matmul_max_mem,
          "automatic matmul choice skips algorithms whose scratch per rank exceeds this (0: no "
          "limit)"),
-    LC_F("MODEL_FLOPS", LC_CFG_DOUBLE, "30e9", NULL, model_flops,
+    LC_F(MODEL_FLOPS, LC_CFG_DOUBLE, "30e9", NULL, model_flops,
          "cost model: floating-point operations per second of the local GEMM"),
-    LC_F("GEMM_THREADS", LC_CFG_INT, "1", "1:64", gemm_threads,
+    LC_F(GEMM_THREADS, LC_CFG_INT, "1", "1:64", gemm_threads,
          "threads of the local GEMM kernel (parallel over the NC/MC loops); 1 is the reference"),
-    LC_F("ENCODE_CHECKSUM", LC_CFG_ENUM, "off", "off|crc32c", encode_checksum,
+    LC_F(ENCODE_CHECKSUM, LC_CFG_ENUM, "off", "off|crc32c", encode_checksum,
          "all-to-all encode: crc32c on every packet a plan sends, checked on arrival; a "
          "corrupted transfer ends the plan with LINCOLL_ERR_CORRUPT instead of wrong parity "
          "(costs one 4-byte message per packet and one latency per round)"),
-    LC_F("REPAIR_ALGO", LC_CFG_ENUM, "auto", "auto|star|tree|chain", repair_algo,
+    LC_F(REPAIR_ALGO, LC_CFG_ENUM, "auto", "auto|star|tree|chain", repair_algo,
          "force the repair schedule of lincoll_encode_repair_k_init (k survivors and the "
          "rebuilding ranks): star (gather k chunks), tree (partial sums up a tree), chain "
          "(pipelined slices survivor to survivor); auto: the cost model.  Read at every init"),
-    LC_F("REPAIR_SLICE", LC_CFG_SIZE, "0", NULL, repair_slice,
+    LC_F(REPAIR_SLICE, LC_CFG_SIZE, "0", NULL, repair_slice,
          "repair: bytes per slice of the chain schedule (and per chunk of star and tree); 0 = "
          "the cost model chooses; a value >= the chunk size: one slice.  Read at every init"),
+    LC_F(STORE_SECRET, LC_CFG_STRING, "", NULL, store_secret,
+         "lincoll-store (daemon/lincoll-store.c): the secret its clients must present, when "
+         "it is not given as the first line of stdin (never on the command line)"),
 };
+_Static_assert(sizeof(lc_config_fields) / sizeof(lc_config_fields[0]) == LINCOLL_CONFIG_LAST,
+               "one row per lincoll_config_id_t (include/lincoll/info.h)");
 
 const lc_config_field_t *lc_config_table(size_t *count_p)
 {
     *count_p = sizeof(lc_config_fields) / sizeof(lc_config_fields[0]);
     return lc_config_fields;
+}
+
+const char *lc_config_name(lincoll_config_id_t id)
+{
+    return (unsigned)id < LINCOLL_CONFIG_LAST ? lc_config_fields[id].name : "LINCOLL_?";
 }
 
 static int lc_enum_index(const char *values, const char *text)
@@ -334,6 +349,15 @@ lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg)
     return v == NULL ? LINCOLL_OK : LINCOLL_ERR_INVALID;
 }
 
+lincoll_status_t lc_config_reread_id(lincoll_config_id_t id, lc_config_t *cfg)
+{
+    if ((unsigned)id >= LINCOLL_CONFIG_LAST) {
+        lc_error("lc_config_reread_id: %d is not a lincoll_config_id_t", (int)id);
+        return LINCOLL_ERR_INVALID;
+    }
+    return lc_config_reread(lc_config_fields[id].name, cfg);
+}
+
 /* ---- kernels' settings ------------------------------------------------- */
 
 static void lc_config_kernel_settings(const lc_config_t *cfg, lc_kernel_settings_t *s)
@@ -345,8 +369,9 @@ static void lc_config_kernel_settings(const lc_config_t *cfg, lc_kernel_settings
         /* once per value: the lazy load and every lincoll_init come here */
         static int warned = -1;
         if (__atomic_exchange_n(&warned, s->isa, __ATOMIC_RELAXED) != s->isa) {
-            lc_warn("LINCOLL_KERNEL_ISA=%s is not supported by this CPU; using %s",
-                    lc_isa_name((lc_isa_t)s->isa), lc_isa_name(lc_cpu_best_isa()));
+            lc_warn("%s=%s is not supported by this CPU; using %s",
+                    lc_config_name(LINCOLL_CONFIG_KERNEL_ISA), lc_isa_name((lc_isa_t)s->isa),
+                    lc_isa_name(lc_cpu_best_isa()));
         }
     }
 }
@@ -358,19 +383,30 @@ void lc_config_push_kernels(const lc_config_t *cfg)
     lc_kernels_configure(&s);
 }
 
-/* Kernels used before (or without) lincoll_init ask for this once: the
- * table's kernel variables, each parsed by the table's rules (a bad value is
- * logged and its default used). */
-void lc_kernels_initial_settings(lc_kernel_settings_t *s)
+/* Kernels used before (or without) lincoll_init ask for this once (the
+ * source lc_config_install_hooks installs): the table's kernel variables,
+ * each parsed by the table's rules (a bad value is logged and its default
+ * used). */
+static void lc_config_initial_kernel_settings(lc_kernel_settings_t *s)
 {
-    static const char *const vars[] = {"LINCOLL_KERNEL_ISA", "LINCOLL_GF_STREAM_BYTES",
-                                       "LINCOLL_GEMM_THREADS"};
+    static const lincoll_config_id_t vars[] = {
+        LINCOLL_CONFIG_KERNEL_ISA, LINCOLL_CONFIG_GF_STREAM_BYTES, LINCOLL_CONFIG_GEMM_THREADS};
     lc_config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        (void)lc_config_reread(vars[i], &cfg);
+        (void)lc_config_reread_id(vars[i], &cfg);
     }
     lc_config_kernel_settings(&cfg, s);
+}
+
+/* Runs when the library is loaded: kernels get their initial settings from
+ * the table through this hook (the log hooks are installed by
+ * core/base/log.c).  Not static: programs linking the static library keep
+ * this object through -u lc_config_install_hooks (CMakeLists.txt,
+ * lincoll.pc), as nothing else may reference it. */
+__attribute__((constructor)) void lc_config_install_hooks(void)
+{
+    lc_kernels_set_settings_source(lc_config_initial_kernel_settings);
 }
 
 /* ---- UCX variables lincoll sets ---------------------------------------- */
@@ -462,7 +498,7 @@ static lincoll_status_t lc_config_ucx_var(size_t index, lincoll_config_var_t *va
     size_t nu;
     const lc_config_ucx_var_t *u = &lc_config_ucx_table(&nu)[index];
     /* LINCOLL_UCX_ERR_MODE without logging: lincoll_config_check reports it */
-    const lc_config_field_t *f = lc_config_find("LINCOLL_UCX_ERR_MODE");
+    const lc_config_field_t *f = &lc_config_fields[LINCOLL_CONFIG_UCX_ERR_MODE];
     const char *v = getenv(f->name);
     int mode = v != NULL ? lc_enum_index(f->values, v) : -1;
     lc_config_t cfg;

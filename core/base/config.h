@@ -5,13 +5,15 @@
  * parsed once (lc_config_load) into an lc_config_t; lc_config_reread parses
  * one again where a variable is read at every call.  A bad value is an error
  * that names the variable.  Nothing else reads LINCOLL_* variables: kernels
- * get theirs through lc_config_push_kernels / lc_kernels_initial_settings,
+ * get theirs through lc_config_push_kernels and the settings source the table
+ * installs at load (lc_config_install_hooks),
  * the ucx transport the UCX variables lincoll sets through
  * lc_config_ucx_params.  lincoll_info -c prints both tables.
  */
 #ifndef LC_CONFIG_H
 #define LC_CONFIG_H
 
+#include <lincoll/info.h>
 #include <lincoll/status.h>
 #include <stddef.h>
 
@@ -56,12 +58,13 @@ typedef struct lc_config {
      * compiles a plan, so a program may change it between calls. */
     char algo_allreduce[32], algo_reduce_scatter[32], algo_allgather[32], algo_bcast[32];
     char algo_reduce[32], algo_matmul[32], algo_encode[32];
-    size_t matmul_max_mem; /* LINCOLL_MATMUL_MAX_MEM bytes; 0 = no limit */
-    size_t encode_chunk;   /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
-    size_t coll_chunk;     /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
-    int encode_checksum;   /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
-    int repair_algo;       /* LINCOLL_REPAIR_ALGO: a lincoll_repair_algo_t */
-    size_t repair_slice;   /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
+    size_t matmul_max_mem;  /* LINCOLL_MATMUL_MAX_MEM bytes; 0 = no limit */
+    size_t encode_chunk;    /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
+    size_t coll_chunk;      /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
+    int encode_checksum;    /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
+    int repair_algo;        /* LINCOLL_REPAIR_ALGO: a lincoll_repair_algo_t */
+    size_t repair_slice;    /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
+    char store_secret[256]; /* LINCOLL_STORE_SECRET (read by lincoll-store only) */
 } lc_config_t;
 
 enum { LC_BOOT_AUTO = 0, LC_BOOT_PMIX, LC_BOOT_TCP, LC_BOOT_SINGLE };
@@ -78,8 +81,13 @@ typedef struct lc_config_field {
     size_t size;   /* STRING: buffer size */
 } lc_config_field_t;
 
-/** The table and its length. */
+/** The table and its length (row i is variable i of lincoll_config_id_t). */
 const lc_config_field_t *lc_config_table(size_t *count_p);
+
+/** The name of variable @p id ("LINCOLL_..."), from the table: code that
+ *  prints, sets or looks up a variable takes its name here instead of
+ *  spelling it (test/layers/check_getenv.py checks). */
+const char *lc_config_name(lincoll_config_id_t id);
 
 /** Parse every variable from the environment into @p cfg (defaults first). */
 lincoll_status_t lc_config_load(lc_config_t *cfg);
@@ -100,8 +108,15 @@ lincoll_status_t lc_parse_size(const char *text, size_t *out);
  */
 lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg);
 
+/** lc_config_reread of variable @p id. */
+lincoll_status_t lc_config_reread_id(lincoll_config_id_t id, lc_config_t *cfg);
+
 /** Hand the kernel settings of @p cfg (ISA, GF streaming, GEMM threads) to kernels/. */
 void lc_config_push_kernels(const lc_config_t *cfg);
+
+/** Install the table's hooks into the layers below (kernels' initial settings);
+ *  runs as a constructor when the library is loaded. */
+void lc_config_install_hooks(void);
 
 /* ---- UCX variables lincoll sets for its ucx transport ------------------ */
 

@@ -74,44 +74,69 @@ static lincoll_status_t lc_run_once(lincoll_status_t st, lincoll_plan_t *plan)
     return st;
 }
 
-/* Uniform init signatures for the plan cache of the blocking calls (coll_cache.c). */
+/* The inits, each with blocking (non-zero: a blocking call compiles the
+ * plan, which then takes no zero-copy path; lc_coll_plan).  The public
+ * *_init calls pass 0; the plan cache of the blocking calls (coll_cache.c)
+ * calls them through uniform signatures with 1. */
+static lincoll_status_t lc_allreduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                          size_t count, lincoll_dtype_t dtype, lincoll_op_t op,
+                                          int blocking, lincoll_plan_t **plan_p);
+static lincoll_status_t lc_reduce_scatter_init(const char *fn, lincoll_comm_t *comm,
+                                               const void *sbuf, void *rbuf, size_t count,
+                                               lincoll_dtype_t dtype, lincoll_op_t op, int blocking,
+                                               lincoll_plan_t **plan_p);
+static lincoll_status_t lc_allgather_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                          void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                          int blocking, lincoll_plan_t **plan_p);
+static lincoll_status_t lc_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
+                                      lincoll_dtype_t dtype, int root, int blocking,
+                                      lincoll_plan_t **plan_p);
+static lincoll_status_t lc_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                       size_t count, lincoll_dtype_t dtype, lincoll_op_t op,
+                                       int root, int blocking, lincoll_plan_t **plan_p);
+
 static lincoll_status_t lc_ar_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                   lincoll_plan_t **p)
 {
     (void)root;
-    return lincoll_allreduce_init(c, s, r, n, d, o, p);
+    return lc_allreduce_init(c, s, r, n, d, o, blocking, p);
 }
 static lincoll_status_t lc_rsb_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                    lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                    lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                    lincoll_plan_t **p)
 {
     (void)root;
-    return lincoll_reduce_scatter_init(c, s, r, n, d, o, p);
+    return lc_reduce_scatter_init("lincoll_reduce_scatter_init", c, s, r, n, d, o, blocking, p);
 }
 static lincoll_status_t lc_agb_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                    lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                    lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                    lincoll_plan_t **p)
 {
     (void)o;
     (void)root;
-    return lincoll_allgather_init(c, s, r, n, d, p);
+    return lc_allgather_init("lincoll_allgather_init", c, s, r, n, d, blocking, p);
 }
 static lincoll_status_t lc_bc_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                   lincoll_plan_t **p)
 {
     (void)s;
     (void)o;
-    return lincoll_bcast_init(c, r, n, d, root, p);
+    return lc_bcast_init(c, r, n, d, root, blocking, p);
 }
 static lincoll_status_t lc_rd_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                   lincoll_plan_t **p)
 {
-    return lincoll_reduce_init(c, s, r, n, d, o, root, p);
+    return lc_reduce_init(c, s, r, n, d, o, root, blocking, p);
 }
 
 /* ---- allreduce ------------------------------------------------------------------ */
 
-LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
-                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
-                                                    lincoll_op_t op, lincoll_plan_t **plan_p)
+static lincoll_status_t lc_allreduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                          size_t count, lincoll_dtype_t dtype, lincoll_op_t op,
+                                          int blocking, lincoll_plan_t **plan_p)
 {
     static const char fn[] = "lincoll_allreduce_init";
     LC_TRY(lc_check_common(fn, comm, plan_p));
@@ -133,7 +158,14 @@ LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const 
                         .rop = op,
                         .inplace = inplace,
                         .es = es};
-    return lc_coll_plan(comm, &a, plan_p);
+    return lc_coll_plan(comm, &a, blocking, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_op_t op, lincoll_plan_t **plan_p)
+{
+    return lc_allreduce_init(comm, sbuf, rbuf, count, dtype, op, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_allreduce(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -167,7 +199,7 @@ static lincoll_status_t lc_prefix(const char *fn, int P, const size_t *counts, s
 
 static lincoll_status_t lc_rs_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
                                    void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
-                                   lincoll_op_t op, lincoll_plan_t **plan_p)
+                                   lincoll_op_t op, int blocking, lincoll_plan_t **plan_p)
 {
     LC_TRY(lc_check_common(fn, comm, plan_p));
     LC_TRY(lc_check_op(fn, dtype, op));
@@ -198,7 +230,7 @@ static lincoll_status_t lc_rs_init(const char *fn, lincoll_comm_t *comm, const v
                             .rop = op,
                             .inplace = inplace,
                             .es = es};
-        st = lc_coll_plan(comm, &a, plan_p);
+        st = lc_coll_plan(comm, &a, blocking, plan_p);
     }
     free(displs);
     return st;
@@ -209,7 +241,8 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatterv_init(lincoll_comm_t *comm, 
                                                           lincoll_dtype_t dtype, lincoll_op_t op,
                                                           lincoll_plan_t **plan_p)
 {
-    return lc_rs_init("lincoll_reduce_scatterv_init", comm, sbuf, rbuf, counts, dtype, op, plan_p);
+    return lc_rs_init("lincoll_reduce_scatterv_init", comm, sbuf, rbuf, counts, dtype, op, 0,
+                      plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_scatterv(lincoll_comm_t *comm, const void *sbuf,
@@ -235,18 +268,26 @@ static size_t *lc_block_counts(const char *fn, lincoll_comm_t *comm, size_t coun
     return c;
 }
 
+static lincoll_status_t lc_reduce_scatter_init(const char *fn, lincoll_comm_t *comm,
+                                               const void *sbuf, void *rbuf, size_t count,
+                                               lincoll_dtype_t dtype, lincoll_op_t op, int blocking,
+                                               lincoll_plan_t **plan_p)
+{
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    size_t *c = lc_block_counts(fn, comm, count);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = lc_rs_init(fn, comm, sbuf, rbuf, c, dtype, op, blocking, plan_p);
+    free(c);
+    return st;
+}
+
 LINCOLL_API lincoll_status_t lincoll_reduce_scatter_init(lincoll_comm_t *comm, const void *sbuf,
                                                          void *rbuf, size_t count,
                                                          lincoll_dtype_t dtype, lincoll_op_t op,
                                                          lincoll_plan_t **plan_p)
 {
-    static const char fn[] = "lincoll_reduce_scatter_init";
-    LC_TRY(lc_check_common(fn, comm, plan_p));
-    size_t *c = lc_block_counts(fn, comm, count);
-    if (c == NULL) return LINCOLL_ERR_NOMEM;
-    lincoll_status_t st = lc_rs_init(fn, comm, sbuf, rbuf, c, dtype, op, plan_p);
-    free(c);
-    return st;
+    return lc_reduce_scatter_init("lincoll_reduce_scatter_init", comm, sbuf, rbuf, count, dtype, op,
+                                  0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const void *sbuf,
@@ -259,7 +300,7 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const 
 
 static lincoll_status_t lc_ag_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
                                    void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
-                                   lincoll_plan_t **plan_p)
+                                   int blocking, lincoll_plan_t **plan_p)
 {
     LC_TRY(lc_check_common(fn, comm, plan_p));
     LC_TRY(lc_check_dtype(fn, dtype));
@@ -290,7 +331,7 @@ static lincoll_status_t lc_ag_init(const char *fn, lincoll_comm_t *comm, const v
                             .dtype = dtype,
                             .inplace = inplace,
                             .es = es};
-        st = lc_coll_plan(comm, &a, plan_p);
+        st = lc_coll_plan(comm, &a, blocking, plan_p);
     }
     free(displs);
     return st;
@@ -300,7 +341,7 @@ LINCOLL_API lincoll_status_t lincoll_allgatherv_init(lincoll_comm_t *comm, const
                                                      void *rbuf, const size_t *counts,
                                                      lincoll_dtype_t dtype, lincoll_plan_t **plan_p)
 {
-    return lc_ag_init("lincoll_allgatherv_init", comm, sbuf, rbuf, counts, dtype, plan_p);
+    return lc_ag_init("lincoll_allgatherv_init", comm, sbuf, rbuf, counts, dtype, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -311,17 +352,23 @@ LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void
     return lc_run_once(st, plan);
 }
 
+static lincoll_status_t lc_allgather_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                          void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                          int blocking, lincoll_plan_t **plan_p)
+{
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    size_t *c = lc_block_counts(fn, comm, count);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = lc_ag_init(fn, comm, sbuf, rbuf, c, dtype, blocking, plan_p);
+    free(c);
+    return st;
+}
+
 LINCOLL_API lincoll_status_t lincoll_allgather_init(lincoll_comm_t *comm, const void *sbuf,
                                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                                     lincoll_plan_t **plan_p)
 {
-    static const char fn[] = "lincoll_allgather_init";
-    LC_TRY(lc_check_common(fn, comm, plan_p));
-    size_t *c = lc_block_counts(fn, comm, count);
-    if (c == NULL) return LINCOLL_ERR_NOMEM;
-    lincoll_status_t st = lc_ag_init(fn, comm, sbuf, rbuf, c, dtype, plan_p);
-    free(c);
-    return st;
+    return lc_allgather_init("lincoll_allgather_init", comm, sbuf, rbuf, count, dtype, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -333,9 +380,9 @@ LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void 
 
 /* ---- broadcast and reduce -------------------------------------------------------- */
 
-LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
-                                                lincoll_dtype_t dtype, int root,
-                                                lincoll_plan_t **plan_p)
+static lincoll_status_t lc_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
+                                      lincoll_dtype_t dtype, int root, int blocking,
+                                      lincoll_plan_t **plan_p)
 {
     static const char fn[] = "lincoll_bcast_init";
     LC_TRY(lc_check_common(fn, comm, plan_p));
@@ -353,7 +400,14 @@ LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf,
                         .root = root,
                         .inplace = 1,
                         .es = es};
-    return lc_coll_plan(comm, &a, plan_p);
+    return lc_coll_plan(comm, &a, blocking, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
+                                                lincoll_dtype_t dtype, int root,
+                                                lincoll_plan_t **plan_p)
+{
+    return lc_bcast_init(comm, buf, count, dtype, root, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size_t count,
@@ -363,9 +417,9 @@ LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size
                               lc_bc_init);
 }
 
-LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
-                                                 size_t count, lincoll_dtype_t dtype,
-                                                 lincoll_op_t op, int root, lincoll_plan_t **plan_p)
+static lincoll_status_t lc_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                       size_t count, lincoll_dtype_t dtype, lincoll_op_t op,
+                                       int root, int blocking, lincoll_plan_t **plan_p)
 {
     static const char fn[] = "lincoll_reduce_init";
     LC_TRY(lc_check_common(fn, comm, plan_p));
@@ -392,7 +446,14 @@ LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const voi
                         .root = root,
                         .inplace = inplace,
                         .es = es};
-    return lc_coll_plan(comm, &a, plan_p);
+    return lc_coll_plan(comm, &a, blocking, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                 size_t count, lincoll_dtype_t dtype,
+                                                 lincoll_op_t op, int root, lincoll_plan_t **plan_p)
+{
+    return lc_reduce_init(comm, sbuf, rbuf, count, dtype, op, root, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_coll(lincoll_comm_t *comm, const void *sbuf, void *rbuf,

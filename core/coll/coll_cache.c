@@ -42,12 +42,6 @@ typedef struct lc_cc_entry {
 
 static lc_cc_entry_t lc_cc[LC_CC_N];
 static unsigned long lc_cc_clock;
-static _Thread_local int lc_cc_building;
-
-int lc_coll_blocking_build(void)
-{
-    return lc_cc_building;
-}
 
 static void lc_cc_drop(lc_cc_entry_t *e)
 {
@@ -107,9 +101,7 @@ lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const
     lincoll_plan_t *plan = hit != NULL ? hit->plan : NULL;
     lincoll_status_t st = LINCOLL_OK;
     if (plan == NULL) {
-        lc_cc_building = 1;
-        st = init(comm, sbuf, rbuf, count, dtype, rop, root, &plan);
-        lc_cc_building = 0;
+        st = init(comm, sbuf, rbuf, count, dtype, rop, root, 1, &plan);
         if (st != LINCOLL_OK) return st;
         if (cacheable && plan->nwins == 0) {
             lc_context_on_flush(lc_coll_cache_flush);

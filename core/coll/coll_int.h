@@ -116,21 +116,22 @@ static inline size_t lc_coll_bytes(const lc_coll_args_t *a)
 /* ---- plan cache of the blocking calls (coll_cache.c) ---------------------------- */
 typedef lincoll_status_t (*lc_coll_init_fn_t)(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
                                               size_t count, lincoll_dtype_t dtype, lincoll_op_t rop,
-                                              int root, lincoll_plan_t **plan_p);
-/* Run one blocking collective through the cache (init compiles on a miss). */
+                                              int root, int blocking, lincoll_plan_t **plan_p);
+/* Run one blocking collective through the cache (init compiles on a miss,
+ * with blocking 1). */
 lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const void *sbuf,
                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                     lincoll_op_t rop, int root, lc_coll_init_fn_t init);
-/* Non-zero while a blocking call compiles its plan (no zero-copy path then). */
-int lc_coll_blocking_build(void);
 
 /* ---- selection (select.c) ------------------------------------------------------ */
 const char *lc_coll_op_name(lc_coll_op_t op);
 /* The variable that forces op's algorithm (LINCOLL_ALLREDUCE_ALGO, ...). */
 const char *lc_coll_op_var(lc_coll_op_t op);
 /* Pick the algorithm (forced or cheapest), compile, bind (agreeing on the
- * windows of a zero-copy candidate) and return the plan. */
-lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
+ * windows of a zero-copy candidate) and return the plan.  blocking: a
+ * blocking call compiles it (the plan cache, coll_cache.c), and no zero-copy
+ * algorithm is a candidate. */
+lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, int blocking,
                               lincoll_plan_t **plan_p);
 /* Compilers of the plans that are not reductions (one file each). */
 lincoll_status_t lc_sendrecv_build(lc_plan_t *p, const void *sbuf, size_t sbytes, int dst,

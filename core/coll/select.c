@@ -42,9 +42,10 @@
 
 static const char *const lc_op_names[LC_COLL_NOPS] = {"allreduce", "reduce_scatter", "allgather",
                                                       "bcast", "reduce"};
-static const char *const lc_op_vars[LC_COLL_NOPS] = {
-    "LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO", "LINCOLL_ALLGATHER_ALGO",
-    "LINCOLL_BCAST_ALGO", "LINCOLL_REDUCE_ALGO"};
+/* The variable that forces each operation's algorithm (its name: the table's) */
+static const lincoll_config_id_t lc_op_var_ids[LC_COLL_NOPS] = {
+    LINCOLL_CONFIG_ALLREDUCE_ALGO, LINCOLL_CONFIG_REDUCE_SCATTER_ALGO,
+    LINCOLL_CONFIG_ALLGATHER_ALGO, LINCOLL_CONFIG_BCAST_ALGO, LINCOLL_CONFIG_REDUCE_ALGO};
 
 const char *lc_coll_op_name(lc_coll_op_t op)
 {
@@ -53,7 +54,7 @@ const char *lc_coll_op_name(lc_coll_op_t op)
 
 const char *lc_coll_op_var(lc_coll_op_t op)
 {
-    return (unsigned)op < LC_COLL_NOPS ? lc_op_vars[op] : "?";
+    return (unsigned)op < LC_COLL_NOPS ? lc_config_name(lc_op_var_ids[op]) : "?";
 }
 
 static const char *lc_cfg_algo(const lc_config_t *c, lc_coll_op_t op)
@@ -192,13 +193,14 @@ static lincoll_status_t lc_coll_fallback(const lc_config_t *cfg, lc_coll_op_t op
                                          const char *why)
 {
     if (cfg->algo_fallback == LC_FALLBACK_ERROR) {
-        lc_error("%s=%s: %s (LINCOLL_ALGO_FALLBACK=error)", lc_op_vars[op], name, why);
+        lc_error("%s=%s: %s (%s=error)", lc_coll_op_var(op), name, why,
+                 lc_config_name(LINCOLL_CONFIG_ALGO_FALLBACK));
         return LINCOLL_ERR_UNSUPPORTED;
     }
     static int warned[LC_COLL_NOPS];
     if (!warned[op]) {
         warned[op] = 1;
-        lc_warn("%s=%s: %s; choosing automatically", lc_op_vars[op], name, why);
+        lc_warn("%s=%s: %s; choosing automatically", lc_coll_op_var(op), name, why);
     }
     return LINCOLL_OK;
 }
@@ -210,7 +212,7 @@ static lincoll_status_t lc_coll_forced(const lc_config_t *cfg, const lc_env_t *e
 {
     lc_config_t c = *cfg;
     *alg_p = NULL;
-    if (lc_config_reread(lc_op_vars[a->op], &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
+    if (lc_config_reread_id(lc_op_var_ids[a->op], &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
     const char *name = lc_cfg_algo(&c, a->op);
     if (name[0] == '\0' || strcmp(name, "auto") == 0) return LINCOLL_OK;
     const lc_coll_alg_t *g = lc_coll_find(a->op, name);
@@ -218,7 +220,7 @@ static lincoll_status_t lc_coll_forced(const lc_config_t *cfg, const lc_env_t *e
         for (int op = 0; op < LC_COLL_NOPS && g == NULL; op++)
             g = lc_coll_find((lc_coll_op_t)op, name);
         if (g == NULL) {
-            lc_error("%s=%s: no such algorithm (lincoll_info -a lists them)", lc_op_vars[a->op],
+            lc_error("%s=%s: no such algorithm (lincoll_info -a lists them)", lc_coll_op_var(a->op),
                      name);
             return LINCOLL_ERR_INVALID;
         }
@@ -248,7 +250,7 @@ static lc_bind_shape_t lc_coll_shape(const lc_coll_args_t *a, int P)
     return s;
 }
 
-lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
+lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, int blocking,
                               lincoll_plan_t **plan_p)
 {
     const lc_config_t *cfg = &comm->ctx->cfg;
@@ -262,7 +264,7 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
         lincoll_status_t dst = lc_dev_check_args(fn, args, 2, NULL);
         if (dst != LINCOLL_OK) return dst;
     }
-    const int can_map = lc_exec_can_map(comm) && !lc_coll_blocking_build();
+    const int can_map = lc_exec_can_map(comm) && !blocking;
     lc_env_t env = lc_exec_env(comm, can_map);
     const lc_coll_alg_t *alg;
     lincoll_status_t st = lc_coll_forced(cfg, &env, a, can_map, &alg);

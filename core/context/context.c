@@ -1,6 +1,7 @@
 /*
  * core/context/context.c: lincoll_init/finalize, the world communicator and
- * registered memory.
+ * the context's list of registered memory (the public memory calls are
+ * core/api/mem_api.c).
  *
  * init: parse the LINCOLL_* table once -> open the bootstrap (PMIx, TCP store
  * or singleton; or the embedder's from the params: oob callbacks or a store
@@ -331,7 +332,7 @@ lincoll_status_t lincoll_context_arm(lincoll_context_t *ctx)
     return st;
 }
 
-/* ---- memory ---------------------------------------------------------------- */
+/* ---- memory: the regions of a context (the public calls: core/api/mem_api.c) */
 
 lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len)
 {
@@ -345,8 +346,8 @@ lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len
     return NULL;
 }
 
-static lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t len, int allocate,
-                                   void **addr_p)
+lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t len, int allocate,
+                            void **addr_p)
 {
     lc_mem_entry_t *e = calloc(1, sizeof(*e));
     if (e == NULL) {
@@ -373,8 +374,7 @@ static lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t le
     return LINCOLL_OK;
 }
 
-static lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int allocated,
-                                      const char *fn)
+lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int allocated, const char *fn)
 {
     for (lc_mem_entry_t **pp = &ctx->mems; *pp != NULL; pp = &(*pp)->next) {
         lc_mem_entry_t *e = *pp;
@@ -387,43 +387,4 @@ static lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int al
     }
     lc_error("%s: %p was not %s by lincoll", fn, addr, allocated ? "allocated" : "registered");
     return LINCOLL_ERR_INVALID;
-}
-
-lincoll_status_t lincoll_mem_alloc(lincoll_context_t *ctx, size_t bytes, void **addr_p)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_alloc: ctx must not be NULL");
-    LC_CHECK_ARG(addr_p != NULL, "lincoll_mem_alloc: addr_p must not be NULL");
-    LC_CHECK_ARG(bytes > 0 && bytes <= ((size_t)1 << 46),
-                 "lincoll_mem_alloc: bytes=%zu must be in [1, 2^46]", bytes);
-    return lc_mem_add(ctx, NULL, bytes, 1, addr_p);
-}
-
-lincoll_status_t lincoll_mem_free(lincoll_context_t *ctx, void *addr)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_free: ctx must not be NULL");
-    if (addr == NULL) {
-        return LINCOLL_OK;
-    }
-    if (lc_dev_mem_release(ctx, addr) == LINCOLL_OK) { /* lincoll_mem_alloc_type device memory */
-        return LINCOLL_OK;
-    }
-    return lc_mem_remove(ctx, addr, 1, "lincoll_mem_free");
-}
-
-lincoll_status_t lincoll_mem_register(lincoll_context_t *ctx, void *addr, size_t bytes)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_register: ctx must not be NULL");
-    LC_CHECK_ARG(addr != NULL, "lincoll_mem_register: addr must not be NULL");
-    LC_CHECK_ARG(bytes > 0 && bytes <= ((size_t)1 << 46),
-                 "lincoll_mem_register: bytes=%zu must be in [1, 2^46]", bytes);
-    LC_CHECK_ARG(lc_mem_find(ctx, addr, bytes) == NULL,
-                 "lincoll_mem_register: [%p, +%zu) is already registered", addr, bytes);
-    return lc_mem_add(ctx, addr, bytes, 0, NULL);
-}
-
-lincoll_status_t lincoll_mem_deregister(lincoll_context_t *ctx, void *addr)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_deregister: ctx must not be NULL");
-    LC_CHECK_ARG(addr != NULL, "lincoll_mem_deregister: addr must not be NULL");
-    return lc_mem_remove(ctx, addr, 0, "lincoll_mem_deregister");
 }

@@ -112,6 +112,13 @@ lincoll_status_t lc_transport_start(lincoll_context_t *ctx, const lc_transport_t
 
 /* The memory entry containing [addr, addr+len), or NULL. */
 lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len);
+/* Add an entry: allocate len bytes through the transport (allocate; the
+ * address in *addr_p) or register [addr, addr+len) (addr_p may be NULL). */
+lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t len, int allocate,
+                            void **addr_p);
+/* Drop the entry at addr made the same way (allocated or registered) and
+ * release it; LINCOLL_ERR_INVALID (one log line naming fn) when there is none. */
+lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int allocated, const char *fn);
 
 /* Seconds on a monotonic clock. */
 double lc_now(void);

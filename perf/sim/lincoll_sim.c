@@ -1127,12 +1127,13 @@ int main(int argc, char **argv)
         }
     }
     /* a forced algorithm comes from -A only */
-    static const char *const algo_vars[] = {"LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO",
-                                            "LINCOLL_ALLGATHER_ALGO", "LINCOLL_BCAST_ALGO",
-                                            "LINCOLL_REDUCE_ALGO",    "LINCOLL_MATMUL_ALGO",
-                                            "LINCOLL_ENCODE_ALGO"};
+    static const lincoll_config_id_t algo_vars[] = {
+        LINCOLL_CONFIG_ALLREDUCE_ALGO, LINCOLL_CONFIG_REDUCE_SCATTER_ALGO,
+        LINCOLL_CONFIG_ALLGATHER_ALGO, LINCOLL_CONFIG_BCAST_ALGO,
+        LINCOLL_CONFIG_REDUCE_ALGO,    LINCOLL_CONFIG_MATMUL_ALGO,
+        LINCOLL_CONFIG_ENCODE_ALGO};
     for (size_t i = 0; i < sizeof(algo_vars) / sizeof(algo_vars[0]); i++)
-        unsetenv(algo_vars[i]);
+        unsetenv(lc_config_name(algo_vars[i]));
     if (fmt != NULL && q_field == NULL)
         print_csv_header();
     else if (q_field == NULL)

@@ -119,11 +119,6 @@ static const char *const sim_op_names[SIM_NOPS] = {"encode",    "rs_encode",    
                                                    "allreduce", "reduce_scatter", "allgather",
                                                    "bcast",     "reduce",         "matmul"};
 
-/* LINCOLL_<OP>_ALGO of the collectives, indexed by lc_coll_op_t */
-static const char *const sim_coll_vars[LC_COLL_NOPS] = {
-    "LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO", "LINCOLL_ALLGATHER_ALGO",
-    "LINCOLL_BCAST_ALGO", "LINCOLL_REDUCE_ALGO"};
-
 static int sim_is_coll(sim_op_t op)
 {
     return op >= SIM_ALLREDUCE && op <= SIM_REDUCE;
@@ -864,7 +859,7 @@ static lincoll_status_t sim_compile_as(sim_job_t *j, int r, int forced, lincoll_
     case K_COLL:
     case K_COLL_ZC: {
         /* forced: the registry's plan name; 0: the automatic choice */
-        const char *var = sim_coll_vars[sim_coll_op(p->op)];
+        const char *var = lc_coll_op_var(sim_coll_op(p->op)); /* LINCOLL_<OP>_ALGO */
         if (setenv(var, forced && a->kind == K_COLL ? a->plan : "auto", 1) != 0)
             return LINCOLL_ERR_NOMEM;
         size_t es = lincoll_dtype_size(p->dtype), n = p->size / es;

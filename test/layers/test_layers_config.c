@@ -10,7 +10,8 @@
  *                                      without lincoll_init; a reload moves them
  *   test_layers_config                 lc_config_reread, the UCX variables
  *                                      (table, lincoll_config_var, and the real
- *                                      ucx transport applying them)
+ *                                      ucx transport applying them), kernels'
+ *                                      own type names agreeing with core's
  *
  * The kernels-* modes run in their own process (ctest sets the environment)
  * because kernels load their initial settings once per process.
@@ -365,6 +366,46 @@ static void test_ucx_transport_applies(void **state)
     clear_ucx_env();
 }
 
+/* ---- variables by id: row i of the table is lincoll_config_id_t i ------------- */
+
+static void test_config_ids(void **state)
+{
+    (void)state;
+    size_t n;
+    const lc_config_field_t *t = lc_config_table(&n);
+    assert_int_equal(n, LINCOLL_CONFIG_LAST);
+    for (int i = 0; i < LINCOLL_CONFIG_LAST; i++) {
+        lincoll_config_var_t v;
+        assert_non_null(t[i].name);
+        assert_ptr_equal(lc_config_name((lincoll_config_id_t)i), t[i].name);
+        assert_int_equal(lincoll_config_var((size_t)i, &v), LINCOLL_OK);
+        assert_ptr_equal(v.name, t[i].name);
+        assert_int_equal(strncmp(t[i].name, "LINCOLL_", 8), 0);
+    }
+    assert_string_equal(lc_config_name(LINCOLL_CONFIG_LAST), "LINCOLL_?");
+    /* lc_config_reread_id parses by the table's rules, like lc_config_reread */
+    lc_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    setenv(lc_config_name(LINCOLL_CONFIG_PORTS), "3", 1);
+    assert_int_equal(lc_config_reread_id(LINCOLL_CONFIG_PORTS, &cfg), LINCOLL_OK);
+    assert_int_equal(cfg.ports, 3);
+    unsetenv(lc_config_name(LINCOLL_CONFIG_PORTS));
+    assert_int_equal(lc_config_reread_id(LINCOLL_CONFIG_LAST, &cfg), LINCOLL_ERR_INVALID);
+    nlines = 0; /* the line that names the bad id */
+}
+
+/* ---- kernels name their own types ------------------------------------------ */
+
+static void test_kernel_names(void **state)
+{
+    (void)state;
+    for (int d = -1; d <= LINCOLL_DTYPE_LAST; d++)
+        assert_string_equal(lc_kdtype_name((lincoll_dtype_t)d),
+                            lincoll_dtype_name((lincoll_dtype_t)d));
+    for (int o = -1; o <= LINCOLL_OP_LAST; o++)
+        assert_string_equal(lc_kop_name((lincoll_op_t)o), lincoll_op_name((lincoll_op_t)o));
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -392,6 +433,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_ucx_table, capture_on, capture_off),
         cmocka_unit_test_setup_teardown(test_ucx_config_var, capture_on, capture_off),
         cmocka_unit_test_setup_teardown(test_ucx_transport_applies, capture_on, capture_off),
+        cmocka_unit_test(test_kernel_names),
+        cmocka_unit_test_setup_teardown(test_config_ids, capture_on, capture_off),
     };
     return cmocka_run_group_tests_name("layers_config", t, NULL, NULL);
 }
