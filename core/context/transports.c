@@ -77,8 +77,9 @@ const char *lc_transport_configured(const lc_config_t *cfg, char *buf, size_t le
 {
     size_t n;
     const lc_config_field_t *t = lc_config_table(&n);
+    const char *var = lc_config_name(LINCOLL_CONFIG_TRANSPORT);
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(t[i].name, "LINCOLL_TRANSPORT") != 0) continue;
+        if (strcmp(t[i].name, var) != 0) continue;
         /* the cfg->transport-th of the field's values "a|b|..." */
         const char *v = t[i].values;
         for (int k = 0; k < cfg->transport && v != NULL; k++) {
@@ -110,13 +111,15 @@ const lc_transport_t *lc_transport_pick(const char *name, const lc_tl_launch_t *
                              (*u)->ops->name);
                 }
             }
-            lc_error("LINCOLL_TRANSPORT=%s: the %s transport runs %s; %s needs %s", name, name,
-                     (*t)->serves, what, fit[0] ? fit : "another transport");
+            lc_error("%s=%s: the %s transport runs %s; %s needs %s",
+                     lc_config_name(LINCOLL_CONFIG_TRANSPORT), name, name, (*t)->serves, what,
+                     fit[0] ? fit : "another transport");
             return NULL;
         }
     }
     if (name != NULL) {
-        lc_error("LINCOLL_TRANSPORT=%s: no such transport in this build", name);
+        lc_error("%s=%s: no such transport in this build", lc_config_name(LINCOLL_CONFIG_TRANSPORT),
+                 name);
     } else {
         lc_error("no transport serves %s", what);
     }

@@ -105,10 +105,11 @@ lincoll_status_t lc_enc_requested_algo(const lc_config_t *cfg, const lincoll_enc
         return LINCOLL_OK;
     }
     lc_config_t c = *cfg; /* LINCOLL_ENCODE_ALGO is read at every init */
-    if (lc_config_reread("LINCOLL_ENCODE_ALGO", &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
+    if (lc_config_reread_id(LINCOLL_CONFIG_ENCODE_ALGO, &c) != LINCOLL_OK)
+        return LINCOLL_ERR_INVALID;
     if (lc_enc_algo_named(c.algo_encode, algo_p)) return LINCOLL_OK;
-    lc_error("LINCOLL_ENCODE_ALGO=%s: expected auto, specific or an algorithm of lincoll_info -a",
-             c.algo_encode);
+    lc_error("%s=%s: expected auto, specific or an algorithm of lincoll_info -a",
+             lc_config_name(LINCOLL_CONFIG_ENCODE_ALGO), c.algo_encode);
     return LINCOLL_ERR_INVALID;
 }
 

@@ -43,13 +43,13 @@ static lincoll_status_t lc_rep_requested(const lc_config_t *cfg, const lincoll_r
     if (opts != NULL && opts->algo != LINCOLL_REPAIR_ALGO_AUTO) {
         *algo_p = opts->algo;
     } else {
-        st = lc_config_reread("LINCOLL_REPAIR_ALGO", &c);
+        st = lc_config_reread_id(LINCOLL_CONFIG_REPAIR_ALGO, &c);
         if (st == LINCOLL_OK) *algo_p = (lincoll_repair_algo_t)c.repair_algo;
     }
     if (opts != NULL && opts->slice_bytes != 0) {
         *slice_p = opts->slice_bytes;
     } else if (st == LINCOLL_OK) {
-        st = lc_config_reread("LINCOLL_REPAIR_SLICE", &c);
+        st = lc_config_reread_id(LINCOLL_CONFIG_REPAIR_SLICE, &c);
         *slice_p = c.repair_slice;
     }
     return st;

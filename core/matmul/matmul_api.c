@@ -35,7 +35,8 @@ static lincoll_status_t lc_mm_env_algo(const lc_config_t *cfg, lincoll_matmul_al
 {
     lc_config_t c = *cfg;
     *algo = LINCOLL_MATMUL_AUTO;
-    if (lc_config_reread("LINCOLL_MATMUL_ALGO", &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
+    if (lc_config_reread_id(LINCOLL_CONFIG_MATMUL_ALGO, &c) != LINCOLL_OK)
+        return LINCOLL_ERR_INVALID;
     const char *v = c.algo_matmul;
     if (v[0] == '\0') return LINCOLL_OK;
     if (strcmp(v, "auto") == 0) return LINCOLL_OK;
@@ -47,7 +48,8 @@ static lincoll_status_t lc_mm_env_algo(const lc_config_t *cfg, lincoll_matmul_al
             return LINCOLL_OK;
         }
     }
-    lc_error("LINCOLL_MATMUL_ALGO=%s: expected auto or an algorithm of lincoll_info -a", v);
+    lc_error("%s=%s: expected auto or an algorithm of lincoll_info -a",
+             lc_config_name(LINCOLL_CONFIG_MATMUL_ALGO), v);
     return LINCOLL_ERR_INVALID;
 }
 
@@ -165,7 +167,7 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
         if (st != LINCOLL_OK) return st;
     } else {
         lc_config_t cfg = comm->ctx->cfg; /* read at every init, like the algorithm */
-        if (lc_config_reread("LINCOLL_MATMUL_MAX_MEM", &cfg) != LINCOLL_OK)
+        if (lc_config_reread_id(LINCOLL_CONFIG_MATMUL_MAX_MEM, &cfg) != LINCOLL_OK)
             return LINCOLL_ERR_INVALID;
         const double limit = (double)cfg.matmul_max_mem;
         double best = 1e300;
