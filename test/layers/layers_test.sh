@@ -7,7 +7,8 @@
 #     core/dev and kernels/;
 #   - core/context or core/topo includes the plan, the executor or above;
 #   - core/exec includes an algorithm family or the api;
-#   - an algorithm file (a plan compiler) includes the executor or the context;
+#   - an algorithm file (a plan compiler) includes the executor, the context
+#     or an api header (*_api*.h);
 #   - transports/ or kernels/ include core/.
 #   layers_test.sh [SOURCE_ROOT]
 set -euo pipefail
@@ -34,6 +35,13 @@ check 'core/exec/*.[ch]' '^core/(base|dev|context|plan|exec)/'
 compilers=$(ls core/coll/*.[ch] core/encode/*.[ch] core/matmul/*.[ch] | grep -v -E \
   '_api|coll_cache|select')
 check "$compilers" '^core/(base|plan|coll|encode|matmul)/'
+# nor an api header (encode_api.h holds the communicator and the bind)
+for f in $compilers; do
+  if grep -q '^#include "core/[a-z]*/[a-z_]*_api[a-z_]*\.h"' "$f"; then
+    echo "layers: $f (a compiler) includes an api header: $(grep -m1 '_api' "$f")"
+    bad=1
+  fi
+done
 for f in $(ls transports/*.[ch] transports/*/*.[ch] kernels/*.[ch] kernels/*/*.[ch] 2>/dev/null); do
   if grep -q '^#include "core/' "$f"; then
     echo "layers: $f includes core/"
