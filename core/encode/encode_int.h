@@ -162,7 +162,8 @@ double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B
 /* One universal encode on this rank: y_k = sum_j A[j][k] x_j over K ranks
  * (communicator ranks 0..K-1), A given by coef(arg, j, k).  f, B and p
  * are the builder's (lc_enc_args() copies them), so that applies and cost
- * read them without one; applies and cost read only K, f, B and p. */
+ * read them without one; applies and cost read only K, B and p (a price,
+ * lc_enc_pick_universal, sets nothing else). */
 typedef struct lc_enc_args {
     int K;  /* ranks of the encode */
     int me; /* this rank */
