@@ -57,7 +57,7 @@ lincoll_status_t lincoll_info_algorithms(char *buf, size_t len)
     const lc_rep_alg_t *const *rep = lc_rep_registry(&n);
     for (size_t i = 0; i < n; i++) {
         lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_REPAIR_ALGO),
-               lincoll_repair_algo_name(rep[i]->algo), rep[i]->plan, "no");
+               rep[i]->name, rep[i]->plan_name, "no");
     }
     const lc_mm_alg_t *const *mm = lc_mm_registry(&n);
     for (size_t i = 0; i < n; i++) {

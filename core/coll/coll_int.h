@@ -24,6 +24,7 @@
 #include <lincoll/coll.h>
 #include <stddef.h>
 
+#include "core/plan/alg.h"
 #include "core/plan/plan.h"
 
 typedef enum lc_coll_op {
@@ -51,20 +52,17 @@ typedef struct lc_coll_args {
     size_t es; /* element size in bytes */
 } lc_coll_args_t;
 
-/* One algorithm of the registry (registry.c): what LINCOLL_<OP>_ALGO names,
- * when it applies, its closed-form cost and its compiler.  Each algorithm
- * file defines one (lc_alg_<plan name>) beside its compiler. */
+/* One algorithm of the registry (registry.c): the shape every family's
+ * entry has (core/plan/alg.h: name as LINCOLL_<OP>_ALGO takes it, unique
+ * within the operation; applies, NULL = always; closed-form cost;
+ * compiler), then the collectives' extras.  Each algorithm file defines one
+ * (lc_alg_<plan name>) beside its compiler. */
 typedef struct lc_coll_alg {
-    const char *name;      /* short name, unique within the operation (rhd, zcopy_rd, ...) */
+    LC_ALG_SHAPE(lc_plan_t, lc_coll_args_t);
     const char *plan_name; /* the plan's algorithm name (rhd_allreduce, ...) */
     lc_coll_op_t op;
     int mapped; /* zero copy: needs every peer's memory mapped (bind agrees at init) */
     int ports;  /* ports the plan uses: 0 = 1, -1 = P - 1 */
-    /* NULL: always; else non-zero when it can serve the call (pure: env, args) */
-    int (*applies)(const lc_env_t *env, const lc_coll_args_t *a);
-    /* predicted seconds of one start (alpha-beta-gamma closed form) */
-    double (*cost)(const lc_env_t *env, const lc_coll_args_t *a);
-    lincoll_status_t (*compile)(lc_plan_t *plan, const lc_coll_args_t *a);
 } lc_coll_alg_t;
 
 /* The registry, in preference order (ties of the cost model go to the first). */

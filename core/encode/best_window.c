@@ -16,18 +16,20 @@
  */
 #include "core/encode/encode_int.h"
 
-static double lc_enc_best_pred(const lc_config_t *cfg, int K, int p, size_t B)
+static double lc_enc_best_pred(const lc_env_t *env, const lc_enc_args_t *a)
 {
-    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_BEST_WINDOW, cfg, K, p, B);
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_BEST_WINDOW, env->cfg, a->K, a->p, a->B);
 }
 
-static lincoll_status_t lc_enc_best_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                      const void *arg, lc_bufref_t in, lc_bufref_t out)
+static lincoll_status_t lc_enc_best_c(lc_enc_b_t *b, const lc_enc_args_t *a)
 {
-    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    lc_enc_group_t g = {.K = a->K, .me = a->me, .off = 0, .stride = 1};
     int rounds;
-    return lc_enc_ps_build(b, &g, lc_enc_best_window(K, b->p), coef, arg, in, out, 0, &rounds);
+    return lc_enc_ps_build(b, &g, lc_enc_best_window(a->K, b->p), a->coef, a->arg, a->in, a->out, 0,
+                           &rounds);
 }
 
-const lc_enc_alg_t lc_enc_alg_best_window = {LINCOLL_ENCODE_ALGO_BEST_WINDOW, "best_window", 0,
-                                             lc_enc_best_pred, lc_enc_best_c};
+const lc_enc_alg_t lc_enc_alg_best_window = {.name = "best_window",
+                                             .cost = lc_enc_best_pred,
+                                             .compile = lc_enc_best_c,
+                                             .algo = LINCOLL_ENCODE_ALGO_BEST_WINDOW};

@@ -64,18 +64,19 @@ lincoll_status_t lc_enc_direct_build(lc_enc_b_t *b, const lc_enc_group_t *g, lc_
     return st;
 }
 
-static double lc_enc_direct_pred(const lc_config_t *cfg, int K, int p, size_t B)
+static double lc_enc_direct_pred(const lc_env_t *env, const lc_enc_args_t *a)
 {
-    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_DIRECT, cfg, K, p, B);
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_DIRECT, env->cfg, a->K, a->p, a->B);
 }
 
-static lincoll_status_t lc_enc_direct_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                        const void *arg, lc_bufref_t in, lc_bufref_t out)
+static lincoll_status_t lc_enc_direct_c(lc_enc_b_t *b, const lc_enc_args_t *a)
 {
-    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    lc_enc_group_t g = {.K = a->K, .me = a->me, .off = 0, .stride = 1};
     int rounds;
-    return lc_enc_direct_build(b, &g, coef, arg, in, out, 0, &rounds);
+    return lc_enc_direct_build(b, &g, a->coef, a->arg, a->in, a->out, 0, &rounds);
 }
 
-const lc_enc_alg_t lc_enc_alg_direct = {LINCOLL_ENCODE_ALGO_DIRECT, "direct", 0, lc_enc_direct_pred,
-                                        lc_enc_direct_c};
+const lc_enc_alg_t lc_enc_alg_direct = {.name = "direct",
+                                        .cost = lc_enc_direct_pred,
+                                        .compile = lc_enc_direct_c,
+                                        .algo = LINCOLL_ENCODE_ALGO_DIRECT};

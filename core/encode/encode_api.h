@@ -49,11 +49,15 @@ lincoll_status_t lc_enc_universal(lc_enc_call_t *c, lincoll_encode_algo_t algo, 
                                   lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
                                   lc_bufref_t out);
 
-/* Pick among the registry's universal algorithms for K, p (algo AUTO: the
- * cheapest by its closed form; zc: zcopy and zcopy_split count too). */
+/* Pick among the registry's tag (not zero-copy) universal algorithms for K
+ * ranks, p ports and B-byte packets (algo AUTO: the cheapest by its closed
+ * form); *pred_p: its predicted seconds. */
 lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
                                             lincoll_encode_algo_t algo, double *pred_p);
-lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
-                                  lincoll_encode_algo_t algo, int zc, double *pred_p);
+/* Pick among the registry's entries that apply to a on env (env->mapped:
+ * the zero-copy ones may): algo itself, or with AUTO the cheapest by its
+ * cost; best_window when none does. */
+lincoll_encode_algo_t lc_enc_pick(const lc_env_t *env, const lc_enc_args_t *a,
+                                  lincoll_encode_algo_t algo, double *pred_p);
 
 #endif

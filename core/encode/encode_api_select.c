@@ -26,11 +26,14 @@
 lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
                                             lincoll_encode_algo_t algo, double *pred_p)
 {
-    return lc_enc_pick(cfg, K, p, B, algo, 0, pred_p);
+    /* a price: the costs read K, p and B only */
+    const lc_env_t env = {.P = K, .ports = p, .cfg = cfg};
+    const lc_enc_args_t a = {.K = K, .p = p, .B = B};
+    return lc_enc_pick(&env, &a, algo, pred_p);
 }
 
-lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
-                                  lincoll_encode_algo_t algo, int zc, double *pred_p)
+lincoll_encode_algo_t lc_enc_pick(const lc_env_t *env, const lc_enc_args_t *args,
+                                  lincoll_encode_algo_t algo, double *pred_p)
 {
     lincoll_encode_algo_t best = LINCOLL_ENCODE_ALGO_BEST_WINDOW;
     double bt = -1;
@@ -39,8 +42,9 @@ lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B
     for (size_t i = 0; i < n; i++) {
         const lc_enc_alg_t *a = reg[i];
         if (algo != LINCOLL_ENCODE_ALGO_AUTO && (int)algo != lc_enc_alg_id(a)) continue;
-        if (a->mapped && (!zc || K < 2)) continue;
-        double t = a->cost(cfg, K, p, B);
+        /* a zero-copy entry only where the peers may map (the caller's env) */
+        if ((a->mapped && !env->mapped) || !LC_ALG_APPLIES(a, env, args)) continue;
+        double t = a->cost(env, args);
         if (bt < 0 || t < bt) {
             bt = t;
             best = (lincoll_encode_algo_t)lc_enc_alg_id(a);
@@ -197,7 +201,8 @@ static lincoll_status_t lc_enc_zc_compile(lc_enc_call_t *c, lincoll_encode_algo_
     /* the compilers write into b->plan: point it at z meanwhile */
     const int sp = b->scratch_packet;
     b->plan = z;
-    st = lc_enc_alg(algo)->compile(b, K, me, coef, arg, in, out);
+    const lc_enc_args_t a = lc_enc_args(b, K, me, coef, arg, in, out);
+    st = lc_enc_alg(algo)->compile(b, &a);
     b->plan = keep;
     if (st != LINCOLL_OK) {
         lc_plan_destroy(z);
@@ -279,7 +284,10 @@ lincoll_status_t lc_enc_universal(lc_enc_call_t *c, lincoll_encode_algo_t algo, 
     lincoll_encode_algo_t want = algo;
     if ((algo == LINCOLL_ENCODE_ALGO_ZCOPY || algo == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT) && !zc)
         algo = LINCOLL_ENCODE_ALGO_AUTO;
-    algo = lc_enc_pick(cfg, K, b->p, b->B, algo, zc, &pred);
+    lc_env_t env = b->plan->env;
+    env.mapped = zc;
+    lc_enc_args_t a = lc_enc_args(b, K, me, coef, arg, in, out);
+    algo = lc_enc_pick(&env, &a, algo, &pred);
     if (algo == LINCOLL_ENCODE_ALGO_ZCOPY || algo == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT) {
         int used;
         /* zcopy (forced or chosen) takes the split form when the outputs map
@@ -292,7 +300,8 @@ lincoll_status_t lc_enc_universal(lc_enc_call_t *c, lincoll_encode_algo_t algo, 
                      b->plan->algorithm);
             return LINCOLL_OK;
         }
-        algo = lc_enc_pick(cfg, K, b->p, b->B, LINCOLL_ENCODE_ALGO_AUTO, 0, &pred);
+        env.mapped = 0;
+        algo = lc_enc_pick(&env, &a, LINCOLL_ENCODE_ALGO_AUTO, &pred);
     }
     if (want == LINCOLL_ENCODE_ALGO_ZCOPY || want == LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT) {
         if (cfg->algo_fallback == LC_FALLBACK_ERROR) {
@@ -321,5 +330,6 @@ lincoll_status_t lc_enc_universal(lc_enc_call_t *c, lincoll_encode_algo_t algo, 
         st = lc_enc_zero_packet(b, &in);
         if (st != LINCOLL_OK) return st;
     }
-    return lc_enc_alg(algo)->compile(b, K, me, coef, arg, in, out);
+    a.in = in, a.out = out;
+    return lc_enc_alg(algo)->compile(b, &a);
 }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/plan/alg.h"
 #include "core/plan/plan.h"
 #include "core/plan/plan_steps.h"
 #include "kernels/gf/gf_kernels.h"
@@ -158,15 +159,44 @@ int lc_enc_rev(int k, int L, int P);
 double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B, double gf_bytes);
 
 /* ---- the universal algorithms' registry (registry.c) --------------------------- */
+/* One universal encode on this rank: y_k = sum_j A[j][k] x_j over K ranks
+ * (communicator ranks 0..K-1), A given by coef(arg, j, k).  f, B and p
+ * are the builder's (lc_enc_args() copies them), so that applies and cost
+ * read them without one; applies and cost read only K, B and p (a price,
+ * lc_enc_pick_universal, sets nothing else). */
+typedef struct lc_enc_args {
+    int K;  /* ranks of the encode */
+    int me; /* this rank */
+    const lincoll_field_t *f;
+    size_t B; /* packet bytes */
+    int p;    /* ports */
+    lc_enc_coef_fn_t coef;
+    const void *arg;
+    lc_bufref_t in, out; /* this rank's packet and result in the plan (slots) */
+} lc_enc_args_t;
+/* The arguments of an encode compiled into b. */
+static inline lc_enc_args_t lc_enc_args(const lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                        const void *arg, lc_bufref_t in, lc_bufref_t out)
+{
+    lc_enc_args_t a = {.K = K,
+                       .me = me,
+                       .f = b->f,
+                       .B = b->B,
+                       .p = b->p,
+                       .coef = coef,
+                       .arg = arg,
+                       .in = in,
+                       .out = out};
+    return a;
+}
+/* An algorithm: the shape of every family's entry (core/plan/alg.h: name as
+ * LINCOLL_ENCODE_ALGO takes it, which is also its plan's name; applies,
+ * NULL = any call; closed-form cost; compiler into the builder), then the
+ * encode extras. */
 typedef struct lc_enc_alg {
-    int algo; /* its lincoll_encode_algo_t, or -1: none public (lc_enc_alg_id) */
-    const char *name;
+    LC_ALG_SHAPE(lc_enc_b_t, lc_enc_args_t);
+    int algo;   /* its lincoll_encode_algo_t, or -1: none public (lc_enc_alg_id) */
     int mapped; /* zero copy: bind agrees on the windows at init */
-    /* closed-form cost (seconds) of one start, K ranks, p ports, B bytes */
-    double (*cost)(const lc_config_t *cfg, int K, int p, size_t B);
-    /* compile on all ranks of b's plan (K of them, this one me) */
-    lincoll_status_t (*compile)(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                const void *arg, lc_bufref_t in, lc_bufref_t out);
 } lc_enc_alg_t;
 const lc_enc_alg_t *lc_enc_alg(lincoll_encode_algo_t algo);
 /* the whole table, in preference order */
@@ -183,10 +213,11 @@ int lc_enc_algo_named(const char *name, lincoll_encode_algo_t *algo_p);
 /* Window keys of the zero-copy encodes. */
 enum { LC_ENC_KEY_IN = 1, LC_ENC_KEY_OUT = 2 };
 double lc_enc_zc_predict(const lc_config_t *cfg, int K, size_t B);
-lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                    const void *arg, lc_bufref_t in, lc_bufref_t out);
-lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                          const void *arg, lc_bufref_t in, lc_bufref_t out);
+/* the zero-copy compilers (their entries' compile) */
+lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, const lc_enc_args_t *a);
+lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, const lc_enc_args_t *a);
+/* their applies: every peer mapped (env->mapped), K = P >= 2 */
+int lc_enc_zc_applies(const lc_env_t *env, const lc_enc_args_t *a);
 /* segment of rank k in a packet of B bytes split K ways (64-byte units when
  * B allows, else element units): *off, *len */
 void lc_enc_zc_segment(size_t B, size_t es, int K, int k, size_t *off, size_t *len);

@@ -183,19 +183,21 @@ out:
     return st;
 }
 
-static double lc_enc_ps_pred(const lc_config_t *cfg, int K, int p, size_t B)
+static double lc_enc_ps_pred(const lc_env_t *env, const lc_enc_args_t *a)
 {
-    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, cfg, K, p, B);
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, env->cfg, a->K, a->p, a->B);
 }
 
-static lincoll_status_t lc_enc_paper_c(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                       const void *arg, lc_bufref_t in, lc_bufref_t out)
+static lincoll_status_t lc_enc_paper_c(lc_enc_b_t *b, const lc_enc_args_t *a)
 {
-    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    lc_enc_group_t g = {.K = a->K, .me = a->me, .off = 0, .stride = 1};
     int rounds;
-    return lc_enc_ps_build(b, &g, lc_enc_paper_window(K, b->p), coef, arg, in, out, 0, &rounds);
+    return lc_enc_ps_build(b, &g, lc_enc_paper_window(a->K, b->p), a->coef, a->arg, a->in, a->out,
+                           0, &rounds);
 }
 
 /* the paper's window m = P^T_p */
-const lc_enc_alg_t lc_enc_alg_prepare_shoot = {LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, "prepare_shoot",
-                                               0, lc_enc_ps_pred, lc_enc_paper_c};
+const lc_enc_alg_t lc_enc_alg_prepare_shoot = {.name = "prepare_shoot",
+                                               .cost = lc_enc_ps_pred,
+                                               .compile = lc_enc_paper_c,
+                                               .algo = LINCOLL_ENCODE_ALGO_PREPARE_SHOOT};

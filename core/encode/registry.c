@@ -3,8 +3,9 @@
  * K x K matrix), one line each (docs/encode.md, "Algorithm selection").
  *
  * An algorithm is its .c file, which defines `const lc_enc_alg_t
- * lc_enc_alg_<name>` (its lincoll_encode_algo_t value, name, zero copy or
- * not, closed-form cost and compiler), plus its line here.  An algorithm
+ * lc_enc_alg_<name>` (the entry shape of core/plan/alg.h: name, applies,
+ * closed-form cost and compiler; then its lincoll_encode_algo_t value and
+ * whether it is zero copy), plus its line here.  An algorithm
  * without a public lincoll_encode_algo_t value (algo -1) gets the number
  * LINCOLL_ENCODE_ALGO_LAST + its position: LINCOLL_ENCODE_ALGO=name and
  * lincoll_encode_algo_name() reach it all the same.  Order matters only for

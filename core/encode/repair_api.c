@@ -26,11 +26,14 @@
 #include "core/encode/repair_int.h"
 #include "core/exec/exec.h"
 
-static const char *const lc_rep_names[LINCOLL_REPAIR_ALGO_LAST] = {"auto", "star", "tree", "chain"};
-
 const char *lincoll_repair_algo_name(lincoll_repair_algo_t algo)
 {
-    return (unsigned)algo < LINCOLL_REPAIR_ALGO_LAST ? lc_rep_names[algo] : "unknown";
+    if (algo == LINCOLL_REPAIR_ALGO_AUTO) return "auto";
+    size_t n;
+    const lc_rep_alg_t *const *reg = lc_rep_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (reg[i]->algo == algo) return reg[i]->name;
+    return "unknown";
 }
 
 /* opts->algo, else LINCOLL_REPAIR_ALGO (reread at every init) */
@@ -55,30 +58,34 @@ static lincoll_status_t lc_rep_requested(const lc_config_t *cfg, const lincoll_r
     return st;
 }
 
-/* The schedule to run (algo AUTO: the cheapest) and its figures. */
-static const lc_rep_alg_t *lc_rep_pick(const lc_config_t *cfg, lc_rep_shape_t *sh, size_t asked,
+/* The schedule to run (algo AUTO: the cheapest applicable one by its cost)
+ * and its figures; args->shape gets the asked slice and the schedule's. */
+static const lc_rep_alg_t *lc_rep_pick(const lc_env_t *env, lc_rep_args_t *args, size_t asked,
                                        lincoll_repair_algo_t algo, lincoll_repair_cost_t *cost)
 {
     const lc_rep_alg_t *best = NULL;
-    size_t best_slice = sh->B;
+    double bt = 0;
+    lc_rep_args_t bs = *args;
     size_t n;
     const lc_rep_alg_t *const *reg = lc_rep_registry(&n);
     for (size_t i = 0; i < n; i++) {
         const lc_rep_alg_t *a = reg[i];
         if (algo != LINCOLL_REPAIR_ALGO_AUTO && algo != a->algo) continue;
-        lc_rep_shape_t s = *sh;
-        s.asked = asked;
-        s.slice = a->sliced ? lc_rep_chain_slice(cfg, sh, asked) : sh->B;
-        lincoll_repair_cost_t c;
-        memset(&c, 0, sizeof(c));
-        a->cost(cfg, &s, &c);
-        if (best == NULL || c.seconds < cost->seconds) {
+        lc_rep_args_t s = *args;
+        s.shape.asked = asked;
+        s.shape.slice =
+            a->sliced ? lc_rep_chain_slice(env->cfg, &args->shape, asked) : args->shape.B;
+        if (!LC_ALG_APPLIES(a, env, &s)) continue;
+        const double t = a->cost(env, &s);
+        if (best == NULL || t < bt) {
             best = a;
-            *cost = c;
-            best_slice = s.slice;
+            bt = t;
+            bs = s;
         }
     }
-    sh->slice = best_slice;
+    *args = bs;
+    memset(cost, 0, sizeof(*cost));
+    if (best != NULL) best->figures(env, args, cost);
     return best;
 }
 
@@ -124,9 +131,15 @@ lincoll_status_t lincoll_encode_repair_cost(lincoll_context_t *ctx, int k, int r
         if (lc_config_load(&local) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
         cfg = &local;
     }
-    lc_rep_shape_t sh = {.k = k, .r = r, .both = both, .p = ports, .B = packet_bytes};
-    memset(cost, 0, sizeof(*cost));
-    const lc_rep_alg_t *a = lc_rep_pick(cfg, &sh, slice_bytes, algo, cost);
+    /* a price: the shape only, on the k + r - both ranks that take part */
+    const lc_env_t env = {.P = k + r - both, .ports = ports, .cfg = cfg};
+    lc_rep_args_t args = {.shape = {.k = k, .r = r, .both = both, .p = ports, .B = packet_bytes}};
+    const lc_rep_alg_t *a = lc_rep_pick(&env, &args, slice_bytes, algo, cost);
+    if (a == NULL) {
+        lc_error("%s: no repair schedule serves k=%d r=%d (%s)", fn, k, r,
+                 lincoll_repair_algo_name(algo));
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
     if (algo_p) *algo_p = a->algo;
     return LINCOLL_OK;
 }
@@ -279,13 +292,21 @@ static lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm,
     lincoll_repair_algo_t algo = LINCOLL_REPAIR_ALGO_AUTO;
     size_t asked = 0;
     if (st == LINCOLL_OK) st = lc_rep_requested(&comm->ctx->cfg, opts, &algo, &asked);
-    lc_rep_shape_t sh = {.k = k, .r = r, .both = both >= 0, .p = p, .B = packet_bytes};
+    lc_rep_args_t args = {.shape = {.k = k, .r = r, .both = both >= 0, .p = p, .B = packet_bytes}};
     lincoll_repair_cost_t cost;
     const lc_rep_alg_t *a = NULL;
-    if (st == LINCOLL_OK) a = lc_rep_pick(&comm->ctx->cfg, &sh, asked, algo, &cost);
+    if (st == LINCOLL_OK) {
+        const lc_env_t env = lc_exec_env(comm, 0);
+        a = lc_rep_pick(&env, &args, asked, algo, &cost);
+        if (a == NULL) {
+            lc_error("%s: no repair schedule serves k=%d r=%d (%s)", fn, k, r,
+                     lincoll_repair_algo_name(algo));
+            st = LINCOLL_ERR_UNSUPPORTED;
+        }
+    }
     lc_enc_call_t b;
     if (st == LINCOLL_OK) {
-        st = lc_enc_begin(comm, a->plan, p, field, packet_bytes, &eo, &b);
+        st = lc_enc_begin(comm, a->plan_name, p, field, packet_bytes, &eo, &b);
         begun = st == LINCOLL_OK;
     }
     if (st == LINCOLL_OK) {
@@ -298,26 +319,28 @@ static lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm,
             if (src[i] == me) ms = i;
         for (int t = 0; t < r; t++)
             if (tgt[t] == me) mt = t;
-        const lc_rep_t rp = {.nranks = P,
-                             .k = k,
-                             .r = r,
-                             .src = src,
-                             .tgt = tgt,
-                             .both = both,
-                             .R = R,
-                             .me = me,
-                             .my_src = ms,
-                             .my_tgt = mt};
-        if (st == LINCOLL_OK) st = a->compile(&b.b, &rp, lc_ref(si, 0), lc_ref(so, 0));
+        args.rep = (lc_rep_t){.nranks = P,
+                              .k = k,
+                              .r = r,
+                              .src = src,
+                              .tgt = tgt,
+                              .both = both,
+                              .R = R,
+                              .me = me,
+                              .my_src = ms,
+                              .my_tgt = mt};
+        args.in = lc_ref(si, 0);
+        args.out = lc_ref(so, 0);
+        if (st == LINCOLL_OK) st = a->compile(&b.b, &args);
         if (st == LINCOLL_OK && a->sliced) {
-            st = lc_enc_slice_plan(&b.b, sh.slice);
+            st = lc_enc_slice_plan(&b.b, args.shape.slice);
         } else {
             b.b.chunk_req = asked; /* star, tree: round-major chunks of the asked slice */
         }
         lc_debug("%s: k=%d r=%d%s p=%d chunk %zu bytes: %s, %u rounds, %u slice(s), predicted "
                  "%.2f us",
-                 fn, k, r, both >= 0 ? " (one rebuilds and holds)" : "", p, packet_bytes, a->plan,
-                 cost.rounds, cost.slices, cost.seconds * 1e6);
+                 fn, k, r, both >= 0 ? " (one rebuilds and holds)" : "", p, packet_bytes,
+                 a->plan_name, cost.rounds, cost.slices, cost.seconds * 1e6);
     }
     free(src);
     free(srow);

@@ -2,8 +2,10 @@
  * core/encode/repair_registry.c: the repair schedules of
  * lincoll_encode_repair_k_init, one line each (docs/encode.md, "Repair with
  * the k survivors only").  A schedule is its .c file (repair_<name>.c),
- * which defines `const lc_rep_alg_t lc_rep_alg_<name>`, plus its line here;
- * order: ties of the cost model go to the first.
+ * which defines `const lc_rep_alg_t lc_rep_alg_<name>` (the entry shape of
+ * core/plan/alg.h: name, applies, cost, compile; then its plan name,
+ * lincoll_repair_algo_t, slicing and figures), plus its line here; order:
+ * ties of the cost model go to the first.
  */
 #include "core/encode/repair_int.h"
 

@@ -13,10 +13,21 @@
  * mirror image.  Layer 0 only (2.5D layers > 0 get nothing).
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/matmul/mm_int.h"
+
+void lc_mm_why(char *why, size_t len, const char *fmt, ...)
+{
+    if (why == NULL || len == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
 
 /* ---- geometry -------------------------------------------------------------- */
 

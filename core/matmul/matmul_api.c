@@ -163,8 +163,13 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
         if (st != LINCOLL_OK) return st;
     }
     if (algo != LINCOLL_MATMUL_AUTO) {
-        st = lc_mm_alg(algo)->check(&mm, 1);
-        if (st != LINCOLL_OK) return st;
+        const lc_mm_alg_t *g = lc_mm_alg(algo);
+        if (!LC_ALG_APPLIES(g, &mm.env, &mm)) {
+            char why[256] = "it cannot serve this distribution";
+            if (g->why_not != NULL) g->why_not(&mm.env, &mm, why, sizeof(why));
+            lc_error("matmul %s: %s", g->name, why);
+            return LINCOLL_ERR_UNSUPPORTED;
+        }
     } else {
         lc_config_t cfg = comm->ctx->cfg; /* read at every init, like the algorithm */
         if (lc_config_reread_id(LINCOLL_CONFIG_MATMUL_MAX_MEM, &cfg) != LINCOLL_OK)
@@ -175,10 +180,9 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
         const lc_mm_alg_t *const *reg = lc_mm_registry(&n);
         for (size_t x = 0; x < n; x++) {
             const lc_mm_alg_t *g = reg[x];
-            if (g->check(&mm, 0) != LINCOLL_OK) continue;
-            double sec, mem;
-            g->cost(&mm, &sec, &mem);
-            if (limit > 0 && mem > limit) continue;
+            if (!LC_ALG_APPLIES(g, &mm.env, &mm)) continue;
+            if (limit > 0 && g->memory != NULL && g->memory(&mm.env, &mm) > limit) continue;
+            const double sec = g->cost(&mm.env, &mm);
             if (sec < best) best = sec, algo = g->algo;
         }
         if (algo == LINCOLL_MATMUL_AUTO) {
@@ -201,7 +205,7 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
     pv->magic = LC_MM_MAGIC;
     p->priv = pv;
     p->priv_free = free;
-    st = lc_mm_alg(algo)->build(p, &mm);
+    st = lc_mm_alg(algo)->compile(p, &mm);
     if (st == LINCOLL_OK) st = lc_mm_finish(p, &mm, algo, pv->info.panel, pv->info.bcast);
     if (st != LINCOLL_OK) {
         lc_plan_destroy(p);

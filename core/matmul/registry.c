@@ -1,9 +1,10 @@
 /*
  * core/matmul/registry.c: the distributed matrix multiply algorithms, one
  * line each (docs/matmul.md).  An algorithm is its .c file, which defines
- * `const lc_mm_alg_t lc_mm_alg_<file>` (its lincoll_matmul_algo_t, name,
- * check, closed-form cost and compiler), plus its line here.  Order matters
- * only for ties of the cost model: the first wins.
+ * `const lc_mm_alg_t lc_mm_alg_<file>` (the entry shape of core/plan/alg.h:
+ * name, applies, closed-form cost, compiler; then its lincoll_matmul_algo_t,
+ * why_not and scratch memory), plus its line here.  Order matters only for
+ * ties of the cost model: the first wins.
  */
 #include "core/matmul/mm_int.h"
 

@@ -12,9 +12,9 @@
  *  - collectives: lc_coll_registry()'s entries of the operation;
  *  - matmul: lc_mm_registry(), each algorithm on the distribution it needs
  *    (ring P x 1, SUMMA the squarest pr x pc, Cannon q x q, 2.5D q x q x c).
- * Applicability is the registry entry's own: a collective's applies(), a
- * matmul algorithm's check(); what remains here is the sim's setup (fields,
- * grids, the data a call needs).
+ * Applicability is the registry entry's own applies() (core/plan/alg.h);
+ * what remains here is the sim's setup (fields, grids, the data a call
+ * needs).
  */
 #include <lincoll/coll.h>
 #include <lincoll/encode.h>
@@ -142,8 +142,8 @@ static void sim_build(void)
     const lc_rep_alg_t *const *rep = lc_rep_registry(&n);
     for (size_t i = 0; i < n; i++)
         sim_add(SIM_REPAIR, (sim_alg_t){.kind = K_REPAIR_K,
-                                        .name = lincoll_repair_algo_name(rep[i]->algo),
-                                        .plan = rep[i]->plan,
+                                        .name = rep[i]->name,
+                                        .plan = rep[i]->plan_name,
                                         .rep = rep[i]});
     const lc_coll_alg_t *const *coll = lc_coll_registry(&n);
     for (int op = SIM_ALLREDUCE; op <= SIM_REDUCE; op++)
@@ -418,12 +418,15 @@ static int sim_check_encode(const sim_params_t *prm, const sim_alg_t *a, char *w
             return -1;
         }
         return 0;
-    case K_ENC_ZC:
-        if (K < 2) {
-            snprintf(why, len, "%s needs K >= 2", a->name);
+    case K_ENC_ZC: { /* the entry's applies, every peer mapped */
+        const lc_env_t env = sim_env(prm, sim_cfg());
+        const lc_enc_args_t ea = {.K = K, .p = p, .B = prm->size};
+        if (!LC_ALG_APPLIES(a->enc, &env, &ea)) {
+            snprintf(why, len, "%s cannot serve K=%d (the registry's applies: K >= 2)", a->name, K);
             return -1;
         }
         return 0;
+    }
     case K_RS:
     case K_REPAIR:
     case K_REPAIR_K:
@@ -477,8 +480,9 @@ static int sim_check_matmul(const sim_params_t *prm, const sim_alg_t *a, char *w
                      prm->mm_layers > 0 ? " (--layers)" : "", prm->K);
         return -1;
     }
-    /* the registry's check on the row's distribution */
-    lc_mm_t mm = {.P = prm->K,
+    /* the registry's applies on the row's distribution */
+    lc_mm_t mm = {.env = sim_env(prm, sim_cfg()),
+                  .P = prm->K,
                   .dtype = LINCOLL_DOUBLE,
                   .es = 8,
                   .m = prm->mm_n,
@@ -486,7 +490,7 @@ static int sim_check_matmul(const sim_params_t *prm, const sim_alg_t *a, char *w
                   .k = prm->mm_n};
     if (lincoll_matdesc_block(&mm.da, prm->mm_n, prm->mm_n, pr, pc, c, LINCOLL_COL_MAJOR) !=
             LINCOLL_OK ||
-        (mm.db = mm.dc = mm.da, a->mm->check(&mm, 0) != LINCOLL_OK)) {
+        (mm.db = mm.dc = mm.da, !LC_ALG_APPLIES(a->mm, &mm.env, &mm))) {
         snprintf(why, len, "%s cannot serve n=%lld on grid %dx%dx%d", a->name, (long long)prm->mm_n,
                  pr, pc, c);
         return -1;
@@ -542,10 +546,9 @@ static int sim_algo_nwins(const sim_params_t *prm, const sim_alg_t *a)
             ir = b.plan;
             int si = lc_plan_slot_user(ir, in, prm->size),
                 so = lc_plan_slot_user(ir, out, prm->size);
-            if (si >= 0 && so >= 0 &&
-                a->enc->compile(&b, prm->K, 0, sim_coef_one, NULL, lc_ref(si, 0), lc_ref(so, 0)) ==
-                    LINCOLL_OK)
-                w = (int)ir->nwins;
+            const lc_enc_args_t ea =
+                lc_enc_args(&b, prm->K, 0, sim_coef_one, NULL, lc_ref(si, 0), lc_ref(so, 0));
+            if (si >= 0 && so >= 0 && a->enc->compile(&b, &ea) == LINCOLL_OK) w = (int)ir->nwins;
         }
         lincoll_gf_field_destroy(f);
     } else {

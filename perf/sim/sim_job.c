@@ -160,9 +160,9 @@ static lincoll_status_t sim_zc_ir(sim_job_t *j, int r, lc_plan_t **ir_p)
     b.plan->env.mapped = 1;
     int si = lc_plan_slot_user(b.plan, j->in[r], B), so = lc_plan_slot_user(b.plan, j->out[r], B);
     lc_enc_dense_t d = {.A = j->A, .K = j->K, .q = lincoll_gf_field_order(j->field), .bad_j = -1};
-    st = si < 0 || so < 0
-             ? LINCOLL_ERR_NOMEM
-             : j->a->enc->compile(&b, j->K, r, lc_enc_dense_coef, &d, lc_ref(si, 0), lc_ref(so, 0));
+    const lc_enc_args_t ea =
+        lc_enc_args(&b, j->K, r, lc_enc_dense_coef, &d, lc_ref(si, 0), lc_ref(so, 0));
+    st = si < 0 || so < 0 ? LINCOLL_ERR_NOMEM : j->a->enc->compile(&b, &ea);
     if (st == LINCOLL_OK) st = lc_plan_finalize(b.plan);
     if (st == LINCOLL_OK) {
         *ir_p = b.plan;
