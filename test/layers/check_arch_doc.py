@@ -125,6 +125,7 @@ def check_span(tree, s):
     core = core.replace("struct ", "")
     if "->" in core:
         core = core.split("->")[-1]
+    core = core.split("::")[0]  # type::member: the type
     prefix = False
     for c in "<*.":
         if c in core:
