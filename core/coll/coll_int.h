@@ -125,11 +125,14 @@ lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const
 const char *lc_coll_op_name(lc_coll_op_t op);
 /* The variable that forces op's algorithm (LINCOLL_ALLREDUCE_ALGO, ...). */
 const char *lc_coll_op_var(lc_coll_op_t op);
-/* Pick the algorithm (forced or cheapest), compile, bind (agreeing on the
- * windows of a zero-copy candidate) and return the plan.  blocking: a
- * blocking call compiles it (the plan cache, coll_cache.c), and no zero-copy
- * algorithm is a candidate. */
-lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, int blocking,
+/* Pick the algorithm (opts->algo, else LINCOLL_<OP>_ALGO, else the
+ * cheapest), compile, bind (agreeing on the windows of a zero-copy
+ * candidate) and return the plan.  fn: the public function, for log lines;
+ * opts: the call's options (NULL: defaults).  blocking: a blocking call
+ * compiles it (the plan cache, coll_cache.c), and no zero-copy algorithm is
+ * a candidate. */
+lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, const char *fn,
+                              const lincoll_coll_opts_t *opts, int blocking,
                               lincoll_plan_t **plan_p);
 /* Compilers of the plans that are not reductions (one file each). */
 lincoll_status_t lc_sendrecv_build(lc_plan_t *p, const void *sbuf, size_t sbytes, int dst,

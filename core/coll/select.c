@@ -4,14 +4,19 @@
  * "Algorithm selection").
  *
  * For one call:
- *   1. LINCOLL_<OP>_ALGO (reread through the config table at every *_init,
- *      so a program may change it between calls) forces an algorithm by its
- *      short name (rhd, ring, binomial, zcopy, zcopy_rd, ...) or plan name.
- *      A name no operation has is LINCOLL_ERR_INVALID naming the variable; a
- *      forced algorithm that cannot serve this call (not applicable, another
- *      operation's, or zero copy where peers are not mapped) falls back to
- *      the automatic choice with one warning, or is LINCOLL_ERR_UNSUPPORTED
- *      when LINCOLL_ALGO_FALLBACK=error.
+ *   1. The call's opts->algo (the *_init_opts inits), else
+ *      LINCOLL_<OP>_ALGO (reread through the config table at every *_init,
+ *      so a program may change it between calls), forces an algorithm by its
+ *      short name (rhd, ring, binomial, zcopy, zcopy_rd, ...) or plan name;
+ *      NULL, "" and "auto" force nothing.  A name that is not one of the
+ *      operation's algorithms is LINCOLL_ERR_INVALID naming opts->algo; in
+ *      the variable, a name no operation has is LINCOLL_ERR_INVALID naming
+ *      the variable, and another operation's name falls back as below.  A
+ *      forced algorithm that cannot serve this call (not applicable, or zero
+ *      copy where peers are not mapped) falls back to the automatic choice
+ *      (the cost model: a forced opts->algo does not fall back to the
+ *      variable) with one warning, or is LINCOLL_ERR_UNSUPPORTED when
+ *      LINCOLL_ALGO_FALLBACK=error.
  *   2. Otherwise the cheapest applicable algorithm by its closed-form cost
  *      (ties to the registry's first).  Zero-copy candidates count when every
  *      peer may be mapped (lc_exec_can_map: a real bootstrap on one host; not
@@ -23,8 +28,8 @@
  *      tag algorithm instead.  Ranks that passed other arguments fail alike
  *      with LINCOLL_ERR_MISMATCH.
  * Everything the choice depends on is the same on every rank (op, P,
- * counts, dtype, root, configuration, the records), so every rank compiles
- * the same algorithm.
+ * counts, dtype, root, opts, configuration, the records), so every rank
+ * compiles the same algorithm.
  *
  * Pipelining (LINCOLL_COLL_CHUNK > 0): allreduce, bcast and reduce cut
  * vectors of at least two pieces into pieces of that many bytes (at most 64
@@ -35,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/base/log.h"
 #include "core/coll/coll_int.h"
@@ -188,54 +194,107 @@ static const lc_coll_alg_t *lc_coll_best(const lc_env_t *env, const lc_coll_args
     return best;
 }
 
-/* A forced algorithm that cannot serve: warn once and choose (NULL), or fail. */
-static lincoll_status_t lc_coll_fallback(const lc_config_t *cfg, lc_coll_op_t op, const char *name,
-                                         const char *why)
+/* What forced the call's algorithm, for log lines and the fallback. */
+typedef struct lc_coll_force {
+    char who[96];  /* "LINCOLL_ALLREDUCE_ALGO" or "lincoll_allreduce_init_opts: opts->algo" */
+    char name[64]; /* the name it gave (a copy: the variable's lives in a local config) */
+    int opts;      /* 1: opts->algo, 0: the variable */
+} lc_coll_force_t;
+
+/* A forced algorithm that cannot serve: warn once (per operation and
+ * source) and choose (NULL), or fail. */
+static lincoll_status_t lc_coll_fallback(const lc_config_t *cfg, lc_coll_op_t op,
+                                         const lc_coll_force_t *f, const char *why)
 {
     if (cfg->algo_fallback == LC_FALLBACK_ERROR) {
-        lc_error("%s=%s: %s (%s=error)", lc_coll_op_var(op), name, why,
+        lc_error("%s=%s: %s (%s=error)", f->who, f->name, why,
                  lc_config_name(LINCOLL_CONFIG_ALGO_FALLBACK));
         return LINCOLL_ERR_UNSUPPORTED;
     }
-    static int warned[LC_COLL_NOPS];
-    if (!warned[op]) {
-        warned[op] = 1;
-        lc_warn("%s=%s: %s; choosing automatically", lc_coll_op_var(op), name, why);
+    static int warned[2][LC_COLL_NOPS];
+    if (!warned[f->opts][op]) {
+        warned[f->opts][op] = 1;
+        lc_warn("%s=%s: %s; choosing automatically", f->who, f->name, why);
     }
     return LINCOLL_OK;
 }
 
-/* The forced algorithm (NULL: automatic) or an error. */
-static lincoll_status_t lc_coll_forced(const lc_config_t *cfg, const lc_env_t *env,
+/* The names of op's algorithms, ", "-separated, into buf. */
+static void lc_coll_names(lc_coll_op_t op, char *buf, size_t len)
+{
+    size_t n, at = 0;
+    const lc_coll_alg_t *const *reg = lc_coll_registry(&n);
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && at < len; i++) {
+        if (reg[i]->op != op) continue;
+        int w = snprintf(buf + at, len - at, "%s%s", at > 0 ? ", " : "", reg[i]->name);
+        if (w < 0) break;
+        at += (size_t)w;
+    }
+}
+
+/* g, forced by f, if it can serve the call; else the fallback (NULL or an error). */
+static lincoll_status_t lc_coll_usable(const lc_config_t *cfg, const lc_env_t *env,
                                        const lc_coll_args_t *a, int can_map,
+                                       const lc_coll_force_t *f, const lc_coll_alg_t *g,
                                        const lc_coll_alg_t **alg_p)
 {
-    lc_config_t c = *cfg;
+    if (g->mapped && !can_map)
+        return lc_coll_fallback(cfg, a->op, f,
+                                "zero copy needs every rank on this node in one job, and not a "
+                                "blocking call");
+    if (g->applies != NULL && !g->applies(env, a))
+        return lc_coll_fallback(cfg, a->op, f, "it cannot serve this call's size or rank count");
+    *alg_p = g;
+    return LINCOLL_OK;
+}
+
+static int lc_coll_is_auto(const char *name)
+{
+    return name == NULL || name[0] == '\0' || strcasecmp(name, "auto") == 0;
+}
+
+/* The forced algorithm (NULL: automatic) or an error; f says what forced it. */
+static lincoll_status_t lc_coll_forced(const lc_config_t *cfg, const lc_env_t *env,
+                                       const lc_coll_args_t *a, int can_map, const char *fn,
+                                       const lincoll_coll_opts_t *opts, lc_coll_force_t *f,
+                                       const lc_coll_alg_t **alg_p)
+{
     *alg_p = NULL;
+    if (opts != NULL && !lc_coll_is_auto(opts->algo)) { /* the call's choice first */
+        snprintf(f->who, sizeof(f->who), "%s: opts->algo", fn);
+        snprintf(f->name, sizeof(f->name), "%s", opts->algo);
+        f->opts = 1;
+        const lc_coll_alg_t *g = lc_coll_find(a->op, opts->algo);
+        if (g == NULL) {
+            char names[160];
+            lc_coll_names(a->op, names, sizeof(names));
+            lc_error("%s=%s: no %s algorithm of that name (%s)", f->who, opts->algo,
+                     lc_op_names[a->op], names);
+            return LINCOLL_ERR_INVALID;
+        }
+        return lc_coll_usable(cfg, env, a, can_map, f, g, alg_p);
+    }
+    lc_config_t c = *cfg;
     if (lc_config_reread_id(lc_op_var_ids[a->op], &c) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
     const char *name = lc_cfg_algo(&c, a->op);
     if (name[0] == '\0' || strcmp(name, "auto") == 0) return LINCOLL_OK;
+    snprintf(f->who, sizeof(f->who), "%s", lc_coll_op_var(a->op));
+    snprintf(f->name, sizeof(f->name), "%s", name);
+    f->opts = 0;
     const lc_coll_alg_t *g = lc_coll_find(a->op, name);
     if (g == NULL) {
         for (int op = 0; op < LC_COLL_NOPS && g == NULL; op++)
             g = lc_coll_find((lc_coll_op_t)op, name);
         if (g == NULL) {
-            lc_error("%s=%s: no such algorithm (lincoll_info -a lists them)", lc_coll_op_var(a->op),
-                     name);
+            lc_error("%s=%s: no such algorithm (lincoll_info -a lists them)", f->who, name);
             return LINCOLL_ERR_INVALID;
         }
         char why[96];
         snprintf(why, sizeof(why), "%s has no %s algorithm", lc_op_names[a->op], name);
-        return lc_coll_fallback(cfg, a->op, name, why);
+        return lc_coll_fallback(cfg, a->op, f, why);
     }
-    if (g->mapped && !can_map)
-        return lc_coll_fallback(cfg, a->op, name,
-                                "zero copy needs every rank on this node in one job, and not a "
-                                "blocking call");
-    if (g->applies != NULL && !g->applies(env, a))
-        return lc_coll_fallback(cfg, a->op, name, "it cannot serve this call's size or rank count");
-    *alg_p = g;
-    return LINCOLL_OK;
+    return lc_coll_usable(cfg, env, a, can_map, f, g, alg_p);
 }
 
 /* What every rank of the call must agree on. */
@@ -250,13 +309,12 @@ static lc_bind_shape_t lc_coll_shape(const lc_coll_args_t *a, int P)
     return s;
 }
 
-lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, int blocking,
+lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, const char *fn,
+                              const lincoll_coll_opts_t *opts, int blocking,
                               lincoll_plan_t **plan_p)
 {
     const lc_config_t *cfg = &comm->ctx->cfg;
     { /* memory types (docs/accelerators.md): every collective takes device buffers */
-        char fn[48];
-        snprintf(fn, sizeof(fn), "lincoll_%s_init", lc_coll_op_name(a->op));
         const size_t mine = a->counts != NULL ? a->counts[comm->rank] : a->count;
         const size_t rb = a->op == LC_COLL_REDUCE_SCATTER ? mine : a->total;
         const size_t sb = a->op == LC_COLL_ALLGATHER ? mine : a->total;
@@ -267,7 +325,8 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, int
     const int can_map = lc_exec_can_map(comm) && !blocking;
     lc_env_t env = lc_exec_env(comm, can_map);
     const lc_coll_alg_t *alg;
-    lincoll_status_t st = lc_coll_forced(cfg, &env, a, can_map, &alg);
+    lc_coll_force_t force = {.opts = 0};
+    lincoll_status_t st = lc_coll_forced(cfg, &env, a, can_map, fn, opts, &force, &alg);
     if (st != LINCOLL_OK) return st;
     const int forced = alg != NULL;
     double cost = 0;
@@ -300,7 +359,7 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, int
         lc_plan_destroy(ir);
         ir = NULL;
         if (forced &&
-            (st = lc_coll_fallback(cfg, a->op, alg->name,
+            (st = lc_coll_fallback(cfg, a->op, &force,
                                    "a rank's buffers are not lincoll memory mapped by every "
                                    "rank")) != LINCOLL_OK)
             return st;
