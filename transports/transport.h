@@ -5,10 +5,11 @@
  * declared with the transport's own parameters in its own header
  * (transports/ucx/api.h, transports/sim/api.h; the sim world API is sim's).
  * The files of each transport are named by concern, the same name in every
- * transport (init.c, progress.c, alive.c, tag.c, mem.c, rma.c).  core/ picks
- * one from its transport array (core/context/transports.c).  A transport
- * never includes core/: its logger and parameters come through
- * lc_tl_set_log() and lc_tl_params_t.
+ * transport (init.c, progress.c, alive.c, tag.c, mem.c, rma.c, config.c).
+ * core/ picks one from its transport array (core/context/transports.c).  A
+ * transport never includes core/: its logger and parameters come through
+ * lc_tl_set_log() and lc_tl_params_t, the values of its configuration rows
+ * (below) through its own parameters.
  *
  * Completion model: send_nb/recv_nb/put_nb return a request owned by the
  * transport.  The caller polls it with test() and hands it back with
@@ -133,6 +134,53 @@ extern lc_tl_log_fn_t lc_tl_log;
 #define lc_tl_warn(...)  lc_tl_log(LINCOLL_LOG_WARN, __FILE__, __LINE__, __VA_ARGS__)
 #define lc_tl_info(...)  lc_tl_log(LINCOLL_LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
 #define lc_tl_debug(...) lc_tl_log(LINCOLL_LOG_DEBUG, __FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- configuration rows ---------------------------------------------- */
+/*
+ * A transport declares the LINCOLL_* variables it takes in a table of its
+ * own (transports/<name>/config.c): one row each, LINCOLL_<suffix>, whose
+ * value lands in a field of the transport's settings struct (declared in its
+ * api.h).  core/base/config.c, the only reader of LINCOLL_* variables, nests
+ * every transport's table as a block of its one table: it parses, checks and
+ * lists these rows like its own, and hands the parsed settings down to the
+ * transport when it starts it.  A row's field has the C type of its type:
+ */
+typedef enum lc_tl_config_type {
+    LC_TL_CONFIG_STRING, /* char[size]: text, NUL-terminated, shorter than size */
+    LC_TL_CONFIG_INT,    /* long, within values "min:max" (NULL: any) */
+    LC_TL_CONFIG_SIZE,   /* size_t: bytes, with an optional k/m/g suffix */
+    LC_TL_CONFIG_TIME,   /* double: seconds, >= 0 */
+    LC_TL_CONFIG_BOOL,   /* int: 0 or 1 (y/n, yes/no, true/false, on/off) */
+    LC_TL_CONFIG_ENUM,   /* int: the index of the value in values "a|b|c" */
+    LC_TL_CONFIG_DOUBLE, /* double: > 0 */
+} lc_tl_config_type_t;
+
+/** One configuration row of a transport: the variable LINCOLL_<suffix>. */
+typedef struct lc_tl_config_row {
+    const char *suffix; /* the name after "LINCOLL_", e.g. "UCX_LANES" */
+    lc_tl_config_type_t type;
+    const char *dflt;   /* default, as text */
+    const char *values; /* ENUM: "a|b|c"; INT: "min:max"; otherwise a hint or NULL */
+    const char *doc;    /* what it does (lincoll_info -c prints it) */
+    size_t offset;      /* of its field in the transport's settings struct */
+    size_t size;        /* of that field */
+} lc_tl_config_row_t;
+
+/** A transport's configuration table: its rows, in the order of their public
+ *  ids (lincoll_config_id_t); rows NULL when n_rows is 0. */
+typedef struct lc_tl_config {
+    const char *transport; /* the transport's name (its ops table's) */
+    const lc_tl_config_row_t *rows;
+    size_t n_rows;
+} lc_tl_config_t;
+
+/** A row of @p _suffix (the variable LINCOLL_<_suffix>, the name written
+ *  once) stored in field @p _field of settings struct @p _settings_t. */
+#define LC_TL_CONFIG_ROW(_suffix, _type, _dflt, _values, _settings_t, _field, _doc)                \
+    {                                                                                              \
+        .suffix = #_suffix, .type = (_type), .dflt = (_dflt), .values = (_values), .doc = (_doc),  \
+        .offset = offsetof(_settings_t, _field), .size = sizeof(((_settings_t *)0)->_field)        \
+    }
 
 /** Parameters of init(): what every transport takes, and a pointer to the
  *  transport's own (declared in its transports/<name>/api.h, never here). */

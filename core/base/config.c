@@ -1,11 +1,18 @@
 /*
- * core/base/config.c: the LINCOLL_* variable table and its parsers, the
- * kernels' settings taken from it, and the table of UCX variables lincoll
- * sets for its ucx transport.  The only reader of LINCOLL_* variables.
+ * core/base/config.c: the LINCOLL_* variable table and its parsers, and the
+ * kernels' settings taken from it.  The only reader of LINCOLL_* variables.
+ *
+ * The table is core's own rows with every transport's rows nested as a block
+ * (lc_tl_config_t: transports/ucx/config.c, transports/sim/config.c), whose
+ * values land in that transport's settings inside lc_config_t.  It is
+ * flattened once into one row per lincoll_config_id_t, each named in full;
+ * every reader (parsing, lc_config_name, lincoll_config_var, lincoll_info -c)
+ * sees the flat rows.
  */
 #include "core/base/config.h"
 #include "core/base/log.h"
 #include "kernels/kernels.h"
+#include "transports/sim/api.h"
 #include "transports/ucx/api.h"
 
 #include <ctype.h>
@@ -14,24 +21,46 @@
 #include <errno.h>
 #include <lincoll/info.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* One row: the variable LINCOLL_<_id>, at index LINCOLL_CONFIG_<_id>
- * (include/lincoll/info.h).  The only place a variable's name is written:
- * everyone else takes it from here (lc_config_name, lincoll_config_var). */
-#define LC_F(_id, _type, _dflt, _values, _field, _doc)                                             \
-    [LINCOLL_CONFIG_##_id] = {"LINCOLL_" #_id,                                                     \
-                              _type,                                                               \
-                              _dflt,                                                               \
-                              _values,                                                             \
-                              _doc,                                                                \
-                              offsetof(lc_config_t, _field),                                       \
-                              sizeof(((lc_config_t *)0)->_field)}
+/* An entry of the declared table: a row of core's own, or a block that
+ * nests the rows of a transport's table. */
+typedef struct lc_config_decl {
+    lincoll_config_id_t id;       /* the row's id; a block: the id of its first row */
+    lc_config_field_t row;        /* core's row */
+    const lc_tl_config_t *nested; /* a block: the transport's table */
+    size_t base;                  /* a block: where the transport's settings lie in lc_config_t */
+} lc_config_decl_t;
 
-static const lc_config_field_t lc_config_fields[] = {
+/* One row: the variable LINCOLL_<_id>, at index LINCOLL_CONFIG_<_id>
+ * (include/lincoll/info.h).  The only place a variable's name is written
+ * (a transport's rows: LC_TL_CONFIG_ROW in its config.c): everyone else
+ * takes it from here (lc_config_name, lincoll_config_var). */
+#define LC_F(_id, _type, _dflt, _values, _field, _doc)                                             \
+    {                                                                                              \
+        .id = LINCOLL_CONFIG_##_id,                                                                \
+        .row = {.name = "LINCOLL_" #_id,                                                           \
+                .type = (_type),                                                                   \
+                .dflt = (_dflt),                                                                   \
+                .values = (_values),                                                               \
+                .doc = (_doc),                                                                     \
+                .offset = offsetof(lc_config_t, _field),                                           \
+                .size = sizeof(((lc_config_t *)0)->_field)},                                       \
+    }
+
+/* A block: the rows of transport table _tl, with ids from
+ * LINCOLL_CONFIG_<_first> on in the table's order, their values in the
+ * transport's settings at offset _base of lc_config_t. */
+#define LC_NEST(_first, _tl, _base)                                                                \
+    {                                                                                              \
+        .id = LINCOLL_CONFIG_##_first, .nested = &(_tl), .base = (_base)                           \
+    }
+
+static const lc_config_decl_t lc_config_decls[] = {
     LC_F(LOG_LEVEL, LC_CFG_ENUM, "warn", "error|warn|info|debug|trace", log_level,
          "log lines at or above this severity go to stderr (or the installed handler)"),
     LC_F(TIMEOUT, LC_CFG_TIME, "60", NULL, timeout,
@@ -61,15 +90,8 @@ static const lc_config_field_t lc_config_fields[] = {
     LC_F(BOOTSTRAP_TIMEOUT, LC_CFG_TIME, "120", NULL, bootstrap_timeout,
          "seconds lincoll_init waits for all ranks to reach the bootstrap (later bootstrap "
          "waits follow LINCOLL_TIMEOUT)"),
-    LC_F(UCX_ERR_MODE, LC_CFG_ENUM, "peer", "peer|none", ucx_err_mode,
-         "UCX endpoint error handling: peer turns a dead peer into an error (shared memory "
-         "stays on through UCX_MM_ERROR_HANDLING=y); none is UCX's default"),
-    LC_F(UCX_LANES, LC_CFG_STRING, "", "comma-separated network devices", ucx_lanes,
-         "one lane per listed device (e.g. emu0,emu1 or mlx5_0:1,mlx5_1:1): each lane is a UCX "
-         "context and worker of its own restricted to that device (NET_DEVICES), and the p "
-         "sends and receives of a round travel on lanes by their port index, so p ports are p "
-         "links.  Empty: one lane, the devices UCX_NET_DEVICES or the topology choose.  Every "
-         "rank should list the same number of lanes (a pair uses the lanes both have)"),
+    /* LINCOLL_UCX_*: the ucx transport's rows (transports/ucx/config.c) */
+    LC_NEST(UCX_ERR_MODE, lc_tl_ucx_config, offsetof(lc_config_t, ucx)),
     LC_F(COLL_ZCOPY_THRESHOLD, LC_CFG_SIZE, "2k", NULL, zcopy_threshold,
          "collectives over lincoll_mem_alloc buffers on ranks that map each other's memory "
          "(one node): allreduce, reduce-scatter, allgather, bcast and reduce of at least this many "
@@ -137,19 +159,112 @@ static const lc_config_field_t lc_config_fields[] = {
     LC_F(STORE_SECRET, LC_CFG_STRING, "", NULL, store_secret,
          "lincoll-store (daemon/lincoll-store.c): the secret its clients must present, when "
          "it is not given as the first line of stdin (never on the command line)"),
+    /* the sim transport's rows (transports/sim/config.c: none, no settings) */
+    LC_NEST(LAST, lc_tl_sim_config, 0),
 };
-_Static_assert(sizeof(lc_config_fields) / sizeof(lc_config_fields[0]) == LINCOLL_CONFIG_LAST,
-               "one row per lincoll_config_id_t (include/lincoll/info.h)");
+#define LC_CONFIG_BLOCKS 2 /* the LC_NEST entries above */
+_Static_assert(sizeof(lc_config_decls) / sizeof(lc_config_decls[0]) - LC_CONFIG_BLOCKS +
+                       LC_TL_UCX_CONFIG_NROWS + LC_TL_SIM_CONFIG_NROWS ==
+                   LINCOLL_CONFIG_LAST,
+               "one row per lincoll_config_id_t (include/lincoll/info.h): core's and the "
+               "transports'");
+_Static_assert(LC_TL_UCX_CONFIG_ERR_MODE == 0 &&
+                   LINCOLL_CONFIG_UCX_ERR_MODE + LC_TL_UCX_CONFIG_LANES ==
+                       LINCOLL_CONFIG_UCX_LANES &&
+                   LC_TL_UCX_CONFIG_NROWS == 2,
+               "the ids of the ucx block follow the rows of lc_tl_ucx_config");
+
+/* ---- the flat table ------------------------------------------------------ */
+
+#define LC_CONFIG_NAME_MAX 64
+
+static lc_config_field_t lc_config_rows[LINCOLL_CONFIG_LAST];
+static char lc_config_nested_names[LINCOLL_CONFIG_LAST][LC_CONFIG_NAME_MAX];
+static pthread_once_t lc_config_once = PTHREAD_ONCE_INIT;
+
+static const lc_cfg_type_t lc_config_tl_types[] = {
+    [LC_TL_CONFIG_STRING] = LC_CFG_STRING, [LC_TL_CONFIG_INT] = LC_CFG_INT,
+    [LC_TL_CONFIG_SIZE] = LC_CFG_SIZE,     [LC_TL_CONFIG_TIME] = LC_CFG_TIME,
+    [LC_TL_CONFIG_BOOL] = LC_CFG_BOOL,     [LC_TL_CONFIG_ENUM] = LC_CFG_ENUM,
+    [LC_TL_CONFIG_DOUBLE] = LC_CFG_DOUBLE,
+};
+_Static_assert(sizeof(lc_config_tl_types) / sizeof(lc_config_tl_types[0]) ==
+                   LC_TL_CONFIG_DOUBLE + 1,
+               "every transport row type has a core type");
+
+/* Row @p r of block @p e (a transport's row), named LINCOLL_<suffix>. */
+static void lc_config_nested_row(const lc_config_decl_t *e, size_t r, lc_config_field_t *f)
+{
+    const lc_tl_config_row_t *tr = &e->nested->rows[r];
+    char *name = lc_config_nested_names[e->id + r];
+    int len = snprintf(name, LC_CONFIG_NAME_MAX, "LINCOLL_%s", tr->suffix);
+    if (len < 0 || len >= LC_CONFIG_NAME_MAX || (unsigned)tr->type > LC_TL_CONFIG_DOUBLE) {
+        lc_error("configuration table: row %zu of the %s transport (%s) has a name longer than "
+                 "%d characters or an unknown type",
+                 r, e->nested->transport, name, LC_CONFIG_NAME_MAX - 1);
+    }
+    *f = (lc_config_field_t){
+        .name = name,
+        .type = (unsigned)tr->type <= LC_TL_CONFIG_DOUBLE ? lc_config_tl_types[tr->type]
+                                                          : LC_CFG_STRING,
+        .dflt = tr->dflt,
+        .values = tr->values,
+        .doc = tr->doc,
+        .offset = e->base + tr->offset,
+        .size = tr->size,
+    };
+}
+
+/* Core's rows and the transports' blocks, each row at its id; a table that
+ * breaks that (two rows on one id, an id without a row, a name twice) is
+ * logged: test_layers_config finds it too. */
+static void lc_config_flatten(void)
+{
+    for (size_t d = 0; d < sizeof(lc_config_decls) / sizeof(lc_config_decls[0]); d++) {
+        const lc_config_decl_t *e = &lc_config_decls[d];
+        size_t n = e->nested != NULL ? e->nested->n_rows : 1;
+        for (size_t r = 0; r < n; r++) {
+            size_t id = (size_t)e->id + r;
+            if (id >= LINCOLL_CONFIG_LAST || lc_config_rows[id].name != NULL) {
+                lc_error("configuration table: entry %zu row %zu: id %zu is out of range or "
+                         "taken by %s",
+                         d, r, id, id < LINCOLL_CONFIG_LAST ? lc_config_rows[id].name : "-");
+                continue;
+            }
+            if (e->nested != NULL) {
+                lc_config_nested_row(e, r, &lc_config_rows[id]);
+            } else {
+                lc_config_rows[id] = e->row;
+            }
+        }
+    }
+    for (size_t i = 0; i < LINCOLL_CONFIG_LAST; i++) {
+        if (lc_config_rows[i].name == NULL) {
+            lc_error("configuration table: no row has id %zu", i);
+            /* a row no value fits: lc_config_load fails instead of crashing */
+            lc_config_rows[i] = (lc_config_field_t){"LINCOLL_?", LC_CFG_ENUM, "", "", "", 0, 0};
+        }
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(lc_config_rows[i].name, lc_config_rows[j].name) == 0) {
+                lc_error("configuration table: %s is declared twice (ids %zu and %zu)",
+                         lc_config_rows[i].name, j, i);
+            }
+        }
+    }
+}
 
 const lc_config_field_t *lc_config_table(size_t *count_p)
 {
-    *count_p = sizeof(lc_config_fields) / sizeof(lc_config_fields[0]);
-    return lc_config_fields;
+    pthread_once(&lc_config_once, lc_config_flatten);
+    *count_p = LINCOLL_CONFIG_LAST;
+    return lc_config_rows;
 }
 
 const char *lc_config_name(lincoll_config_id_t id)
 {
-    return (unsigned)id < LINCOLL_CONFIG_LAST ? lc_config_fields[id].name : "LINCOLL_?";
+    size_t n;
+    const lc_config_field_t *t = lc_config_table(&n);
+    return (unsigned)id < n ? t[id].name : "LINCOLL_?";
 }
 
 static int lc_enum_index(const char *values, const char *text)
@@ -220,15 +335,21 @@ static int lc_parse_bool(const char *t)
     return -1;
 }
 
-lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *text,
-                                       lc_config_t *cfg)
+/* Parse @p text into @p f's field of @p cfg; a bad value is logged unless
+ * @p quiet, and leaves the field as it was. */
+static lincoll_status_t lc_config_parse(const lc_config_field_t *f, const char *text,
+                                        lc_config_t *cfg, int quiet)
 {
+#define LC_PARSE_ERROR(...)                                                                        \
+    do {                                                                                           \
+        if (!quiet) lc_error(__VA_ARGS__);                                                         \
+    } while (0)
     char *dst = (char *)cfg + f->offset;
     char *end;
     switch (f->type) {
     case LC_CFG_STRING:
         if (strlen(text) >= f->size) {
-            lc_error("%s: value is longer than %zu characters", f->name, f->size - 1);
+            LC_PARSE_ERROR("%s: value is longer than %zu characters", f->name, f->size - 1);
             return LINCOLL_ERR_INVALID;
         }
         memcpy(dst, text, strlen(text) + 1);
@@ -241,7 +362,7 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
         errno = 0;
         long v = strtol(text, &end, 10);
         if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) {
-            lc_error("%s=%s: expected an integer in [%ld, %ld]", f->name, text, lo, hi);
+            LC_PARSE_ERROR("%s=%s: expected an integer in [%ld, %ld]", f->name, text, lo, hi);
             return LINCOLL_ERR_INVALID;
         }
         *(long *)dst = v;
@@ -250,7 +371,7 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
     case LC_CFG_SIZE: {
         size_t v;
         if (lc_parse_size(text, &v) != LINCOLL_OK) {
-            lc_error("%s=%s: expected a byte count such as 4096, 64k or 1m", f->name, text);
+            LC_PARSE_ERROR("%s=%s: expected a byte count such as 4096, 64k or 1m", f->name, text);
             return LINCOLL_ERR_INVALID;
         }
         *(size_t *)dst = v;
@@ -260,7 +381,7 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
         errno = 0;
         double v = strtod(text, &end);
         if (errno != 0 || end == text || *end != '\0' || !(v >= 0.0) || isinf(v)) {
-            lc_error("%s=%s: expected a non-negative number of seconds", f->name, text);
+            LC_PARSE_ERROR("%s=%s: expected a non-negative number of seconds", f->name, text);
             return LINCOLL_ERR_INVALID;
         }
         *(double *)dst = v;
@@ -270,7 +391,7 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
         errno = 0;
         double v = strtod(text, &end);
         if (errno != 0 || end == text || *end != '\0' || !(v > 0.0) || isinf(v)) {
-            lc_error("%s=%s: expected a positive number", f->name, text);
+            LC_PARSE_ERROR("%s=%s: expected a positive number", f->name, text);
             return LINCOLL_ERR_INVALID;
         }
         *(double *)dst = v;
@@ -279,7 +400,7 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
     case LC_CFG_BOOL: {
         int v = lc_parse_bool(text);
         if (v < 0) {
-            lc_error("%s=%s: expected y or n", f->name, text);
+            LC_PARSE_ERROR("%s=%s: expected y or n", f->name, text);
             return LINCOLL_ERR_INVALID;
         }
         *(int *)dst = v;
@@ -288,36 +409,50 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
     case LC_CFG_ENUM: {
         int v = lc_enum_index(f->values, text);
         if (v < 0) {
-            lc_error("%s=%s: expected one of %s", f->name, text, f->values);
+            LC_PARSE_ERROR("%s=%s: expected one of %s", f->name, text, f->values);
             return LINCOLL_ERR_INVALID;
         }
         *(int *)dst = v;
         return LINCOLL_OK;
     }
     }
+#undef LC_PARSE_ERROR
     return LINCOLL_ERR_INTERNAL;
 }
 
-lincoll_status_t lc_config_load(lc_config_t *cfg)
+lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *text,
+                                       lc_config_t *cfg)
+{
+    return lc_config_parse(f, text, cfg, 0);
+}
+
+/* Every row of the table into @p cfg: its default, then the environment's
+ * value (a bad one logged unless @p quiet, and its default kept). */
+static lincoll_status_t lc_config_fill(lc_config_t *cfg, int quiet)
 {
     size_t n;
     const lc_config_field_t *t = lc_config_table(&n);
     memset(cfg, 0, sizeof(*cfg));
     lincoll_status_t status = LINCOLL_OK;
     for (size_t i = 0; i < n; i++) {
-        if (lc_config_parse_field(&t[i], t[i].dflt, cfg) != LINCOLL_OK) {
+        if (lc_config_parse(&t[i], t[i].dflt, cfg, quiet) != LINCOLL_OK) {
             return LINCOLL_ERR_INTERNAL;
         }
     }
     for (size_t i = 0; i < n; i++) {
         const char *v = getenv(t[i].name);
-        if (v != NULL && lc_config_parse_field(&t[i], v, cfg) != LINCOLL_OK) {
+        if (v != NULL && lc_config_parse(&t[i], v, cfg, quiet) != LINCOLL_OK) {
             status = LINCOLL_ERR_INVALID; /* keep going: report every bad variable */
-        } else if (v != NULL) {
+        } else if (v != NULL && !quiet) {
             lc_debug("%s set by environment to %s", t[i].name, v);
         }
     }
     return status;
+}
+
+lincoll_status_t lc_config_load(lc_config_t *cfg)
+{
+    return lc_config_fill(cfg, 0);
 }
 
 static const lc_config_field_t *lc_config_find(const char *name)
@@ -355,7 +490,7 @@ lincoll_status_t lc_config_reread_id(lincoll_config_id_t id, lc_config_t *cfg)
         lc_error("lc_config_reread_id: %d is not a lincoll_config_id_t", (int)id);
         return LINCOLL_ERR_INVALID;
     }
-    return lc_config_reread(lc_config_fields[id].name, cfg);
+    return lc_config_reread(lc_config_name(id), cfg);
 }
 
 /* ---- kernels' settings ------------------------------------------------- */
@@ -409,108 +544,35 @@ __attribute__((constructor)) void lc_config_install_hooks(void)
     lc_kernels_set_settings_source(lc_config_initial_kernel_settings);
 }
 
-/* ---- UCX variables lincoll sets ---------------------------------------- */
-
-/* Each is set only when the environment does not set it (a user's value
- * wins), and only under its condition.  The ucx transport applies them in
- * this order (lc_tl_ucx_params_t.vars). */
-static const lc_config_ucx_var_t lc_config_ucx_vars[] = {
-    {"UCX_MM_ERROR_HANDLING", "y", LC_UCX_WHEN_ERR_PEER | LC_UCX_WHEN_SHM, 1,
-     "keeps posix/sysv shared memory under endpoint error handling (UCX 1.13 drops it "
-     "otherwise); set with LINCOLL_UCX_ERR_MODE=peer when UCX_TLS is unset or names shared "
-     "memory (mm, sm, posix, sysv, all)"},
-    {"UCX_TLS", "^posix", LC_UCX_WHEN_ALWAYS, 1,
-     "shared memory through sysv only: with the RMA and AMO features UCX 1.13 gives every "
-     "endpoint lanes on both sysv and posix, and each ucp_worker_progress then polls a second, "
-     "always empty receive FIFO (~50 instructions, ~5 ns per 8-byte message); "
-     "lincoll_mem_alloc memory is sysv first anyway (UCX_ALLOC_PRIO)"},
-    {"UCX_KEEPALIVE_INTERVAL", "inf", LC_UCX_WHEN_ERR_PEER, 1,
-     "with error handling UCX's keepalive reads the clock in every ucp_worker_progress (5-10 "
-     "ns per 8-byte ping-pong) to find a dead shared-memory peer after 20-40 s; the "
-     "executor's no-progress timeout (LINCOLL_TIMEOUT) and the /proc liveness check already "
-     "end such waits, and tcp reports a dead peer through its socket.  Set with "
-     "LINCOLL_UCX_ERR_MODE=peer"},
-    {"UCX_TCP_TX_SEG_SIZE", "256k", LC_UCX_WHEN_ALWAYS, 1,
-     "tcp moves large messages as fragments of one segment each (8 KiB by default in UCX "
-     "1.13); 256 KiB segments carry a 4 MiB tag message at 6.5-7.3 GB/s over loopback against "
-     "3.8-4.4 GB/s, small-message latency unchanged, resident memory within 0.5 MiB"},
-    {"UCX_TCP_RX_SEG_SIZE", "256k", LC_UCX_WHEN_ALWAYS, 1,
-     "the receive side of UCX_TCP_TX_SEG_SIZE"},
-    {"UCX_NET_DEVICES", NULL, LC_UCX_WHEN_ALWAYS, 0,
-     "the NIC(s) nearest to each rank, chosen at lincoll_init by the topology (lincoll_info -t "
-     "shows the choice); left to UCX when the topology finds none"},
-    {"UCX_MAX_EAGER_LANES", "2", LC_UCX_WHEN_ERR_PEER | LC_UCX_WHEN_NO_SHM, 0,
-     "with error handling UCX 1.13 selects no rendezvous RMA lanes on tcp, so large messages "
-     "travel as active-message fragments on one lane; two active-message bandwidth lanes win "
-     "back most of it (+25-40% at 4 MiB over loopback).  Set with LINCOLL_UCX_ERR_MODE=peer "
-     "when UCX_TLS excludes shared memory (else UCX would add a tcp lane to local peers)"},
-};
-
-const lc_config_ucx_var_t *lc_config_ucx_table(size_t *count_p)
-{
-    *count_p = sizeof(lc_config_ucx_vars) / sizeof(lc_config_ucx_vars[0]);
-    return lc_config_ucx_vars;
-}
-
-/* Does @p v apply under @p cfg and the UCX_TLS of the environment now? */
-static int lc_config_ucx_applies(const lc_config_ucx_var_t *v, const lc_config_t *cfg)
-{
-    const char *tls = getenv("UCX_TLS");
-    int shm = tls == NULL || strstr(tls, "mm") || strstr(tls, "sm") || strstr(tls, "posix") ||
-              strstr(tls, "sysv") || strstr(tls, "all");
-    if ((v->when & LC_UCX_WHEN_ERR_PEER) && cfg->ucx_err_mode != LC_UCX_ERR_PEER) return 0;
-    if ((v->when & LC_UCX_WHEN_SHM) && !shm) return 0;
-    if ((v->when & LC_UCX_WHEN_NO_SHM) && shm) return 0;
-    return 1;
-}
-
-void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_ucx_params *up)
-{
-    size_t n;
-    const lc_config_ucx_var_t *t = lc_config_ucx_table(&n);
-    up->lanes = cfg->ucx_lanes[0] != '\0' ? cfg->ucx_lanes : NULL;
-    up->n_vars = 0;
-    for (size_t i = 0; i < n && up->n_vars < LC_TL_UCX_MAX_VARS; i++) {
-        if (lc_config_ucx_applies(&t[i], cfg)) {
-            up->vars[up->n_vars++] =
-                (lc_tl_ucx_var_t){.name = t[i].name, .value = t[i].value, .in_env = t[i].in_env};
-        }
-    }
-}
-
 /* ---- public introspection (lincoll_info -c) ---------------------------- */
 
-/* The LINCOLL_* variables, then the UCX_* variables lincoll sets (type
- * "ucx": default_value is lincoll's value, current the value UCX gets: the
- * environment's, else lincoll's when its condition holds under this
- * configuration, else NULL for UCX's own default; a value in parentheses
- * describes one lincoll_init works out). */
+/* The LINCOLL_* variables (core's and the transports' rows), then the UCX_*
+ * variables the ucx transport sets (type "ucx": default_value is lincoll's
+ * value, current the value UCX gets: the environment's, else lincoll's when
+ * its condition holds under this configuration, else NULL for UCX's own
+ * default; a value in parentheses describes one lincoll_init works out). */
 size_t lincoll_config_var_count(void)
 {
     size_t n, nu;
     lc_config_table(&n);
-    lc_config_ucx_table(&nu);
+    lc_tl_ucx_var_table(&nu);
     return n + nu;
 }
 
 static lincoll_status_t lc_config_ucx_var(size_t index, lincoll_config_var_t *var)
 {
     size_t nu;
-    const lc_config_ucx_var_t *u = &lc_config_ucx_table(&nu)[index];
-    /* LINCOLL_UCX_ERR_MODE without logging: lincoll_config_check reports it */
-    const lc_config_field_t *f = &lc_config_fields[LINCOLL_CONFIG_UCX_ERR_MODE];
-    const char *v = getenv(f->name);
-    int mode = v != NULL ? lc_enum_index(f->values, v) : -1;
+    const lc_tl_ucx_var_row_t *u = &lc_tl_ucx_var_table(&nu)[index];
+    /* the configuration now, without logging: lincoll_config_check reports */
     lc_config_t cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.ucx_err_mode = mode >= 0 ? mode : lc_enum_index(f->values, f->dflt);
+    (void)lc_config_fill(&cfg, 1);
     var->name = u->name;
     var->type = "ucx";
     var->default_value = u->value != NULL ? u->value : "(the topology's choice at lincoll_init)";
     var->values = NULL;
     var->doc = u->doc;
     var->current = getenv(u->name);
-    if (var->current == NULL && lc_config_ucx_applies(u, &cfg)) {
+    if (var->current == NULL && lc_tl_ucx_var_applies(u, &cfg.ucx)) {
         var->current = var->default_value; /* "(...)": known only at lincoll_init */
     }
     return LINCOLL_OK;
@@ -520,7 +582,7 @@ lincoll_status_t lincoll_config_var(size_t index, lincoll_config_var_t *var)
 {
     size_t n, nu;
     const lc_config_field_t *t = lc_config_table(&n);
-    lc_config_ucx_table(&nu);
+    lc_tl_ucx_var_table(&nu);
     if (var == NULL || index >= n + nu) {
         lc_error("lincoll_config_var: index %zu out of range [0, %zu) or var NULL", index, n + nu);
         return LINCOLL_ERR_INVALID;

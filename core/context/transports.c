@@ -28,11 +28,10 @@ static int lc_ucx_probe(const lc_tl_launch_t *launch)
 
 static lincoll_status_t lc_ucx_start(lincoll_context_t *ctx, const lc_tl_launch_t *launch)
 {
-    lc_tl_ucx_params_t up = {
-        .err_mode_peer = ctx->cfg.ucx_err_mode == LC_UCX_ERR_PEER,
-        .net_devices = launch->nics,
-    };
-    lc_config_ucx_params(&ctx->cfg, &up);
+    /* the LINCOLL_UCX_* settings core's table parsed (its ucx block), pushed
+     * down: error mode, lanes and the UCX variables that apply */
+    lc_tl_ucx_params_t up = {.net_devices = launch->nics};
+    lc_tl_ucx_params_set(&up, &ctx->cfg.ucx);
     lc_tl_params_t tp = {.rank = ctx->rank, .size = ctx->size, .ext = &up};
     return lc_tl_ucx_ops.init(&tp, &ctx->tl);
 }

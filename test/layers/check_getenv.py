@@ -11,7 +11,9 @@ core/base/config.c:
    identifier or macro whose definition in any scanned file holds one.
 2. a variable's name retyped: a string literal (or a piece of a
    concatenated one) that is the name of a variable of the table (the rows
-   LC_F(NAME, ...) of core/base/config.c), alone, followed by '=', or
+   LC_F(NAME, ...) of core/base/config.c, and the transports' rows it nests,
+   LC_TL_CONFIG_ROW(SUFFIX, ...) of transports/<name>/config.c: the variable
+   LINCOLL_<SUFFIX>), alone, followed by '=', or
    followed by '=' and one printf conversion ("LINCOLL_TIMEOUT",
    "LINCOLL_PORTS=", "LINCOLL_RANK=%d"): the forms code uses to look a
    variable up, set it or print it.  Such code takes the name from the
@@ -51,6 +53,9 @@ BEING_MOVED = {}
 SCAN_DIRS = ["core", "kernels", "transports", "perf", "deploy", "daemon", "include"]
 TABLE = "core/base/config.c"
 ROW = re.compile(r"\bLC_F\(\s*([A-Z][A-Z0-9_]*)\s*,")
+# a transport's rows, nested in the table: transports/<name>/config.c
+TL_TABLE = re.compile(r"^transports/[^/]+/config\.c$")
+TL_ROW = re.compile(r"\bLC_TL_CONFIG_ROW\(\s*([A-Z][A-Z0-9_]*)\s*,")
 # the whole literal: NAME, NAME= or NAME=<one printf conversion>
 RETYPED = re.compile(r'"(LINCOLL_[A-Z0-9_]+)(?:=(?:%[-+ #0-9.*]*[a-zA-Z]{1,3})?)?"$')
 
@@ -126,8 +131,13 @@ def violations(files, local, public):
 
 
 def table_names(files):
-    """The variables of the table: LINCOLL_ + the first argument of each row."""
-    return {"LINCOLL_" + m.group(1) for m in ROW.finditer(files.get(TABLE, ""))}
+    """The variables of the table: LINCOLL_ + the first argument of each row,
+    core's and the transports'."""
+    names = {"LINCOLL_" + m.group(1) for m in ROW.finditer(files.get(TABLE, ""))}
+    for path, text in files.items():
+        if TL_TABLE.match(path.replace(os.sep, "/")):
+            names |= {"LINCOLL_" + m.group(1) for m in TL_ROW.finditer(text)}
+    return names
 
 
 def retyped(files, names):
@@ -188,6 +198,12 @@ def main(root):
     if len(names) < 20:
         print("check_getenv: found only %d variables in %s (rows LC_F(NAME, ...))" %
               (len(names), TABLE))
+        return 1
+    tl_rows = sum(len(TL_ROW.findall(t)) for p, t in files.items()
+                  if TL_TABLE.match(p.replace(os.sep, "/")))
+    if tl_rows == 0:
+        print("check_getenv: no transport rows found in transports/*/config.c "
+              "(LC_TL_CONFIG_ROW(SUFFIX, ...))")
         return 1
     moved = lambda path: next((d for d in BEING_MOVED if path.startswith(d)), None)
     names_found = retyped(files, names)
@@ -268,7 +284,14 @@ def self_test():
         if got != want:
             print("self-test: %d retyped names found, %d expected, in:\n%s" % (got, want, src))
             rc = 1
-    n = len(SAMPLES) + 1 + len(RETYPED_SAMPLES)
+    # a transport's row, nested in the table: its name counts too
+    tl = {TABLE: strip_comments(table),
+          "transports/x/config.c": "LC_TL_CONFIG_ROW(X_MODE, LC_TL_CONFIG_ENUM, \"a\", \"a|b\")",
+          "sample.c": 'setenv("LINCOLL_X_MODE", "b", 1); puts("LINCOLL_TIMEOUT=");'}
+    if len(retyped(tl, table_names(tl))) != 2:
+        print("self-test: a transport row's name (LC_TL_CONFIG_ROW) retyped was missed")
+        rc = 1
+    n = len(SAMPLES) + 2 + len(RETYPED_SAMPLES)
     print("check_getenv self-test: %d samples%s" % (n, "" if rc else ": ok"))
     return rc
 

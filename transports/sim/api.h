@@ -1,9 +1,9 @@
 /*
  * transports/sim/api.h: what a user of the sim transport needs beyond the
  * contract (transport.h): its ops table, its own parameters (the world,
- * which lc_tl_params_t.ext points to) and the world itself: created once
- * for K virtual ranks of one process, it records every round, injects
- * faults and kills ranks.
+ * which lc_tl_params_t.ext points to), its configuration rows (config.c)
+ * and the world itself: created once for K virtual ranks of one process, it
+ * records every round, injects faults and kills ranks.
  */
 #ifndef LC_TL_SIM_API_H
 #define LC_TL_SIM_API_H
@@ -48,6 +48,14 @@ void lc_sim_world_rank_stats(lc_sim_world_t *world, int rank, uint64_t *msgs_sen
 void lc_sim_world_set_fault(lc_sim_world_t *world, lc_sim_fault_fn_t fn, void *arg, unsigned delay);
 /** Mark a virtual rank dead: its peers see LINCOLL_ERR_PEER_FAILED. */
 void lc_sim_world_kill(lc_sim_world_t *world, int rank);
+
+/* ---- configuration (config.c) ------------------------------------------ */
+
+/* The rows of lc_tl_sim_config (core's table nests them as one block). */
+enum { LC_TL_SIM_CONFIG_NROWS = 0 };
+
+/** The sim transport's configuration rows (none). */
+extern const lc_tl_config_t lc_tl_sim_config;
 
 /** The sim transport's own parameters (lc_tl_params_t.ext; required). */
 typedef struct lc_tl_sim_params {

@@ -9,6 +9,7 @@
  *                receive (+ triggered sends), test/release
  *   mem.c        regions: mem_alloc/reg, remote keys
  *   rma.c        put, flush
+ *   config.c     its configuration rows (none), nested by core's table
  *   world.c      the world (create/destroy), per-round records, the fault
  *                hook, statistics (sim only)
  */

@@ -16,8 +16,8 @@
  * fails its requests instead of hanging; UCX 1.13 then drops shared memory
  * unless UCX_MM_ERROR_HANDLING=y.  That and the other UCX variables lincoll
  * sets (keepalive off, sysv-only shared memory, tcp segment size, eager
- * lanes, NIC) come from core's table through lc_tl_ucx_params_t.vars (api.h), each
- * unless the user set it.
+ * lanes, NIC) are the transport's own table (config.c), passed in
+ * lc_tl_ucx_params_t.vars (api.h) as they apply, each unless the user set it.
  *
  * Requests: each operation gets an lc_tl_req_t from a free list; UCX
  * callbacks write its status.  release() of an in-flight request cancels a
@@ -32,10 +32,10 @@
 
 /* ---- init / fini ---------------------------------------------------------- */
 
-/* The UCX variables core's table asks for (lc_tl_ucx_params_t.vars, each
- * left alone when the environment sets it; why each: core/base/config.c,
- * lincoll_info -c): the environment ones before ucp_config_read, since
- * ucp_config_modify does not reach transport options. */
+/* The UCX variables of the parameters (lc_tl_ucx_params_t.vars, each left
+ * alone when the environment sets it; why each: config.c, lincoll_info -c):
+ * the environment ones before ucp_config_read, since ucp_config_modify does
+ * not reach transport options. */
 static void lc_ucx_setenv_vars(const lc_tl_ucx_params_t *up)
 {
     for (unsigned i = 0; i < up->n_vars && i < LC_TL_UCX_MAX_VARS; i++) {

@@ -4,6 +4,9 @@
  *
  *   init.c       init (and the UCX variables of its parameters), fini,
  *                address, lanes, memory types, counters, the ops table
+ *   config.c     the LINCOLL_UCX_* rows (nested by core's table) and their
+ *                settings, the UCX variables it sets and when, the
+ *                parameters from the settings
  *   progress.c   progress of every lane, the event descriptor, arm
  *   ep.c         endpoints: address exchange, lazy creation, failures,
  *                disconnect, describe (ucx only)
