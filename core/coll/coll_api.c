@@ -1,12 +1,12 @@
 /*
  * core/coll/coll_api.c: the public reduction/gather collectives
- * (include/lincoll/coll.h): argument checks, then select.c compiles the plan
+ * (include/lincoll/coll.h): argument checks, then coll_api_select.c compiles the plan
  * (the *_init_opts inits pass their lincoll_coll_opts_t along).
  *
  * Every check logs one line naming the argument and returns
  * LINCOLL_ERR_INVALID (LINCOLL_ERR_UNSUPPORTED for a dtype/op pair without
  * meaning).  Sizes are checked for overflow before any buffer is bound.
- * Blocking calls run a cached plan (coll_cache.c) or compile, run and free one.
+ * Blocking calls run a cached plan (coll_api_cache.c) or compile, run and free one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -79,7 +79,7 @@ static lincoll_status_t lc_run_once(lincoll_status_t st, lincoll_plan_t *plan)
  * call's options; NULL: defaults) and blocking (non-zero: a blocking call
  * compiles the plan, which then takes no zero-copy path; lc_coll_plan).
  * The public *_init calls pass NULL and 0, the *_init_opts calls their
- * opts and 0; the plan cache of the blocking calls (coll_cache.c) calls
+ * opts and 0; the plan cache of the blocking calls (coll_api_cache.c) calls
  * them through uniform signatures with NULL and 1. */
 static lincoll_status_t lc_allreduce_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
                                           void *rbuf, size_t count, lincoll_dtype_t dtype,

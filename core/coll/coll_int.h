@@ -2,7 +2,7 @@
  * core/coll/coll_int.h: what the reduction/gather collectives share.
  *
  * The public wrappers (coll_api.c) validate arguments and fill one
- * lc_coll_args_t; select.c picks an algorithm from the registry (registry.c:
+ * lc_coll_args_t; coll_api_select.c picks an algorithm from the registry (registry.c:
  * cost model or LINCOLL_<OP>_ALGO); each algorithm file (rhd_*.c, ring_*.c,
  * binomial_*.c, zcopy_*.c) defines its registry entry and its plan compiler,
  * a pure function of (environment, arguments): it adds slots, windows,
@@ -111,7 +111,7 @@ static inline size_t lc_coll_bytes(const lc_coll_args_t *a)
     return a->total * a->es;
 }
 
-/* ---- plan cache of the blocking calls (coll_cache.c) ---------------------------- */
+/* ---- plan cache of the blocking calls (coll_api_cache.c) ---------------------------- */
 typedef lincoll_status_t (*lc_coll_init_fn_t)(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
                                               size_t count, lincoll_dtype_t dtype, lincoll_op_t rop,
                                               int root, int blocking, lincoll_plan_t **plan_p);
@@ -121,7 +121,7 @@ lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const
                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                     lincoll_op_t rop, int root, lc_coll_init_fn_t init);
 
-/* ---- selection (select.c) ------------------------------------------------------ */
+/* ---- selection (coll_api_select.c) ------------------------------------------------------ */
 const char *lc_coll_op_name(lc_coll_op_t op);
 /* The variable that forces op's algorithm (LINCOLL_ALLREDUCE_ALGO, ...). */
 const char *lc_coll_op_var(lc_coll_op_t op);
@@ -129,7 +129,7 @@ const char *lc_coll_op_var(lc_coll_op_t op);
  * cheapest), compile, bind (agreeing on the windows of a zero-copy
  * candidate) and return the plan.  fn: the public function, for log lines;
  * opts: the call's options (NULL: defaults).  blocking: a blocking call
- * compiles it (the plan cache, coll_cache.c), and no zero-copy algorithm is
+ * compiles it (the plan cache, coll_api_cache.c), and no zero-copy algorithm is
  * a candidate. */
 lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, const char *fn,
                               const lincoll_coll_opts_t *opts, int blocking,

@@ -1,5 +1,5 @@
 /*
- * core/coll/select.c: which registry algorithm serves a reduction/gather
+ * core/coll/coll_api_select.c: which registry algorithm serves a reduction/gather
  * collective, and its compilation and bind (docs/collectives.md,
  * "Algorithm selection").
  *

@@ -1,5 +1,5 @@
 /*
- * core/coll/coll_cache.c: the blocking collectives reuse their plans.
+ * core/coll/coll_api_cache.c: the blocking collectives reuse their plans.
  *
  * A blocking call (lincoll_allreduce, ...) used to compile a plan, run it
  * once and free it: for small messages the compile cost several times the
