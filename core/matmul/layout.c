@@ -1,9 +1,10 @@
 /*
  * core/matmul/layout.c: distributions (ScaLAPACK-style block-cyclic
  * descriptors on a Pr x Pc x c grid), the sub-matrix helpers the plan
- * compilers share (pack with COPY steps, GEMM steps), and the scatter /
- * gather plans that move a global matrix from one rank into a distribution
- * and back.
+ * compilers share (pack with COPY steps, GEMM steps).  The public
+ * descriptor calls (lincoll_matdesc_*) are matmul_api_layout.c's; the
+ * scatter / gather plans that move a global matrix from one rank into a
+ * distribution and back are compiled by scatter_gather.c.
  *
  * Scatter: the root packs each rank's local array (one COPY per column
  * segment of every block it owns, or one COPY when the block is contiguous)
@@ -93,8 +94,10 @@ lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, 
 lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank, int t)
 {
     int64_t rows, cols, ld;
-    lincoll_status_t st = lincoll_matdesc_local(d, rank, &rows, &cols, &ld);
-    if (st != LINCOLL_OK) return st;
+    LC_CHECK_ARG(rank >= 0 && rank < d->pr * d->pc * d->layers,
+                 "matmul: %s: rank %d outside the %dx%dx%d grid", name, rank, d->pr, d->pc,
+                 d->layers);
+    lc_mm_desc_local(d, rank, &rows, &cols, &ld);
     /* a transposed local array is stored cols x rows */
     int64_t need = t ? lc_mm_tight_ld(d, cols, rows) : lc_mm_tight_ld(d, rows, cols);
     LC_CHECK_ARG(d->lld == 0 || d->lld >= need,
@@ -318,67 +321,21 @@ lincoll_status_t lc_mm_finish(lc_plan_t *p, const lc_mm_t *mm, lincoll_matmul_al
     return LINCOLL_OK;
 }
 
-/* ---- public descriptor API -------------------------------------------------- */
+/* ---- descriptor helpers (pure; the public lincoll_matdesc_* calls in
+ * matmul_api_layout.c check their arguments and call these) ------------------ */
 
-lincoll_status_t lincoll_matdesc_init(lincoll_matdesc_t *d, int64_t m, int64_t n, int64_t mb,
-                                      int64_t nb, int pr, int pc, int layers,
-                                      lincoll_layout_t layout)
+void lc_mm_desc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col, int *layer)
 {
-    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_init: d must not be NULL");
-    *d = (lincoll_matdesc_t){
-        .m = m, .n = n, .mb = mb, .nb = nb, .pr = pr, .pc = pc, .layers = layers, .layout = layout};
-    return lc_mm_check_desc(d, "desc", pr * pc * (layers > 0 ? layers : 1));
-}
-
-lincoll_status_t lincoll_matdesc_block(lincoll_matdesc_t *d, int64_t m, int64_t n, int pr, int pc,
-                                       int layers, lincoll_layout_t layout)
-{
-    LC_CHECK_ARG(pr >= 1 && pc >= 1, "lincoll_matdesc_block: grid %dx%d must be positive", pr, pc);
-    int64_t mb = (m + pr - 1) / pr, nb = (n + pc - 1) / pc;
-    return lincoll_matdesc_init(d, m, n, mb > 0 ? mb : 1, nb > 0 ? nb : 1, pr, pc, layers, layout);
-}
-
-lincoll_status_t lincoll_matdesc_from_scalapack(lincoll_matdesc_t *d, const int desc[9], int pr,
-                                                int pc)
-{
-    LC_CHECK_ARG(d != NULL && desc != NULL, "lincoll_matdesc_from_scalapack: NULL argument");
-    LC_CHECK_ARG(desc[0] == 1,
-                 "lincoll_matdesc_from_scalapack: DTYPE_=%d, only 1 (dense) is "
-                 "supported",
-                 desc[0]);
-    *d = (lincoll_matdesc_t){.m = desc[2],
-                             .n = desc[3],
-                             .mb = desc[4],
-                             .nb = desc[5],
-                             .rsrc = desc[6],
-                             .csrc = desc[7],
-                             .lld = desc[8],
-                             .pr = pr,
-                             .pc = pc,
-                             .layers = 1,
-                             .layout = LINCOLL_COL_MAJOR};
-    return lc_mm_check_desc(d, "desc", pr * pc);
-}
-
-lincoll_status_t lincoll_matdesc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col,
-                                        int *layer)
-{
-    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_coords: d must not be NULL");
-    LC_CHECK_ARG(rank >= 0 && rank < d->pr * d->pc * d->layers,
-                 "lincoll_matdesc_coords: rank %d outside the %dx%dx%d grid", rank, d->pr, d->pc,
-                 d->layers);
     if (row) *row = (rank / d->pc) % d->pr;
     if (col) *col = rank % d->pc;
     if (layer) *layer = rank / (d->pr * d->pc);
-    return LINCOLL_OK;
 }
 
-lincoll_status_t lincoll_matdesc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows,
-                                       int64_t *cols, int64_t *ld)
+void lc_mm_desc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows, int64_t *cols,
+                      int64_t *ld)
 {
     int i, j, l;
-    lincoll_status_t st = lincoll_matdesc_coords(d, rank, &i, &j, &l);
-    if (st != LINCOLL_OK) return st;
+    lc_mm_desc_coords(d, rank, &i, &j, &l);
     int64_t r = 0, c = 0;
     if (l == 0) {
         r = lc_mm_numroc(d->m, d->mb, i, d->rsrc, d->pr);
@@ -387,7 +344,6 @@ lincoll_status_t lincoll_matdesc_local(const lincoll_matdesc_t *d, int rank, int
     if (rows) *rows = r;
     if (cols) *cols = c;
     if (ld) *ld = d->lld > 0 ? d->lld : lc_mm_tight_ld(d, r, c);
-    return LINCOLL_OK;
 }
 
 lincoll_status_t lc_mm_round(lc_plan_t *p, int r)

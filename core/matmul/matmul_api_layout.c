@@ -1,11 +1,74 @@
 /*
- * core/matmul/matmul_api_layout.c: the public calls on distributions that
- * need a communicator (api layer): the row, column and layer communicators
- * of a grid (lincoll_matdesc_comms) and the scatter and gather plans
- * (compiled by scatter_gather.c).
+ * core/matmul/matmul_api_layout.c: the public calls on distributions (api
+ * layer): the descriptors (lincoll_matdesc_init, _block, _from_scalapack,
+ * _coords, _local: argument checks around layout.c's helpers), the row,
+ * column and layer communicators of a grid (lincoll_matdesc_comms) and the
+ * scatter and gather plans (compiled by scatter_gather.c).
  */
 #include "core/exec/exec.h"
 #include "core/matmul/mm_int.h"
+
+/* ---- descriptors (no communicator) ------------------------------------------ */
+
+lincoll_status_t lincoll_matdesc_init(lincoll_matdesc_t *d, int64_t m, int64_t n, int64_t mb,
+                                      int64_t nb, int pr, int pc, int layers,
+                                      lincoll_layout_t layout)
+{
+    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_init: d must not be NULL");
+    *d = (lincoll_matdesc_t){
+        .m = m, .n = n, .mb = mb, .nb = nb, .pr = pr, .pc = pc, .layers = layers, .layout = layout};
+    return lc_mm_check_desc(d, "desc", pr * pc * (layers > 0 ? layers : 1));
+}
+
+lincoll_status_t lincoll_matdesc_block(lincoll_matdesc_t *d, int64_t m, int64_t n, int pr, int pc,
+                                       int layers, lincoll_layout_t layout)
+{
+    LC_CHECK_ARG(pr >= 1 && pc >= 1, "lincoll_matdesc_block: grid %dx%d must be positive", pr, pc);
+    int64_t mb = (m + pr - 1) / pr, nb = (n + pc - 1) / pc;
+    return lincoll_matdesc_init(d, m, n, mb > 0 ? mb : 1, nb > 0 ? nb : 1, pr, pc, layers, layout);
+}
+
+lincoll_status_t lincoll_matdesc_from_scalapack(lincoll_matdesc_t *d, const int desc[9], int pr,
+                                                int pc)
+{
+    LC_CHECK_ARG(d != NULL && desc != NULL, "lincoll_matdesc_from_scalapack: NULL argument");
+    LC_CHECK_ARG(desc[0] == 1,
+                 "lincoll_matdesc_from_scalapack: DTYPE_=%d, only 1 (dense) is "
+                 "supported",
+                 desc[0]);
+    *d = (lincoll_matdesc_t){.m = desc[2],
+                             .n = desc[3],
+                             .mb = desc[4],
+                             .nb = desc[5],
+                             .rsrc = desc[6],
+                             .csrc = desc[7],
+                             .lld = desc[8],
+                             .pr = pr,
+                             .pc = pc,
+                             .layers = 1,
+                             .layout = LINCOLL_COL_MAJOR};
+    return lc_mm_check_desc(d, "desc", pr * pc);
+}
+
+lincoll_status_t lincoll_matdesc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col,
+                                        int *layer)
+{
+    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_coords: d must not be NULL");
+    LC_CHECK_ARG(rank >= 0 && rank < d->pr * d->pc * d->layers,
+                 "lincoll_matdesc_coords: rank %d outside the %dx%dx%d grid", rank, d->pr, d->pc,
+                 d->layers);
+    lc_mm_desc_coords(d, rank, row, col, layer);
+    return LINCOLL_OK;
+}
+
+lincoll_status_t lincoll_matdesc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows,
+                                       int64_t *cols, int64_t *ld)
+{
+    lincoll_status_t st = lincoll_matdesc_coords(d, rank, NULL, NULL, NULL);
+    if (st != LINCOLL_OK) return st;
+    lc_mm_desc_local(d, rank, rows, cols, ld);
+    return LINCOLL_OK;
+}
 
 lincoll_status_t lincoll_matdesc_comms(lincoll_comm_t *comm, const lincoll_matdesc_t *d,
                                        lincoll_comm_t **row_p, lincoll_comm_t **col_p,

@@ -59,6 +59,11 @@ int64_t lc_mm_g2l(int64_t g, int64_t nb, int nprocs);
 int lc_mm_rank(const lincoll_matdesc_t *d, int layer, int row, int col);
 int64_t lc_mm_tight_ld(const lincoll_matdesc_t *d, int64_t rows, int64_t cols);
 lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, int P);
+/* Grid coordinates and local array of rank in d (d checked, rank in the
+ * grid: the public lincoll_matdesc_coords / _local check both). */
+void lc_mm_desc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col, int *layer);
+void lc_mm_desc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows, int64_t *cols,
+                      int64_t *ld);
 lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank, int t);
 /* make sure round r exists */
 lincoll_status_t lc_mm_round(lc_plan_t *p, int r);

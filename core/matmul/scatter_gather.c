@@ -46,7 +46,7 @@ lincoll_status_t lc_mm_scatter_gather_build(lc_plan_t *p, int root, void *global
     int64_t gtight = d->layout == LINCOLL_ROW_MAJOR ? d->n : d->m;
     p->elem_size = es;
     lc_mm_t mm = {.env = p->env, .es = es, .me = me, .P = p->env.P};
-    lincoll_matdesc_coords(d, me, &mm.pi, &mm.pj, &mm.pl);
+    lc_mm_desc_coords(d, me, &mm.pi, &mm.pj, &mm.pl);
     lc_mm_region_t Lr = lc_mm_user(p, &mm, d, local, 0);
     const int ports = p->ports;
     if (me == root) {
@@ -59,7 +59,7 @@ lincoll_status_t lc_mm_scatter_gather_build(lc_plan_t *p, int root, void *global
         size_t total = 0;
         for (int q = 0; q < P2; q++) {
             int64_t r, c;
-            lincoll_matdesc_local(d, q, &r, &c, NULL);
+            lc_mm_desc_local(d, q, &r, &c, NULL);
             total += q == root ? 0 : (size_t)(r * c) * es;
         }
         int buf = lc_plan_slot_scratch(p, total);
@@ -71,7 +71,7 @@ lincoll_status_t lc_mm_scatter_gather_build(lc_plan_t *p, int root, void *global
         int idx = 0;
         for (int q = 0; q < P2 && st == LINCOLL_OK; q++) {
             int qi, qj;
-            lincoll_matdesc_coords(d, q, &qi, &qj, NULL);
+            lc_mm_desc_coords(d, q, &qi, &qj, NULL);
             if (q == root) {
                 st = lc_mm_blocks(p, 0, gather, d, qi, qj, &G, &Lr, es, !gather);
                 continue;
