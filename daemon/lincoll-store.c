@@ -70,7 +70,10 @@ int main(int argc, char **argv)
     }
     memcpy(host, listen_at, (size_t)(colon - listen_at));
     host[colon - listen_at] = '\0';
-    const char *env = getenv("LINCOLL_STORE_SECRET");
+    /* LINCOLL_STORE_SECRET, as the library's configuration table reads it */
+    lincoll_config_var_t var;
+    const char *env =
+        lincoll_config_var(LINCOLL_CONFIG_STORE_SECRET, &var) == LINCOLL_OK ? var.current : NULL;
     if (env != NULL) {
         snprintf(secret, sizeof(secret), "%s", env);
     } else if (fgets(secret, sizeof(secret), stdin) != NULL) {

@@ -202,12 +202,29 @@ static void lr_drain(int rank, lr_stream_t *s)
     }
 }
 
+/* "NAME=value" of variable id (the name: the configuration table's), malloc'ed */
+static char *lr_var(lincoll_config_id_t id, const char *value)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf), "%s=%s", lc_config_name(id), value);
+    return strdup(buf);
+}
+
+/* Does the environment entry "NAME=value" set variable id? */
+static int lr_sets(const char *entry, lincoll_config_id_t id)
+{
+    const char *name = lc_config_name(id);
+    size_t len = strlen(name);
+    return strncmp(entry, name, len) == 0 && entry[len] == '=';
+}
+
 /* The parent's environment without our variables, then ours from *ours_p on. */
 static char **lr_make_env(int rank, int size, const char *addr, const char *secret,
                           const char *ports, size_t *ours_p)
 {
-    static const char *const ours[] = {"LINCOLL_RANK=", "LINCOLL_SIZE=", "LINCOLL_BOOTSTRAP=",
-                                       "LINCOLL_JOB_SECRET=", "LINCOLL_BOOTSTRAP_KIND="};
+    static const lincoll_config_id_t ours[] = {LINCOLL_CONFIG_RANK, LINCOLL_CONFIG_SIZE,
+                                               LINCOLL_CONFIG_BOOTSTRAP, LINCOLL_CONFIG_JOB_SECRET,
+                                               LINCOLL_CONFIG_BOOTSTRAP_KIND};
     size_t n = 0;
     while (environ[n] != NULL)
         n++;
@@ -215,26 +232,23 @@ static char **lr_make_env(int rank, int size, const char *addr, const char *secr
     if (env == NULL) return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        int skip = ports != NULL && strncmp(environ[i], "LINCOLL_PORTS=", 14) == 0;
+        int skip = ports != NULL && lr_sets(environ[i], LINCOLL_CONFIG_PORTS);
         for (size_t j = 0; j < sizeof(ours) / sizeof(ours[0]); j++) {
-            skip |= strncmp(environ[i], ours[j], strlen(ours[j])) == 0;
+            skip |= lr_sets(environ[i], ours[j]);
         }
         if (!skip) env[k++] = environ[i];
     }
-    char buf[512];
+    char num[32];
     *ours_p = k;
-    snprintf(buf, sizeof(buf), "LINCOLL_RANK=%d", rank);
-    env[k++] = strdup(buf);
-    snprintf(buf, sizeof(buf), "LINCOLL_SIZE=%d", size);
-    env[k++] = strdup(buf);
-    snprintf(buf, sizeof(buf), "LINCOLL_BOOTSTRAP=%s", addr);
-    env[k++] = strdup(buf);
-    snprintf(buf, sizeof(buf), "LINCOLL_JOB_SECRET=%s", secret);
-    env[k++] = strdup(buf);
-    env[k++] = strdup("LINCOLL_BOOTSTRAP_KIND=tcp");
+    snprintf(num, sizeof(num), "%d", rank);
+    env[k++] = lr_var(LINCOLL_CONFIG_RANK, num);
+    snprintf(num, sizeof(num), "%d", size);
+    env[k++] = lr_var(LINCOLL_CONFIG_SIZE, num);
+    env[k++] = lr_var(LINCOLL_CONFIG_BOOTSTRAP, addr);
+    env[k++] = lr_var(LINCOLL_CONFIG_JOB_SECRET, secret);
+    env[k++] = lr_var(LINCOLL_CONFIG_BOOTSTRAP_KIND, "tcp");
     if (ports != NULL) {
-        snprintf(buf, sizeof(buf), "LINCOLL_PORTS=%s", ports);
-        env[k++] = strdup(buf);
+        env[k++] = lr_var(LINCOLL_CONFIG_PORTS, ports);
     }
     env[k] = NULL;
     return env;
@@ -389,7 +403,7 @@ int main(int argc, char **argv)
     /* the launcher's own lines follow LINCOLL_LOG_LEVEL too (the ranks check
      * every other variable themselves) */
     lc_config_t cfg;
-    if (lc_config_reread("LINCOLL_LOG_LEVEL", &cfg) == LINCOLL_OK) {
+    if (lc_config_reread_id(LINCOLL_CONFIG_LOG_LEVEL, &cfg) == LINCOLL_OK) {
         lincoll_log_set_level((lincoll_log_level_t)cfg.log_level);
     }
 

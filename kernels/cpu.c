@@ -5,8 +5,9 @@
  * cpuid leaf 7 gives the AVX2/AVX-512/GFNI bits; xgetbv checks that the OS
  * saves the YMM/ZMM state (a hypervisor may hide it).  The settings (a forced
  * lower ISA for bisecting and benchmarking, the GF streaming threshold, GEMM
- * threads) come from core: lc_kernels_initial_settings() once before the
- * first dispatch, then whatever lc_kernels_configure() passes.
+ * threads) come from core: the source core installs
+ * (lc_kernels_set_settings_source) once before the first dispatch, then
+ * whatever lc_kernels_configure() passes.
  */
 #include "kernels.h"
 
@@ -25,6 +26,7 @@ static pthread_once_t lc_cpu_once = PTHREAD_ONCE_INIT;
 static pthread_once_t lc_settings_once = PTHREAD_ONCE_INIT;
 static lc_kernel_settings_t lc_settings = {.isa = -1, .gf_stream_bytes = 0, .gemm_threads = 1};
 static lc_kernels_log_fn_t lc_klog_hook;
+static lc_kernels_settings_fn_t lc_settings_source;
 
 static const char *const lc_isa_names[LC_ISA_LAST] = {"base", "avx2", "avx512", "gfni"};
 
@@ -121,7 +123,9 @@ static void lc_settings_apply(const lc_kernel_settings_t *s)
 static void lc_settings_init_once(void)
 {
     lc_kernel_settings_t s = lc_settings;
-    lc_kernels_initial_settings(&s);
+    if (lc_settings_source != NULL) {
+        lc_settings_source(&s);
+    }
     lc_settings_apply(&s);
 }
 
@@ -172,6 +176,11 @@ lincoll_status_t lc_isa_parse(const char *name, lc_isa_t *isa_p)
 const char *lc_isa_name(lc_isa_t isa)
 {
     return (isa >= 0 && isa < LC_ISA_LAST) ? lc_isa_names[isa] : "unknown";
+}
+
+void lc_kernels_set_settings_source(lc_kernels_settings_fn_t fn)
+{
+    lc_settings_source = fn;
 }
 
 void lc_kernels_set_log(lc_kernels_log_fn_t fn)

@@ -3,16 +3,18 @@
  *
  * CPU feature detection and the ISA ladder (base < avx2 < avx512 < gfni),
  * the kernels' settings, and a log hook.  kernels/ never includes core/ and
- * reads no environment variable: core installs the log hook
- * (lc_kernels_set_log) when the library is loaded (without it, errors go to
- * stderr) and hands the settings of its configuration table over with
- * lc_kernels_configure().
+ * reads no environment variable: when the library is loaded core installs
+ * the log hook (lc_kernels_set_log; without it, errors go to stderr) and the
+ * source of the initial settings (lc_kernels_set_settings_source), and at
+ * lincoll_init it hands the settings of its configuration table over with
+ * lc_kernels_configure().  Kernels name their own types (names.c).
  */
 #ifndef LC_KERNELS_H
 #define LC_KERNELS_H
 
 #include <lincoll/log.h>
 #include <lincoll/status.h>
+#include <lincoll/types.h>
 #include <stddef.h>
 
 /** Instruction-set levels, in increasing order.  Each includes the ones below. */
@@ -70,15 +72,20 @@ typedef struct lc_kernel_settings {
  */
 void lc_kernels_configure(const lc_kernel_settings_t *s);
 
+/** Fills @p s with the settings kernels start from (see lc_kernels_set_settings_source). */
+typedef void (*lc_kernels_settings_fn_t)(lc_kernel_settings_t *s);
+
 /**
- * The settings kernels start from when they run before anything configured
- * them (the public kernel APIs work without lincoll_init): called once,
- * lazily, before the first dispatch.  Provided by the library's configuration
- * table (core/base/config.c), which reads the variables; kernels only
- * reference the symbol, so a program linking the static library gets the
- * table's values too.  Must not call back into lc_kernel_isa().
+ * Install the source of the settings kernels start from when they run before
+ * anything configured them (the public kernel APIs work without
+ * lincoll_init): kernels call it once, lazily, before the first dispatch,
+ * with @p s holding the defaults.  Core installs it when the library is
+ * loaded (its configuration table reads the variables), as it installs the
+ * log hook; without it kernels start from the defaults.  Installing it after
+ * the first dispatch has no effect.  The source must not call back into
+ * lc_kernel_isa().
  */
-void lc_kernels_initial_settings(lc_kernel_settings_t *s);
+void lc_kernels_set_settings_source(lc_kernels_settings_fn_t fn);
 
 /** The settings in force (loading the initial ones first). */
 lc_kernel_settings_t lc_kernels_settings(void);
@@ -97,6 +104,11 @@ lincoll_status_t lc_isa_parse(const char *name, lc_isa_t *isa_p);
 
 /** Name of an ISA level. */
 const char *lc_isa_name(lc_isa_t isa);
+
+/** Names of an element type and a reduction operator for kernels' log lines
+ *  ("float", "sum"; "unknown" out of range), kernels' own (kernels/names.c). */
+const char *lc_kdtype_name(lincoll_dtype_t dtype);
+const char *lc_kop_name(lincoll_op_t op);
 
 /** Log hook type: same shape as core's logger. */
 typedef void (*lc_kernels_log_fn_t)(lincoll_log_level_t level, const char *file, int line,

@@ -93,19 +93,16 @@ static int print_config(void)
 
 /* The value the environment gives a configuration variable, as the
  * library's table reports it, or NULL. */
-static const char *config_value(const char *name)
+static const char *config_value(lincoll_config_id_t id)
 {
-    for (size_t i = 0, n = lincoll_config_var_count(); i < n; i++) {
-        lincoll_config_var_t v;
-        if (lincoll_config_var(i, &v) == LINCOLL_OK && strcmp(v.name, name) == 0) return v.current;
-    }
-    return NULL;
+    lincoll_config_var_t v;
+    return lincoll_config_var(id, &v) == LINCOLL_OK ? v.current : NULL;
 }
 
 /* Started by a launcher as one of several ranks? */
 static int under_launcher(void)
 {
-    const char *vals[] = {config_value("LINCOLL_RANK"), config_value("LINCOLL_BOOTSTRAP"),
+    const char *vals[] = {config_value(LINCOLL_CONFIG_RANK), config_value(LINCOLL_CONFIG_BOOTSTRAP),
                           getenv("PMIX_NAMESPACE")};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
         if (vals[i] != NULL && *vals[i] != '\0') {

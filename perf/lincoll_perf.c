@@ -589,13 +589,9 @@ static void print_header(const perf_opts_t *o)
  * configuration table shows it) or PMIx. */
 static int lc_perf_launched(void)
 {
-    size_t n = lincoll_config_var_count();
-    for (size_t i = 0; i < n; i++) {
-        lincoll_config_var_t v;
-        if (lincoll_config_var(i, &v) == LINCOLL_OK && strcmp(v.name, "LINCOLL_RANK") == 0)
-            return v.current != NULL || getenv("PMIX_NAMESPACE") != NULL;
-    }
-    return getenv("PMIX_NAMESPACE") != NULL;
+    lincoll_config_var_t v;
+    int rank_set = lincoll_config_var(LINCOLL_CONFIG_RANK, &v) == LINCOLL_OK && v.current != NULL;
+    return rank_set || getenv("PMIX_NAMESPACE") != NULL;
 }
 
 /* pair: the point-to-point tests' last column ("0-1", ..., "all"), else NULL */

@@ -6,9 +6,10 @@
  * per rank; reduce-scatter and allgather use blocks of size/P bytes (at least
  * one element), so the vector is P blocks.  Out of place (bcast: one
  * buffer), root 0, element type from -d (default float), operator sum.
- * -A rhd|ring|binomial forces the algorithm through LINCOLL_<OP>_ALGO (set
- * the same way on every rank).  Buffers come from lincoll_mem_alloc unless
- * -m host.  The plan is built once and started warmup + iters times.
+ * -A NAME forces the operation's algorithm NAME (rhd, ring, binomial,
+ * zcopy, ...; lincoll_info -a) through lincoll_coll_opts_t::algo, the same
+ * on every rank; without -A, LINCOLL_<OP>_ALGO or the cost model chooses.  Buffers come from
+ * lincoll_mem_alloc unless -m host.  The plan is built once and started warmup + iters times.
  * Public headers only.
  */
 #include <lincoll/coll.h>
@@ -20,13 +21,8 @@
 
 #include "perf_local.h"
 
-static const struct {
-    const char *test, *var;
-} coll_tests[] = {
-    {"allreduce", "LINCOLL_ALLREDUCE_ALGO"}, {"reduce_scatter", "LINCOLL_REDUCE_SCATTER_ALGO"},
-    {"allgather", "LINCOLL_ALLGATHER_ALGO"}, {"bcast", "LINCOLL_BCAST_ALGO"},
-    {"reduce", "LINCOLL_REDUCE_ALGO"},
-};
+static const char *const coll_tests[] = {"allreduce", "reduce_scatter", "allgather", "bcast",
+                                         "reduce"};
 
 static int parse_dtype(const char *name, lincoll_dtype_t *dt)
 {
@@ -49,12 +45,11 @@ int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t
 {
     int which = -1, P = lincoll_comm_size(comm);
     for (int i = 0; i < 5; i++) {
-        if (strcmp(o->test, coll_tests[i].test) == 0) which = i;
+        if (strcmp(o->test, coll_tests[i]) == 0) which = i;
     }
     lincoll_dtype_t dt;
     if (which < 0 || which >= 5 || parse_dtype(o->dtype, &dt) != 0) return -1;
-    const char *var = coll_tests[which].var;
-    if (o->algo != NULL) setenv(var, o->algo, 1);
+    const lincoll_coll_opts_t copts = {.algo = o->algo}; /* NULL: LINCOLL_<OP>_ALGO or the model */
     size_t es = lincoll_dtype_size(dt), n = size / es;
     size_t blk = n / (size_t)P ? n / (size_t)P : 1;
     size_t abytes = (which == 1 || which == 2) ? blk * (size_t)P * es : n * es;
@@ -68,22 +63,21 @@ int lc_perf_coll(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t
     lincoll_status_t st = LINCOLL_ERR_INVALID;
     switch (which) {
     case 0:
-        st = lincoll_allreduce_init(comm, a, b, n, dt, LINCOLL_SUM, &plan);
+        st = lincoll_allreduce_init_opts(comm, a, b, n, dt, LINCOLL_SUM, &copts, &plan);
         break;
     case 1:
-        st = lincoll_reduce_scatter_init(comm, a, b, blk, dt, LINCOLL_SUM, &plan);
+        st = lincoll_reduce_scatter_init_opts(comm, a, b, blk, dt, LINCOLL_SUM, &copts, &plan);
         break;
     case 2:
-        st = lincoll_allgather_init(comm, a, b, blk, dt, &plan);
+        st = lincoll_allgather_init_opts(comm, a, b, blk, dt, &copts, &plan);
         break;
     case 3:
-        st = lincoll_bcast_init(comm, a, n, dt, 0, &plan);
+        st = lincoll_bcast_init_opts(comm, a, n, dt, 0, &copts, &plan);
         break;
     case 4:
-        st = lincoll_reduce_init(comm, a, b, n, dt, LINCOLL_SUM, 0, &plan);
+        st = lincoll_reduce_init_opts(comm, a, b, n, dt, LINCOLL_SUM, 0, &copts, &plan);
         break;
     }
-    if (o->algo != NULL) unsetenv(var);
     if (st != LINCOLL_OK) {
         fprintf(stderr, "lincoll_perf: %s init: %s\n", o->test, lincoll_strerror(st));
         rc = -1;

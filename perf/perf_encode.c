@@ -42,20 +42,18 @@ static const char *cal_src = "shift";
 
 /* The value of a configuration variable the environment sets, as the
  * library's table reports it (lincoll_config_var), or NULL. */
-static const char *config_value(const char *name)
+static const char *config_value(lincoll_config_id_t id)
 {
-    for (size_t i = 0, n = lincoll_config_var_count(); i < n; i++) {
-        lincoll_config_var_t v;
-        if (lincoll_config_var(i, &v) == LINCOLL_OK && strcmp(v.name, name) == 0) return v.current;
-    }
-    return NULL;
+    lincoll_config_var_t v;
+    return lincoll_config_var(id, &v) == LINCOLL_OK ? v.current : NULL;
 }
 
 /* alpha and tau from LINCOLL_MODEL_ALPHA / LINCOLL_MODEL_BW when both are set
  * (lincoll_init has checked them: they parse as positive numbers) */
 static int env_model(void)
 {
-    const char *a = config_value("LINCOLL_MODEL_ALPHA"), *b = config_value("LINCOLL_MODEL_BW");
+    const char *a = config_value(LINCOLL_CONFIG_MODEL_ALPHA),
+               *b = config_value(LINCOLL_CONFIG_MODEL_BW);
     if (a == NULL || b == NULL) return 0;
     double av = atof(a), bv = atof(b);
     if (!(av > 0) || !(bv > 0)) return 0;

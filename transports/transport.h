@@ -1,9 +1,15 @@
 /*
  * transports/transport.h: the whole contract between core/ and a transport.
  *
- * One const ops table per transport (ucx, sim).  Nothing outside transports/
- * branches on the transport type.  A transport never includes core/: its
- * logger and parameters come through lc_tl_set_log() and lc_tl_params_t.
+ * Only what every transport implements: one const ops table per transport,
+ * declared with the transport's own parameters in its own header
+ * (transports/ucx/api.h, transports/sim/api.h; the sim world API is sim's).
+ * The files of each transport are named by concern, the same name in every
+ * transport (init.c, progress.c, alive.c, tag.c, mem.c, rma.c, config.c).
+ * core/ picks one from its transport array (core/context/transports.c).  A
+ * transport never includes core/: its logger and parameters come through
+ * lc_tl_set_log() and lc_tl_params_t, the values of its configuration rows
+ * (below) through its own parameters.
  *
  * Completion model: send_nb/recv_nb/put_nb return a request owned by the
  * transport.  The caller polls it with test() and hands it back with
@@ -129,31 +135,60 @@ extern lc_tl_log_fn_t lc_tl_log;
 #define lc_tl_info(...)  lc_tl_log(LINCOLL_LOG_INFO, __FILE__, __LINE__, __VA_ARGS__)
 #define lc_tl_debug(...) lc_tl_log(LINCOLL_LOG_DEBUG, __FILE__, __LINE__, __VA_ARGS__)
 
-/** A UCX variable the ucx transport sets before it starts UCX, unless the
- *  environment already sets it.  Which ones, and why, is core's
- *  configuration table (core/base/config.c; lincoll_info -c prints it). */
-typedef struct lc_tl_ucx_var {
-    const char *name;  /* full name, "UCX_..." */
-    const char *value; /* NULL: params->net_devices (the topology's NIC choice, which
-                          already leaves a UCX_NET_DEVICES of the environment alone) */
-    int in_env;        /* 1: setenv() before ucp_config_read (UCX reads transport
-                          options only from the environment); 0: ucp_config_modify */
-} lc_tl_ucx_var_t;
+/* ---- configuration rows ---------------------------------------------- */
+/*
+ * A transport declares the LINCOLL_* variables it takes in a table of its
+ * own (transports/<name>/config.c): one row each, LINCOLL_<suffix>, whose
+ * value lands in a field of the transport's settings struct (declared in its
+ * api.h).  core/base/config.c, the only reader of LINCOLL_* variables, nests
+ * every transport's table as a block of its one table: it parses, checks and
+ * lists these rows like its own, and hands the parsed settings down to the
+ * transport when it starts it.  A row's field has the C type of its type:
+ */
+typedef enum lc_tl_config_type {
+    LC_TL_CONFIG_STRING, /* char[size]: text, NUL-terminated, shorter than size */
+    LC_TL_CONFIG_INT,    /* long, within values "min:max" (NULL: any) */
+    LC_TL_CONFIG_SIZE,   /* size_t: bytes, with an optional k/m/g suffix */
+    LC_TL_CONFIG_TIME,   /* double: seconds, >= 0 */
+    LC_TL_CONFIG_BOOL,   /* int: 0 or 1 (y/n, yes/no, true/false, on/off) */
+    LC_TL_CONFIG_ENUM,   /* int: the index of the value in values "a|b|c" */
+    LC_TL_CONFIG_DOUBLE, /* double: > 0 */
+} lc_tl_config_type_t;
 
-#define LC_TL_UCX_MAX_VARS 8
+/** One configuration row of a transport: the variable LINCOLL_<suffix>. */
+typedef struct lc_tl_config_row {
+    const char *suffix; /* the name after "LINCOLL_", e.g. "UCX_LANES" */
+    lc_tl_config_type_t type;
+    const char *dflt;   /* default, as text */
+    const char *values; /* ENUM: "a|b|c"; INT: "min:max"; otherwise a hint or NULL */
+    const char *doc;    /* what it does (lincoll_info -c prints it) */
+    size_t offset;      /* of its field in the transport's settings struct */
+    size_t size;        /* of that field */
+} lc_tl_config_row_t;
 
-/** Parameters of init(). */
+/** A transport's configuration table: its rows, in the order of their public
+ *  ids (lincoll_config_id_t); rows NULL when n_rows is 0. */
+typedef struct lc_tl_config {
+    const char *transport; /* the transport's name (its ops table's) */
+    const lc_tl_config_row_t *rows;
+    size_t n_rows;
+} lc_tl_config_t;
+
+/** A row of @p _suffix (the variable LINCOLL_<_suffix>, the name written
+ *  once) stored in field @p _field of settings struct @p _settings_t. */
+#define LC_TL_CONFIG_ROW(_suffix, _type, _dflt, _values, _settings_t, _field, _doc)                \
+    {                                                                                              \
+        .suffix = #_suffix, .type = (_type), .dflt = (_dflt), .values = (_values), .doc = (_doc),  \
+        .offset = offsetof(_settings_t, _field), .size = sizeof(((_settings_t *)0)->_field)        \
+    }
+
+/** Parameters of init(): what every transport takes, and a pointer to the
+ *  transport's own (declared in its transports/<name>/api.h, never here). */
 typedef struct lc_tl_params {
-    int rank;                /* this process's world rank */
-    int size;                /* world size */
-    int err_mode_peer;       /* ucx: endpoints with UCP_ERR_HANDLING_MODE_PEER */
-    const char *net_devices; /* ucx: UCX_NET_DEVICES override, or NULL */
-    void *sim_world;         /* sim: the shared world (lc_sim_world_create) */
-    const char *lanes;       /* ucx: one lane per device of this comma-separated list (each
-                                lane its own UCX context restricted to that device), or
-                                NULL / "": one lane, as UCX chooses (LINCOLL_UCX_LANES) */
-    unsigned n_ucx_vars;     /* ucx: UCX variables to set, in this order */
-    lc_tl_ucx_var_t ucx_vars[LC_TL_UCX_MAX_VARS];
+    int rank;        /* this process's (or virtual rank's) world rank */
+    int size;        /* world size */
+    const void *ext; /* the transport's own parameters: lc_tl_ucx_params_t
+                        (ucx, NULL: defaults), lc_tl_sim_params_t (sim, required) */
 } lc_tl_params_t;
 
 /** Counters a transport keeps (sim measures rounds; ucx counts traffic). */
@@ -282,45 +317,5 @@ typedef struct lc_tl_ops {
      * "lanes" above); at least 1. */
     int (*lanes)(lc_tl_t *tl);
 } lc_tl_ops_t;
-
-extern const lc_tl_ops_t lc_tl_ucx_ops;
-extern const lc_tl_ops_t lc_tl_sim_ops;
-
-/* ---- sim world (shared by all virtual ranks of one process) ----------- */
-typedef struct lc_sim_world lc_sim_world_t;
-
-/** Per-round record the sim keeps: the largest message and the count. */
-typedef struct lc_sim_round_stat {
-    uint64_t max_bytes; /* largest message (or put) sent in this round by any rank */
-    uint64_t msgs;      /* messages (and puts) in this round */
-    uint64_t bytes;     /* bytes in this round */
-} lc_sim_round_stat_t;
-
-/** Fault injection, applied to messages as they are delivered. */
-typedef enum lc_sim_fault {
-    LC_SIM_FAULT_NONE = 0,
-    LC_SIM_FAULT_DROP,      /* the message vanishes */
-    LC_SIM_FAULT_CORRUPT,   /* one byte is flipped */
-    LC_SIM_FAULT_DELAY,     /* delivered only after `delay` further progress calls */
-    LC_SIM_FAULT_DUPLICATE, /* delivered twice */
-} lc_sim_fault_t;
-
-typedef lc_sim_fault_t (*lc_sim_fault_fn_t)(void *arg, int src, int dst, unsigned round,
-                                            size_t len);
-
-lincoll_status_t lc_sim_world_create(int nranks, lc_sim_world_t **world_p);
-void lc_sim_world_destroy(lc_sim_world_t *world);
-/** Forget every record (between measured operations). */
-void lc_sim_world_reset_stats(lc_sim_world_t *world);
-/** Rounds recorded so far (highest round index + 1 that carried a message). */
-unsigned lc_sim_world_rounds(lc_sim_world_t *world);
-/** Statistics of round @p r (zeros when it carried nothing). */
-lc_sim_round_stat_t lc_sim_world_round(lc_sim_world_t *world, unsigned r);
-/** Messages/bytes sent and received by one rank. */
-void lc_sim_world_rank_stats(lc_sim_world_t *world, int rank, uint64_t *msgs_sent,
-                             uint64_t *bytes_sent, uint64_t *msgs_recvd, uint64_t *bytes_recvd);
-void lc_sim_world_set_fault(lc_sim_world_t *world, lc_sim_fault_fn_t fn, void *arg, unsigned delay);
-/** Mark a virtual rank dead: its peers see LINCOLL_ERR_PEER_FAILED. */
-void lc_sim_world_kill(lc_sim_world_t *world, int rank);
 
 #endif

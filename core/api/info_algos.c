@@ -1,7 +1,8 @@
 /*
  * core/api/info_algos.c: lincoll_info_algorithms — the names each
  * LINCOLL_*_ALGO variable accepts, read from the registries themselves
- * (core/coll/registry.c, core/encode/encode_common.c, core/matmul/matmul.c).
+ * (core/coll/registry.c, core/encode/registry.c, core/encode/repair_registry.c,
+ * core/matmul/registry.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,10 +10,12 @@
 #include <lincoll/info.h>
 #include <lincoll/matmul.h>
 
+#include "core/base/config.h"
 #include "core/base/log.h"
 #include "core/coll/coll_int.h"
 #include "core/encode/encode_int.h"
 #include "core/encode/repair_int.h"
+#include "core/matmul/mm_int.h"
 
 typedef struct {
     char *buf;
@@ -44,21 +47,22 @@ lincoll_status_t lincoll_info_algorithms(char *buf, size_t len)
                    reg[i]->plan_name, reg[i]->mapped ? "yes" : "no");
         }
     }
-    const lc_enc_alg_t *enc = lc_enc_registry(&n);
+    const lc_enc_alg_t *const *enc = lc_enc_registry(&n);
     for (size_t i = 0; i < n; i++) {
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", enc[i].name, enc[i].name,
-               enc[i].mapped ? "yes" : "no");
+        lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_ENCODE_ALGO),
+               enc[i]->name, enc[i]->name, enc[i]->mapped ? "yes" : "no");
     }
-    lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_ENCODE_ALGO", "specific",
+    lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_ENCODE_ALGO), "specific",
            "dft|vandermonde|lagrange", "no");
     const lc_rep_alg_t *const *rep = lc_rep_registry(&n);
     for (size_t i = 0; i < n; i++) {
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_REPAIR_ALGO",
-               lincoll_repair_algo_name(rep[i]->algo), rep[i]->plan, "no");
+        lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_REPAIR_ALGO),
+               rep[i]->name, rep[i]->plan_name, "no");
     }
-    for (int a = 1; a < LINCOLL_MATMUL_ALGO_LAST; a++) {
-        const char *name = lincoll_matmul_algo_name((lincoll_matmul_algo_t)a);
-        lc_out(&o, "%-28s %-14s %-24s %s\n", "LINCOLL_MATMUL_ALGO", name, name, "no");
+    const lc_mm_alg_t *const *mm = lc_mm_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        lc_out(&o, "%-28s %-14s %-24s %s\n", lc_config_name(LINCOLL_CONFIG_MATMUL_ALGO),
+               mm[i]->name, mm[i]->name, "no");
     }
     return LINCOLL_OK;
 }

@@ -4,14 +4,22 @@
  * Every variable has a name, a type, a default and a doc string, and is
  * parsed once (lc_config_load) into an lc_config_t; lc_config_reread parses
  * one again where a variable is read at every call.  A bad value is an error
- * that names the variable.  Nothing else reads LINCOLL_* variables: kernels
- * get theirs through lc_config_push_kernels / lc_kernels_initial_settings,
- * the ucx transport the UCX variables lincoll sets through
- * lc_config_ucx_params.  lincoll_info -c prints both tables.
+ * that names the variable.  Nothing else reads LINCOLL_* variables.  The
+ * table holds core's own rows and nests every transport's rows
+ * (lc_tl_config_t, transports/<name>/config.c) as a block: their values land
+ * in the transport's settings inside lc_config_t (ucx: lc_config_t.ucx),
+ * which core hands down when it starts the transport
+ * (core/context/transports.c).  Kernels get theirs through
+ * lc_config_push_kernels and the settings source the table installs at load
+ * (lc_config_install_hooks).  lincoll_info -c prints every row, then the UCX
+ * variables the ucx transport sets (transports/ucx/config.c).
  */
 #ifndef LC_CONFIG_H
 #define LC_CONFIG_H
 
+#include "transports/ucx/api.h"
+
+#include <lincoll/info.h>
 #include <lincoll/status.h>
 #include <stddef.h>
 
@@ -28,7 +36,8 @@ typedef enum lc_cfg_type {
 typedef struct lc_config {
     int log_level;            /* LINCOLL_LOG_LEVEL (lincoll_log_level_t) */
     double timeout;           /* LINCOLL_TIMEOUT, seconds; 0 = wait forever */
-    int transport;            /* LINCOLL_TRANSPORT: 0 ucx, 1 sim */
+    int transport;            /* LINCOLL_TRANSPORT: index into the table's values; the
+                                 transport array (core/context/transports.c) has the names */
     long ports;               /* LINCOLL_PORTS; 0 = automatic */
     int plan_dump;            /* LINCOLL_PLAN_DUMP */
     int kernel_isa;           /* LINCOLL_KERNEL_ISA: 0 auto, 1.. = lc_isa_t + 1 */
@@ -39,8 +48,7 @@ typedef struct lc_config {
     long size;                /* LINCOLL_SIZE, -1 unset */
     char job_secret[128];     /* LINCOLL_JOB_SECRET */
     double bootstrap_timeout; /* LINCOLL_BOOTSTRAP_TIMEOUT seconds */
-    int ucx_err_mode;         /* LINCOLL_UCX_ERR_MODE: peer|none */
-    char ucx_lanes[256];      /* LINCOLL_UCX_LANES: lane devices, "" = one lane */
+    lc_tl_ucx_settings_t ucx; /* LINCOLL_UCX_*: the ucx transport's rows (transports/ucx) */
     size_t zcopy_threshold;   /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
     int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
     int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
@@ -55,17 +63,16 @@ typedef struct lc_config {
      * compiles a plan, so a program may change it between calls. */
     char algo_allreduce[32], algo_reduce_scatter[32], algo_allgather[32], algo_bcast[32];
     char algo_reduce[32], algo_matmul[32], algo_encode[32];
-    size_t matmul_max_mem; /* LINCOLL_MATMUL_MAX_MEM bytes; 0 = no limit */
-    size_t encode_chunk;   /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
-    size_t coll_chunk;     /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
-    int encode_checksum;   /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
-    int repair_algo;       /* LINCOLL_REPAIR_ALGO: a lincoll_repair_algo_t */
-    size_t repair_slice;   /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
+    size_t matmul_max_mem;  /* LINCOLL_MATMUL_MAX_MEM bytes; 0 = no limit */
+    size_t encode_chunk;    /* LINCOLL_ENCODE_CHUNK bytes; 0 = cost model */
+    size_t coll_chunk;      /* LINCOLL_COLL_CHUNK bytes; 0 = no pipelining */
+    int encode_checksum;    /* LINCOLL_ENCODE_CHECKSUM: 0 off, 1 crc32c */
+    int repair_algo;        /* LINCOLL_REPAIR_ALGO: a lincoll_repair_algo_t */
+    size_t repair_slice;    /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
+    char store_secret[256]; /* LINCOLL_STORE_SECRET (read by lincoll-store only) */
 } lc_config_t;
 
-enum { LC_TRANSPORT_UCX = 0, LC_TRANSPORT_SIM = 1 };
 enum { LC_BOOT_AUTO = 0, LC_BOOT_PMIX, LC_BOOT_TCP, LC_BOOT_SINGLE };
-enum { LC_UCX_ERR_PEER = 0, LC_UCX_ERR_NONE = 1 };
 enum { LC_FALLBACK_WARN = 0, LC_FALLBACK_ERROR = 1 };
 
 typedef struct lc_config_field {
@@ -74,12 +81,18 @@ typedef struct lc_config_field {
     const char *dflt;   /* default, as text */
     const char *values; /* ENUM: "a|b|c"; INT: "min:max" */
     const char *doc;
-    size_t offset; /* into lc_config_t */
+    size_t offset; /* into lc_config_t (a transport's row: into its settings there) */
     size_t size;   /* STRING: buffer size */
 } lc_config_field_t;
 
-/** The table and its length. */
+/** The table and its length (row i is variable i of lincoll_config_id_t): core's
+ *  rows and the transports' nested ones, each named in full ("LINCOLL_..."). */
 const lc_config_field_t *lc_config_table(size_t *count_p);
+
+/** The name of variable @p id ("LINCOLL_..."), from the table: code that
+ *  prints, sets or looks up a variable takes its name here instead of
+ *  spelling it (test/layers/check_getenv.py checks). */
+const char *lc_config_name(lincoll_config_id_t id);
 
 /** Parse every variable from the environment into @p cfg (defaults first). */
 lincoll_status_t lc_config_load(lc_config_t *cfg);
@@ -100,33 +113,14 @@ lincoll_status_t lc_parse_size(const char *text, size_t *out);
  */
 lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg);
 
+/** lc_config_reread of variable @p id. */
+lincoll_status_t lc_config_reread_id(lincoll_config_id_t id, lc_config_t *cfg);
+
 /** Hand the kernel settings of @p cfg (ISA, GF streaming, GEMM threads) to kernels/. */
 void lc_config_push_kernels(const lc_config_t *cfg);
 
-/* ---- UCX variables lincoll sets for its ucx transport ------------------ */
-
-/* Conditions of an entry (all must hold); 0: always. */
-enum {
-    LC_UCX_WHEN_ALWAYS = 0,
-    LC_UCX_WHEN_ERR_PEER = 1 << 0, /* LINCOLL_UCX_ERR_MODE=peer */
-    LC_UCX_WHEN_SHM = 1 << 1,      /* UCX_TLS unset or naming shared memory */
-    LC_UCX_WHEN_NO_SHM = 1 << 2,   /* UCX_TLS set and naming no shared memory */
-};
-
-typedef struct lc_config_ucx_var {
-    const char *name;  /* "UCX_..." */
-    const char *value; /* what lincoll sets; NULL: the topology's NIC choice */
-    unsigned when;     /* LC_UCX_WHEN_* */
-    int in_env;        /* set in the environment (else through ucp_config_modify) */
-    const char *doc;   /* why lincoll sets it, and when */
-} lc_config_ucx_var_t;
-
-/** The table and its length (each entry applies only when the environment does not set it). */
-const lc_config_ucx_var_t *lc_config_ucx_table(size_t *count_p);
-
-struct lc_tl_params;
-/** Fill @p tp's ucx_vars with the entries that apply under @p cfg and the environment now,
- *  and its lanes with LINCOLL_UCX_LANES (a pointer into @p cfg). */
-void lc_config_ucx_params(const lc_config_t *cfg, struct lc_tl_params *tp);
+/** Install the table's hooks into the layers below (kernels' initial settings);
+ *  runs as a constructor when the library is loaded. */
+void lc_config_install_hooks(void);
 
 #endif

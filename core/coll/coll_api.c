@@ -1,11 +1,12 @@
 /*
  * core/coll/coll_api.c: the public reduction/gather collectives
- * (include/lincoll/coll.h): argument checks, then select.c compiles the plan.
+ * (include/lincoll/coll.h): argument checks, then coll_api_select.c compiles the plan
+ * (the *_init_opts inits pass their lincoll_coll_opts_t along).
  *
  * Every check logs one line naming the argument and returns
  * LINCOLL_ERR_INVALID (LINCOLL_ERR_UNSUPPORTED for a dtype/op pair without
  * meaning).  Sizes are checked for overflow before any buffer is bound.
- * Blocking calls run a cached plan (coll_cache.c) or compile, run and free one.
+ * Blocking calls run a cached plan (coll_api_cache.c) or compile, run and free one.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -74,46 +75,79 @@ static lincoll_status_t lc_run_once(lincoll_status_t st, lincoll_plan_t *plan)
     return st;
 }
 
-/* Uniform init signatures for the plan cache of the blocking calls (coll_cache.c). */
+/* The inits, each with fn (the public function, for log lines), opts (the
+ * call's options; NULL: defaults) and blocking (non-zero: a blocking call
+ * compiles the plan, which then takes no zero-copy path; lc_coll_plan).
+ * The public *_init calls pass NULL and 0, the *_init_opts calls their
+ * opts and 0; the plan cache of the blocking calls (coll_api_cache.c) calls
+ * them through uniform signatures with NULL and 1. */
+static lincoll_status_t lc_allreduce_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                          void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                          lincoll_op_t op, const lincoll_coll_opts_t *opts,
+                                          int blocking, lincoll_plan_t **plan_p);
+static lincoll_status_t lc_reduce_scatter_init(const char *fn, lincoll_comm_t *comm,
+                                               const void *sbuf, void *rbuf, size_t count,
+                                               lincoll_dtype_t dtype, lincoll_op_t op,
+                                               const lincoll_coll_opts_t *opts, int blocking,
+                                               lincoll_plan_t **plan_p);
+static lincoll_status_t lc_allgather_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                          void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                          const lincoll_coll_opts_t *opts, int blocking,
+                                          lincoll_plan_t **plan_p);
+static lincoll_status_t lc_bcast_init(const char *fn, lincoll_comm_t *comm, void *buf, size_t count,
+                                      lincoll_dtype_t dtype, int root,
+                                      const lincoll_coll_opts_t *opts, int blocking,
+                                      lincoll_plan_t **plan_p);
+static lincoll_status_t lc_reduce_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                       void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                       lincoll_op_t op, int root, const lincoll_coll_opts_t *opts,
+                                       int blocking, lincoll_plan_t **plan_p);
+
 static lincoll_status_t lc_ar_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                   lincoll_plan_t **p)
 {
     (void)root;
-    return lincoll_allreduce_init(c, s, r, n, d, o, p);
+    return lc_allreduce_init("lincoll_allreduce_init", c, s, r, n, d, o, NULL, blocking, p);
 }
 static lincoll_status_t lc_rsb_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                    lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                    lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                    lincoll_plan_t **p)
 {
     (void)root;
-    return lincoll_reduce_scatter_init(c, s, r, n, d, o, p);
+    return lc_reduce_scatter_init("lincoll_reduce_scatter_init", c, s, r, n, d, o, NULL, blocking,
+                                  p);
 }
 static lincoll_status_t lc_agb_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                    lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                    lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                    lincoll_plan_t **p)
 {
     (void)o;
     (void)root;
-    return lincoll_allgather_init(c, s, r, n, d, p);
+    return lc_allgather_init("lincoll_allgather_init", c, s, r, n, d, NULL, blocking, p);
 }
 static lincoll_status_t lc_bc_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                   lincoll_plan_t **p)
 {
     (void)s;
     (void)o;
-    return lincoll_bcast_init(c, r, n, d, root, p);
+    return lc_bcast_init("lincoll_bcast_init", c, r, n, d, root, NULL, blocking, p);
 }
 static lincoll_status_t lc_rd_init(lincoll_comm_t *c, const void *s, void *r, size_t n,
-                                   lincoll_dtype_t d, lincoll_op_t o, int root, lincoll_plan_t **p)
+                                   lincoll_dtype_t d, lincoll_op_t o, int root, int blocking,
+                                   lincoll_plan_t **p)
 {
-    return lincoll_reduce_init(c, s, r, n, d, o, root, p);
+    return lc_reduce_init("lincoll_reduce_init", c, s, r, n, d, o, root, NULL, blocking, p);
 }
 
 /* ---- allreduce ------------------------------------------------------------------ */
 
-LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
-                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
-                                                    lincoll_op_t op, lincoll_plan_t **plan_p)
+static lincoll_status_t lc_allreduce_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                          void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                          lincoll_op_t op, const lincoll_coll_opts_t *opts,
+                                          int blocking, lincoll_plan_t **plan_p)
 {
-    static const char fn[] = "lincoll_allreduce_init";
     LC_TRY(lc_check_common(fn, comm, plan_p));
     LC_TRY(lc_check_op(fn, dtype, op));
     size_t es = lincoll_dtype_size(dtype);
@@ -133,7 +167,25 @@ LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const 
                         .rop = op,
                         .inplace = inplace,
                         .es = es};
-    return lc_coll_plan(comm, &a, plan_p);
+    return lc_coll_plan(comm, &a, fn, opts, blocking, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
+                                                    void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                                    lincoll_op_t op, lincoll_plan_t **plan_p)
+{
+    return lc_allreduce_init("lincoll_allreduce_init", comm, sbuf, rbuf, count, dtype, op, NULL, 0,
+                             plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allreduce_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                         void *rbuf, size_t count,
+                                                         lincoll_dtype_t dtype, lincoll_op_t op,
+                                                         const lincoll_coll_opts_t *opts,
+                                                         lincoll_plan_t **plan_p)
+{
+    return lc_allreduce_init("lincoll_allreduce_init_opts", comm, sbuf, rbuf, count, dtype, op,
+                             opts, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_allreduce(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -167,7 +219,8 @@ static lincoll_status_t lc_prefix(const char *fn, int P, const size_t *counts, s
 
 static lincoll_status_t lc_rs_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
                                    void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
-                                   lincoll_op_t op, lincoll_plan_t **plan_p)
+                                   lincoll_op_t op, const lincoll_coll_opts_t *opts, int blocking,
+                                   lincoll_plan_t **plan_p)
 {
     LC_TRY(lc_check_common(fn, comm, plan_p));
     LC_TRY(lc_check_op(fn, dtype, op));
@@ -198,7 +251,7 @@ static lincoll_status_t lc_rs_init(const char *fn, lincoll_comm_t *comm, const v
                             .rop = op,
                             .inplace = inplace,
                             .es = es};
-        st = lc_coll_plan(comm, &a, plan_p);
+        st = lc_coll_plan(comm, &a, fn, opts, blocking, plan_p);
     }
     free(displs);
     return st;
@@ -209,7 +262,16 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatterv_init(lincoll_comm_t *comm, 
                                                           lincoll_dtype_t dtype, lincoll_op_t op,
                                                           lincoll_plan_t **plan_p)
 {
-    return lc_rs_init("lincoll_reduce_scatterv_init", comm, sbuf, rbuf, counts, dtype, op, plan_p);
+    return lc_rs_init("lincoll_reduce_scatterv_init", comm, sbuf, rbuf, counts, dtype, op, NULL, 0,
+                      plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_scatterv_init_opts(
+    lincoll_comm_t *comm, const void *sbuf, void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
+    lincoll_op_t op, const lincoll_coll_opts_t *opts, lincoll_plan_t **plan_p)
+{
+    return lc_rs_init("lincoll_reduce_scatterv_init_opts", comm, sbuf, rbuf, counts, dtype, op,
+                      opts, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_scatterv(lincoll_comm_t *comm, const void *sbuf,
@@ -235,18 +297,35 @@ static size_t *lc_block_counts(const char *fn, lincoll_comm_t *comm, size_t coun
     return c;
 }
 
+static lincoll_status_t lc_reduce_scatter_init(const char *fn, lincoll_comm_t *comm,
+                                               const void *sbuf, void *rbuf, size_t count,
+                                               lincoll_dtype_t dtype, lincoll_op_t op,
+                                               const lincoll_coll_opts_t *opts, int blocking,
+                                               lincoll_plan_t **plan_p)
+{
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    size_t *c = lc_block_counts(fn, comm, count);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = lc_rs_init(fn, comm, sbuf, rbuf, c, dtype, op, opts, blocking, plan_p);
+    free(c);
+    return st;
+}
+
 LINCOLL_API lincoll_status_t lincoll_reduce_scatter_init(lincoll_comm_t *comm, const void *sbuf,
                                                          void *rbuf, size_t count,
                                                          lincoll_dtype_t dtype, lincoll_op_t op,
                                                          lincoll_plan_t **plan_p)
 {
-    static const char fn[] = "lincoll_reduce_scatter_init";
-    LC_TRY(lc_check_common(fn, comm, plan_p));
-    size_t *c = lc_block_counts(fn, comm, count);
-    if (c == NULL) return LINCOLL_ERR_NOMEM;
-    lincoll_status_t st = lc_rs_init(fn, comm, sbuf, rbuf, c, dtype, op, plan_p);
-    free(c);
-    return st;
+    return lc_reduce_scatter_init("lincoll_reduce_scatter_init", comm, sbuf, rbuf, count, dtype, op,
+                                  NULL, 0, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_scatter_init_opts(
+    lincoll_comm_t *comm, const void *sbuf, void *rbuf, size_t count, lincoll_dtype_t dtype,
+    lincoll_op_t op, const lincoll_coll_opts_t *opts, lincoll_plan_t **plan_p)
+{
+    return lc_reduce_scatter_init("lincoll_reduce_scatter_init_opts", comm, sbuf, rbuf, count,
+                                  dtype, op, opts, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const void *sbuf,
@@ -259,6 +338,7 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatter(lincoll_comm_t *comm, const 
 
 static lincoll_status_t lc_ag_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
                                    void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
+                                   const lincoll_coll_opts_t *opts, int blocking,
                                    lincoll_plan_t **plan_p)
 {
     LC_TRY(lc_check_common(fn, comm, plan_p));
@@ -290,7 +370,7 @@ static lincoll_status_t lc_ag_init(const char *fn, lincoll_comm_t *comm, const v
                             .dtype = dtype,
                             .inplace = inplace,
                             .es = es};
-        st = lc_coll_plan(comm, &a, plan_p);
+        st = lc_coll_plan(comm, &a, fn, opts, blocking, plan_p);
     }
     free(displs);
     return st;
@@ -300,7 +380,17 @@ LINCOLL_API lincoll_status_t lincoll_allgatherv_init(lincoll_comm_t *comm, const
                                                      void *rbuf, const size_t *counts,
                                                      lincoll_dtype_t dtype, lincoll_plan_t **plan_p)
 {
-    return lc_ag_init("lincoll_allgatherv_init", comm, sbuf, rbuf, counts, dtype, plan_p);
+    return lc_ag_init("lincoll_allgatherv_init", comm, sbuf, rbuf, counts, dtype, NULL, 0, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allgatherv_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                          void *rbuf, const size_t *counts,
+                                                          lincoll_dtype_t dtype,
+                                                          const lincoll_coll_opts_t *opts,
+                                                          lincoll_plan_t **plan_p)
+{
+    return lc_ag_init("lincoll_allgatherv_init_opts", comm, sbuf, rbuf, counts, dtype, opts, 0,
+                      plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -311,17 +401,35 @@ LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void
     return lc_run_once(st, plan);
 }
 
+static lincoll_status_t lc_allgather_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                          void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                          const lincoll_coll_opts_t *opts, int blocking,
+                                          lincoll_plan_t **plan_p)
+{
+    LC_TRY(lc_check_common(fn, comm, plan_p));
+    size_t *c = lc_block_counts(fn, comm, count);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
+    lincoll_status_t st = lc_ag_init(fn, comm, sbuf, rbuf, c, dtype, opts, blocking, plan_p);
+    free(c);
+    return st;
+}
+
 LINCOLL_API lincoll_status_t lincoll_allgather_init(lincoll_comm_t *comm, const void *sbuf,
                                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                                     lincoll_plan_t **plan_p)
 {
-    static const char fn[] = "lincoll_allgather_init";
-    LC_TRY(lc_check_common(fn, comm, plan_p));
-    size_t *c = lc_block_counts(fn, comm, count);
-    if (c == NULL) return LINCOLL_ERR_NOMEM;
-    lincoll_status_t st = lc_ag_init(fn, comm, sbuf, rbuf, c, dtype, plan_p);
-    free(c);
-    return st;
+    return lc_allgather_init("lincoll_allgather_init", comm, sbuf, rbuf, count, dtype, NULL, 0,
+                             plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_allgather_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                         void *rbuf, size_t count,
+                                                         lincoll_dtype_t dtype,
+                                                         const lincoll_coll_opts_t *opts,
+                                                         lincoll_plan_t **plan_p)
+{
+    return lc_allgather_init("lincoll_allgather_init_opts", comm, sbuf, rbuf, count, dtype, opts, 0,
+                             plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
@@ -333,11 +441,11 @@ LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void 
 
 /* ---- broadcast and reduce -------------------------------------------------------- */
 
-LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
-                                                lincoll_dtype_t dtype, int root,
-                                                lincoll_plan_t **plan_p)
+static lincoll_status_t lc_bcast_init(const char *fn, lincoll_comm_t *comm, void *buf, size_t count,
+                                      lincoll_dtype_t dtype, int root,
+                                      const lincoll_coll_opts_t *opts, int blocking,
+                                      lincoll_plan_t **plan_p)
 {
-    static const char fn[] = "lincoll_bcast_init";
     LC_TRY(lc_check_common(fn, comm, plan_p));
     LC_TRY(lc_check_dtype(fn, dtype));
     size_t es = lincoll_dtype_size(dtype);
@@ -353,7 +461,22 @@ LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf,
                         .root = root,
                         .inplace = 1,
                         .es = es};
-    return lc_coll_plan(comm, &a, plan_p);
+    return lc_coll_plan(comm, &a, fn, opts, blocking, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
+                                                lincoll_dtype_t dtype, int root,
+                                                lincoll_plan_t **plan_p)
+{
+    return lc_bcast_init("lincoll_bcast_init", comm, buf, count, dtype, root, NULL, 0, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_bcast_init_opts(lincoll_comm_t *comm, void *buf, size_t count,
+                                                     lincoll_dtype_t dtype, int root,
+                                                     const lincoll_coll_opts_t *opts,
+                                                     lincoll_plan_t **plan_p)
+{
+    return lc_bcast_init("lincoll_bcast_init_opts", comm, buf, count, dtype, root, opts, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size_t count,
@@ -363,11 +486,11 @@ LINCOLL_API lincoll_status_t lincoll_bcast(lincoll_comm_t *comm, void *buf, size
                               lc_bc_init);
 }
 
-LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
-                                                 size_t count, lincoll_dtype_t dtype,
-                                                 lincoll_op_t op, int root, lincoll_plan_t **plan_p)
+static lincoll_status_t lc_reduce_init(const char *fn, lincoll_comm_t *comm, const void *sbuf,
+                                       void *rbuf, size_t count, lincoll_dtype_t dtype,
+                                       lincoll_op_t op, int root, const lincoll_coll_opts_t *opts,
+                                       int blocking, lincoll_plan_t **plan_p)
 {
-    static const char fn[] = "lincoll_reduce_init";
     LC_TRY(lc_check_common(fn, comm, plan_p));
     LC_TRY(lc_check_op(fn, dtype, op));
     size_t es = lincoll_dtype_size(dtype);
@@ -392,7 +515,25 @@ LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const voi
                         .root = root,
                         .inplace = inplace,
                         .es = es};
-    return lc_coll_plan(comm, &a, plan_p);
+    return lc_coll_plan(comm, &a, fn, opts, blocking, plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
+                                                 size_t count, lincoll_dtype_t dtype,
+                                                 lincoll_op_t op, int root, lincoll_plan_t **plan_p)
+{
+    return lc_reduce_init("lincoll_reduce_init", comm, sbuf, rbuf, count, dtype, op, root, NULL, 0,
+                          plan_p);
+}
+
+LINCOLL_API lincoll_status_t lincoll_reduce_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                      void *rbuf, size_t count,
+                                                      lincoll_dtype_t dtype, lincoll_op_t op,
+                                                      int root, const lincoll_coll_opts_t *opts,
+                                                      lincoll_plan_t **plan_p)
+{
+    return lc_reduce_init("lincoll_reduce_init_opts", comm, sbuf, rbuf, count, dtype, op, root,
+                          opts, 0, plan_p);
 }
 
 LINCOLL_API lincoll_status_t lincoll_reduce_coll(lincoll_comm_t *comm, const void *sbuf, void *rbuf,

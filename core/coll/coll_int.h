@@ -2,7 +2,7 @@
  * core/coll/coll_int.h: what the reduction/gather collectives share.
  *
  * The public wrappers (coll_api.c) validate arguments and fill one
- * lc_coll_args_t; select.c picks an algorithm from the registry (registry.c:
+ * lc_coll_args_t; coll_api_select.c picks an algorithm from the registry (registry.c:
  * cost model or LINCOLL_<OP>_ALGO); each algorithm file (rhd_*.c, ring_*.c,
  * binomial_*.c, zcopy_*.c) defines its registry entry and its plan compiler,
  * a pure function of (environment, arguments): it adds slots, windows,
@@ -24,6 +24,7 @@
 #include <lincoll/coll.h>
 #include <stddef.h>
 
+#include "core/plan/alg.h"
 #include "core/plan/plan.h"
 
 typedef enum lc_coll_op {
@@ -51,20 +52,17 @@ typedef struct lc_coll_args {
     size_t es; /* element size in bytes */
 } lc_coll_args_t;
 
-/* One algorithm of the registry (registry.c): what LINCOLL_<OP>_ALGO names,
- * when it applies, its closed-form cost and its compiler.  Each algorithm
- * file defines one (lc_alg_<plan name>) beside its compiler. */
+/* One algorithm of the registry (registry.c): the shape every family's
+ * entry has (core/plan/alg.h: name as LINCOLL_<OP>_ALGO takes it, unique
+ * within the operation; applies, NULL = always; closed-form cost;
+ * compiler), then the collectives' extras.  Each algorithm file defines one
+ * (lc_alg_<plan name>) beside its compiler. */
 typedef struct lc_coll_alg {
-    const char *name;      /* short name, unique within the operation (rhd, zcopy_rd, ...) */
+    LC_ALG_SHAPE(lc_plan_t, lc_coll_args_t);
     const char *plan_name; /* the plan's algorithm name (rhd_allreduce, ...) */
     lc_coll_op_t op;
     int mapped; /* zero copy: needs every peer's memory mapped (bind agrees at init) */
     int ports;  /* ports the plan uses: 0 = 1, -1 = P - 1 */
-    /* NULL: always; else non-zero when it can serve the call (pure: env, args) */
-    int (*applies)(const lc_env_t *env, const lc_coll_args_t *a);
-    /* predicted seconds of one start (alpha-beta-gamma closed form) */
-    double (*cost)(const lc_env_t *env, const lc_coll_args_t *a);
-    lincoll_status_t (*compile)(lc_plan_t *plan, const lc_coll_args_t *a);
 } lc_coll_alg_t;
 
 /* The registry, in preference order (ties of the cost model go to the first). */
@@ -113,24 +111,28 @@ static inline size_t lc_coll_bytes(const lc_coll_args_t *a)
     return a->total * a->es;
 }
 
-/* ---- plan cache of the blocking calls (coll_cache.c) ---------------------------- */
+/* ---- plan cache of the blocking calls (coll_api_cache.c) ---------------------------- */
 typedef lincoll_status_t (*lc_coll_init_fn_t)(lincoll_comm_t *comm, const void *sbuf, void *rbuf,
                                               size_t count, lincoll_dtype_t dtype, lincoll_op_t rop,
-                                              int root, lincoll_plan_t **plan_p);
-/* Run one blocking collective through the cache (init compiles on a miss). */
+                                              int root, int blocking, lincoll_plan_t **plan_p);
+/* Run one blocking collective through the cache (init compiles on a miss,
+ * with blocking 1). */
 lincoll_status_t lc_coll_run_cached(lc_coll_op_t op, lincoll_comm_t *comm, const void *sbuf,
                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                     lincoll_op_t rop, int root, lc_coll_init_fn_t init);
-/* Non-zero while a blocking call compiles its plan (no zero-copy path then). */
-int lc_coll_blocking_build(void);
 
-/* ---- selection (select.c) ------------------------------------------------------ */
+/* ---- selection (coll_api_select.c) ------------------------------------------------------ */
 const char *lc_coll_op_name(lc_coll_op_t op);
 /* The variable that forces op's algorithm (LINCOLL_ALLREDUCE_ALGO, ...). */
 const char *lc_coll_op_var(lc_coll_op_t op);
-/* Pick the algorithm (forced or cheapest), compile, bind (agreeing on the
- * windows of a zero-copy candidate) and return the plan. */
-lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a,
+/* Pick the algorithm (opts->algo, else LINCOLL_<OP>_ALGO, else the
+ * cheapest), compile, bind (agreeing on the windows of a zero-copy
+ * candidate) and return the plan.  fn: the public function, for log lines;
+ * opts: the call's options (NULL: defaults).  blocking: a blocking call
+ * compiles it (the plan cache, coll_api_cache.c), and no zero-copy algorithm is
+ * a candidate. */
+lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, const char *fn,
+                              const lincoll_coll_opts_t *opts, int blocking,
                               lincoll_plan_t **plan_p);
 /* Compilers of the plans that are not reductions (one file each). */
 lincoll_status_t lc_sendrecv_build(lc_plan_t *p, const void *sbuf, size_t sbytes, int dst,

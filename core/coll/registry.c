@@ -3,8 +3,9 @@
  * line each (docs/collectives.md, "Algorithm selection").
  *
  * An algorithm is its .c file, which defines `const lc_coll_alg_t
- * lc_alg_<plan name>` (name, applicability, closed-form cost, compiler),
- * plus its line here.  Order matters only for ties of the cost model: the
+ * lc_alg_<plan name>` (the entry shape of core/plan/alg.h: name, applies,
+ * closed-form cost, compiler; then its plan name, operation, zero copy or
+ * not and ports), plus its line here.  Order matters only for ties of the cost model: the
  * first candidate wins.
  */
 #include <string.h>

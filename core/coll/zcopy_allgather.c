@@ -18,7 +18,8 @@
 
 static int lc_zc_ag_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
-    return env->P >= 2 && a->total > 0 && lc_coll_bytes(a) >= 8 * env->cfg->zcopy_threshold;
+    return env->mapped && env->P >= 2 && a->total > 0 &&
+           lc_coll_bytes(a) >= 8 * env->cfg->zcopy_threshold;
 }
 
 static double lc_zc_ag_cost(const lc_env_t *env, const lc_coll_args_t *a)

@@ -35,7 +35,7 @@
 static int lc_zc_allreduce_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
     const size_t bytes = lc_coll_bytes(a);
-    return env->P >= 2 && a->count > 0 &&
+    return env->mapped && env->P >= 2 && a->count > 0 &&
            !(bytes < env->cfg->zcopy_threshold && lc_zc_log2(env->P) >= 0);
 }
 

@@ -31,7 +31,7 @@
 
 static int lc_zc_bcast_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
-    return env->P >= 2 && env->P <= 65 && a->count > 0 &&
+    return env->mapped && env->P >= 2 && env->P <= 65 && a->count > 0 &&
            lc_coll_bytes(a) < env->cfg->zcopy_threshold;
 }
 

@@ -22,7 +22,8 @@
 
 static int lc_zc_dreduce_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
-    return env->P >= 2 && a->count > 0 && lc_coll_bytes(a) >= env->cfg->zcopy_threshold;
+    return env->mapped && env->P >= 2 && a->count > 0 &&
+           lc_coll_bytes(a) >= env->cfg->zcopy_threshold;
 }
 
 static double lc_zc_dreduce_cost(const lc_env_t *env, const lc_coll_args_t *a)

@@ -19,7 +19,7 @@
 
 static int lc_zc_rdag_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
-    return env->P >= 2 && a->total > 0 && lc_zc_log2(env->P) >= 0 &&
+    return env->mapped && env->P >= 2 && a->total > 0 && lc_zc_log2(env->P) >= 0 &&
            lc_coll_bytes(a) < 8 * env->cfg->zcopy_threshold;
 }
 
@@ -34,7 +34,7 @@ static lincoll_status_t lc_zc_rdag_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
     const int me = p->env.rank, np = p->env.P, k = lc_zc_log2(np);
     const size_t es = a->es, tb = a->total * es, stride = lc_zc_ring_stride(tb);
-    if (k < 1 || tb == 0) return LINCOLL_ERR_INTERNAL;
+    if (k < 1 || tb == 0) return LINCOLL_ERR_UNSUPPORTED; /* a power of two P >= 2 */
     int win = lc_plan_win_scratch(p, LC_ZC_KEY_SCRATCH, LC_ZC_DEPTH * stride);
     unsigned ring = lc_plan_ring(p, LC_ZC_DEPTH, stride);
     int out = lc_plan_slot_user(p, a->rbuf, tb);

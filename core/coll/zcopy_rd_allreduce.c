@@ -19,7 +19,7 @@
 
 static int lc_zc_rd_allreduce_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
-    return env->P >= 2 && a->count > 0 && lc_zc_log2(env->P) >= 0 &&
+    return env->mapped && env->P >= 2 && a->count > 0 && lc_zc_log2(env->P) >= 0 &&
            lc_coll_bytes(a) < env->cfg->zcopy_threshold;
 }
 
@@ -33,14 +33,15 @@ static double lc_zc_rd_allreduce_cost(const lc_env_t *env, const lc_coll_args_t 
 static lincoll_status_t lc_zc_rd_allreduce_build(lc_plan_t *p, const lc_coll_args_t *a)
 {
     const int me = p->env.rank, k = lc_zc_log2(p->env.P);
+    if (k < 1) return LINCOLL_ERR_UNSUPPORTED; /* a power of two P >= 2 */
     const size_t bytes = a->count * a->es, half = (size_t)k * bytes;
     int out = lc_plan_slot_user(p, a->rbuf, bytes);
     int src = a->inplace ? out : lc_plan_slot_user(p, (void *)a->sbuf, bytes);
     int win = lc_plan_win_scratch(p, LC_ZC_KEY_SCRATCH, 2 * half);
     unsigned ring = lc_plan_ring(p, 2, half);
     int scr = win >= 0 ? lc_plan_slot_peer(p, win, me, 0, half) : -1;
-    if (k < 1 || out < 0 || src < 0 || scr < 0 || ring == 0 || lc_coll_round(p, k - 1) < 0)
-        return k < 1 ? LINCOLL_ERR_INTERNAL : LINCOLL_ERR_NOMEM;
+    if (out < 0 || src < 0 || scr < 0 || ring == 0 || lc_coll_round(p, k - 1) < 0)
+        return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = lc_plan_slot_ring(p, scr, ring);
     int cur = src;
     for (int j = 0; j < k && st == LINCOLL_OK; j++) {

@@ -22,7 +22,7 @@
 
 static int lc_zc_rs_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
-    return env->P >= 2 && a->total > 0 && !a->inplace &&
+    return env->mapped && env->P >= 2 && a->total > 0 && !a->inplace &&
            lc_coll_bytes(a) >= 2 * env->cfg->zcopy_threshold;
 }
 

@@ -27,7 +27,7 @@
 
 static int lc_zc_rh_applies(const lc_env_t *env, const lc_coll_args_t *a)
 {
-    return env->P >= 2 && a->total > 0 && lc_zc_log2(env->P) >= 0 &&
+    return env->mapped && env->P >= 2 && a->total > 0 && lc_zc_log2(env->P) >= 0 &&
            lc_coll_bytes(a) < 2 * env->cfg->zcopy_threshold;
 }
 
@@ -44,7 +44,7 @@ static lincoll_status_t lc_zc_rh_build(lc_plan_t *p, const lc_coll_args_t *a)
     const int me = p->env.rank, np = p->env.P, k = lc_zc_log2(np);
     const size_t es = a->es, total = a->total, mine = a->counts[me], dme = a->displs[me];
     const size_t region = total * es, stride = lc_zc_ring_stride((size_t)k * region);
-    if (k < 1 || total == 0) return LINCOLL_ERR_INTERNAL;
+    if (k < 1 || total == 0) return LINCOLL_ERR_UNSUPPORTED; /* a power of two P >= 2 */
     int win = lc_plan_win_scratch(p, LC_ZC_KEY_SCRATCH, LC_ZC_DEPTH * stride);
     unsigned ring = lc_plan_ring(p, LC_ZC_DEPTH, stride);
     int out = lc_plan_slot_user(p, a->rbuf, (a->inplace ? total : mine) * es);

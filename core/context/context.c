@@ -1,10 +1,12 @@
 /*
  * core/context/context.c: lincoll_init/finalize, the world communicator and
- * registered memory.
+ * the context's list of registered memory (the public memory calls are
+ * core/api/mem_api.c).
  *
  * init: parse the LINCOLL_* table once -> open the bootstrap (PMIx, TCP store
  * or singleton; or the embedder's from the params: oob callbacks or a store
- * at an address) -> start the transport -> allgather transport addresses ->
+ * at an address) -> bind and pick NICs -> start the transport LINCOLL_TRANSPORT
+ * names (the transport array, transports.c) -> allgather transport addresses ->
  * connect (endpoints are created lazily on first use) -> bound the
  * bootstrap's later waits by the context timeout.
  * finalize: a bootstrap barrier so no rank tears down its endpoints while a
@@ -118,9 +120,12 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
         return st;
     }
     lc_apply_config(ctx, params);
-    if (ctx->cfg.transport == LC_TRANSPORT_SIM) {
-        lc_error("LINCOLL_TRANSPORT=sim: the sim transport runs virtual ranks inside one "
-                 "process (tests); lincoll_init needs ucx");
+    /* the transport LINCOLL_TRANSPORT names, if it serves processes */
+    lc_tl_launch_t launch = {.params = params};
+    char name[32];
+    const lc_transport_t *tport =
+        lc_transport_pick(lc_transport_configured(&ctx->cfg, name, sizeof(name)), &launch);
+    if (tport == NULL) {
         free(ctx);
         return LINCOLL_ERR_INVALID;
     }
@@ -134,18 +139,12 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
     lc_log_set_rank(ctx->rank);
     lc_info("bootstrap %s: rank %d of %d", ctx->boot->ops->name, ctx->rank, ctx->size);
 
-    ctx->tl_ops = &lc_tl_ucx_ops;
-    lc_tl_params_t tp = {
-        .rank = ctx->rank,
-        .size = ctx->size,
-        .err_mode_peer = ctx->cfg.ucx_err_mode == LC_UCX_ERR_PEER,
-    };
-    lc_config_ucx_params(&ctx->cfg, &tp);
-    st = lc_topo_setup(ctx, params, &tp); /* bind, pick the NIC, before UCX starts */
+    /* bind, pick the NIC, before the transport starts */
+    st = lc_topo_setup(ctx, params, &launch.nics);
     if (st != LINCOLL_OK) {
         goto err_boot;
     }
-    st = ctx->tl_ops->init(&tp, &ctx->tl);
+    st = lc_transport_start(ctx, tport, &launch);
     if (st != LINCOLL_OK) {
         goto err_boot;
     }
@@ -172,9 +171,16 @@ err_boot:
     return st;
 }
 
-lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size, int ports,
+lincoll_status_t lc_context_create_sim(struct lc_sim_world *world, int rank, int size, int ports,
                                        lincoll_context_t **ctx_p)
 {
+    /* whatever LINCOLL_TRANSPORT says: the first transport that serves
+     * virtual ranks sharing a world */
+    lc_tl_launch_t launch = {.world = world};
+    const lc_transport_t *tport = lc_transport_pick(NULL, &launch);
+    if (tport == NULL) {
+        return LINCOLL_ERR_INVALID;
+    }
     lincoll_context_t *ctx = calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
         return LINCOLL_ERR_NOMEM;
@@ -190,9 +196,7 @@ lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size
     }
     ctx->rank = rank;
     ctx->size = size;
-    ctx->tl_ops = &lc_tl_sim_ops;
-    lc_tl_params_t tp = {.rank = rank, .size = size, .sim_world = world};
-    st = ctx->tl_ops->init(&tp, &ctx->tl);
+    st = lc_transport_start(ctx, tport, &launch);
     if (st == LINCOLL_OK) {
         st = lc_comm_world_create(ctx);
         if (st != LINCOLL_OK) {
@@ -328,7 +332,7 @@ lincoll_status_t lincoll_context_arm(lincoll_context_t *ctx)
     return st;
 }
 
-/* ---- memory ---------------------------------------------------------------- */
+/* ---- memory: the regions of a context (the public calls: core/api/mem_api.c) */
 
 lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len)
 {
@@ -342,8 +346,8 @@ lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len
     return NULL;
 }
 
-static lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t len, int allocate,
-                                   void **addr_p)
+lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t len, int allocate,
+                            void **addr_p)
 {
     lc_mem_entry_t *e = calloc(1, sizeof(*e));
     if (e == NULL) {
@@ -370,8 +374,7 @@ static lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t le
     return LINCOLL_OK;
 }
 
-static lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int allocated,
-                                      const char *fn)
+lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int allocated, const char *fn)
 {
     for (lc_mem_entry_t **pp = &ctx->mems; *pp != NULL; pp = &(*pp)->next) {
         lc_mem_entry_t *e = *pp;
@@ -384,43 +387,4 @@ static lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int al
     }
     lc_error("%s: %p was not %s by lincoll", fn, addr, allocated ? "allocated" : "registered");
     return LINCOLL_ERR_INVALID;
-}
-
-lincoll_status_t lincoll_mem_alloc(lincoll_context_t *ctx, size_t bytes, void **addr_p)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_alloc: ctx must not be NULL");
-    LC_CHECK_ARG(addr_p != NULL, "lincoll_mem_alloc: addr_p must not be NULL");
-    LC_CHECK_ARG(bytes > 0 && bytes <= ((size_t)1 << 46),
-                 "lincoll_mem_alloc: bytes=%zu must be in [1, 2^46]", bytes);
-    return lc_mem_add(ctx, NULL, bytes, 1, addr_p);
-}
-
-lincoll_status_t lincoll_mem_free(lincoll_context_t *ctx, void *addr)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_free: ctx must not be NULL");
-    if (addr == NULL) {
-        return LINCOLL_OK;
-    }
-    if (lc_dev_mem_release(ctx, addr) == LINCOLL_OK) { /* lincoll_mem_alloc_type device memory */
-        return LINCOLL_OK;
-    }
-    return lc_mem_remove(ctx, addr, 1, "lincoll_mem_free");
-}
-
-lincoll_status_t lincoll_mem_register(lincoll_context_t *ctx, void *addr, size_t bytes)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_register: ctx must not be NULL");
-    LC_CHECK_ARG(addr != NULL, "lincoll_mem_register: addr must not be NULL");
-    LC_CHECK_ARG(bytes > 0 && bytes <= ((size_t)1 << 46),
-                 "lincoll_mem_register: bytes=%zu must be in [1, 2^46]", bytes);
-    LC_CHECK_ARG(lc_mem_find(ctx, addr, bytes) == NULL,
-                 "lincoll_mem_register: [%p, +%zu) is already registered", addr, bytes);
-    return lc_mem_add(ctx, addr, bytes, 0, NULL);
-}
-
-lincoll_status_t lincoll_mem_deregister(lincoll_context_t *ctx, void *addr)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_deregister: ctx must not be NULL");
-    LC_CHECK_ARG(addr != NULL, "lincoll_mem_deregister: addr must not be NULL");
-    return lc_mem_remove(ctx, addr, 0, "lincoll_mem_deregister");
 }

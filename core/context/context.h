@@ -72,12 +72,53 @@ lc_split_entry_t lc_comm_split_entry(lincoll_comm_t *comm, int color, int key);
 lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry_t *entries,
                                       int color, lincoll_comm_t **new_p);
 
-/* A sim virtual rank: context over the in-process sim transport. */
-lincoll_status_t lc_context_create_sim(lc_sim_world_t *world, int rank, int size, int ports,
+/* A sim virtual rank: context over the in-process sim transport (the world:
+ * transports/sim/api.h). */
+struct lc_sim_world;
+lincoll_status_t lc_context_create_sim(struct lc_sim_world *world, int rank, int size, int ports,
                                        lincoll_context_t **ctx_p);
+
+/* ---- the transport array (core/context/transports.c) -------------------- */
+
+/* What a context starts its transport for. */
+typedef struct lc_tl_launch {
+    const lincoll_init_params_t *params; /* lincoll_init's (may be NULL) */
+    const char *nics;           /* the topology's NIC choice (UCX_NET_DEVICES syntax), or NULL */
+    struct lc_sim_world *world; /* virtual ranks of one process: their world; NULL: processes */
+} lc_tl_launch_t;
+
+/* One transport: its ops (ops->name is a value of LINCOLL_TRANSPORT), whether
+ * it can serve a launch, and how core starts it: fill the transport's own
+ * parameters (transports/<name>/api.h) from the context and call init(). */
+typedef struct lc_transport {
+    const lc_tl_ops_t *ops;
+    const char *serves; /* what it runs, for messages */
+    int (*probe)(const lc_tl_launch_t *launch);
+    lincoll_status_t (*start)(lincoll_context_t *ctx, const lc_tl_launch_t *launch);
+} lc_transport_t;
+
+/* Every transport, in order of preference; NULL-terminated. */
+extern const lc_transport_t *const lc_transports[];
+
+/* The name LINCOLL_TRANSPORT selects under @p cfg (written to @p buf), or NULL. */
+const char *lc_transport_configured(const lc_config_t *cfg, char *buf, size_t len);
+/* The transport named @p name when its probe accepts @p launch (else an
+ * error is logged and NULL returned); @p name NULL: the first, in order of
+ * preference, that accepts it. */
+const lc_transport_t *lc_transport_pick(const char *name, const lc_tl_launch_t *launch);
+/* Start @p t for ctx: sets ctx->tl_ops and ctx->tl. */
+lincoll_status_t lc_transport_start(lincoll_context_t *ctx, const lc_transport_t *t,
+                                    const lc_tl_launch_t *launch);
 
 /* The memory entry containing [addr, addr+len), or NULL. */
 lc_mem_entry_t *lc_mem_find(lincoll_context_t *ctx, const void *addr, size_t len);
+/* Add an entry: allocate len bytes through the transport (allocate; the
+ * address in *addr_p) or register [addr, addr+len) (addr_p may be NULL). */
+lincoll_status_t lc_mem_add(lincoll_context_t *ctx, void *addr, size_t len, int allocate,
+                            void **addr_p);
+/* Drop the entry at addr made the same way (allocated or registered) and
+ * release it; LINCOLL_ERR_INVALID (one log line naming fn) when there is none. */
+lincoll_status_t lc_mem_remove(lincoll_context_t *ctx, void *addr, int allocated, const char *fn);
 
 /* Seconds on a monotonic clock. */
 double lc_now(void);

@@ -1,7 +1,8 @@
 /*
  * core/dev/dev.c: which device backend serves the process, memory-type
- * detection, the init-time checks of buffer arguments, and the public
- * memory-type calls (include/lincoll/mem.h).  docs/accelerators.md.
+ * detection, the init-time checks of buffer arguments, and the device
+ * allocations behind lincoll_mem_alloc_type (the public memory calls are
+ * core/api/mem_api.c).  docs/accelerators.md.
  */
 #include "core/dev/dev.h"
 
@@ -140,7 +141,7 @@ lincoll_status_t lc_dev_check_args(const char *fn, const lc_dev_arg_t *args, int
     return LINCOLL_OK;
 }
 
-/* ---- device allocations of lincoll_mem_alloc_type --------------------------- */
+/* ---- device allocations of lincoll_mem_alloc_type (core/api/mem_api.c) ------ */
 
 typedef struct lc_dev_alloc {
     struct lc_dev_alloc *next;
@@ -183,27 +184,19 @@ void lc_dev_mem_release_all(struct lincoll_context *ctx)
     }
 }
 
-LINCOLL_API lincoll_status_t lincoll_mem_alloc_type(lincoll_context_t *ctx, size_t bytes,
-                                                    lincoll_mem_type_t type, void **addr_p)
+lincoll_status_t lc_dev_mem_alloc(struct lincoll_context *ctx, const char *fn, size_t bytes,
+                                  void **addr_p)
 {
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_alloc_type: ctx must not be NULL");
-    LC_CHECK_ARG(addr_p != NULL, "lincoll_mem_alloc_type: addr_p must not be NULL");
-    LC_CHECK_ARG((unsigned)type < LINCOLL_MEM_TYPE_LAST,
-                 "lincoll_mem_alloc_type: type=%d is not a lincoll_mem_type_t", (int)type);
-    if (type == LINCOLL_MEM_HOST) return lincoll_mem_alloc(ctx, bytes, addr_p);
-    LC_CHECK_ARG(bytes > 0 && bytes <= ((size_t)1 << 46),
-                 "lincoll_mem_alloc_type: bytes=%zu must be in [1, 2^46]", bytes);
     const lc_dev_ops_t *d = lc_dev();
     if (d == NULL) {
-        lc_error("lincoll_mem_alloc_type: type=cuda: %s", lc_dev_why());
+        lc_error("%s: type=cuda: %s", fn, lc_dev_why());
         return LINCOLL_ERR_UNSUPPORTED;
     }
     lc_dev_alloc_t *a = calloc(1, sizeof(*a));
     if (a == NULL) return LINCOLL_ERR_NOMEM;
     lincoll_status_t st = d->alloc(bytes, &a->addr);
     if (st != LINCOLL_OK) {
-        lc_error("lincoll_mem_alloc_type: %zu bytes of device memory: %s", bytes,
-                 lincoll_strerror(st));
+        lc_error("%s: %zu bytes of device memory: %s", fn, bytes, lincoll_strerror(st));
         free(a);
         return st;
     }
@@ -215,29 +208,4 @@ LINCOLL_API lincoll_status_t lincoll_mem_alloc_type(lincoll_context_t *ctx, size
     pthread_mutex_unlock(&lc_dev_alloc_lock);
     *addr_p = a->addr;
     return LINCOLL_OK;
-}
-
-LINCOLL_API lincoll_status_t lincoll_mem_type_of(lincoll_context_t *ctx, const void *addr,
-                                                 size_t bytes, lincoll_mem_type_t *type_p)
-{
-    LC_CHECK_ARG(ctx != NULL, "lincoll_mem_type_of: ctx must not be NULL");
-    LC_CHECK_ARG(addr != NULL, "lincoll_mem_type_of: addr must not be NULL");
-    LC_CHECK_ARG(type_p != NULL, "lincoll_mem_type_of: type_p must not be NULL");
-    *type_p = lc_dev_mem_type(addr, bytes) == LC_MEM_DEV ? LINCOLL_MEM_CUDA : LINCOLL_MEM_HOST;
-    return LINCOLL_OK;
-}
-
-LINCOLL_API int lincoll_mem_type_supported(lincoll_mem_type_t type, const char **why_p)
-{
-    if (type == LINCOLL_MEM_HOST) {
-        if (why_p != NULL) *why_p = "host";
-        return 1;
-    }
-    if (why_p != NULL) *why_p = type == LINCOLL_MEM_CUDA ? lc_dev_why() : "unknown memory type";
-    return type == LINCOLL_MEM_CUDA && lc_dev() != NULL;
-}
-
-LINCOLL_API const char *lincoll_mem_type_name(lincoll_mem_type_t type)
-{
-    return type == LINCOLL_MEM_HOST ? "host" : type == LINCOLL_MEM_CUDA ? "cuda" : "unknown";
 }

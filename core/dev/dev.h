@@ -101,10 +101,14 @@ typedef struct lc_dev_arg {
 lincoll_status_t lc_dev_check_args(const char *fn, const lc_dev_arg_t *args, int n,
                                    const char *why_not);
 
-/* lincoll_mem_free of device memory from lincoll_mem_alloc_type:
- * LINCOLL_OK when addr was one of ctx's (and is freed now), else
- * LINCOLL_ERR_NOT_FOUND.  lc_dev_mem_release_all frees ctx's (finalize). */
+/* Device memory of ctx (lincoll_mem_alloc_type): bytes from the backend,
+ * recorded under ctx; without a backend or memory, one log line naming fn.
+ * lc_dev_mem_release (lincoll_mem_free): LINCOLL_OK when addr was one of
+ * ctx's (and is freed now), else LINCOLL_ERR_NOT_FOUND.
+ * lc_dev_mem_release_all frees ctx's (finalize). */
 struct lincoll_context;
+lincoll_status_t lc_dev_mem_alloc(struct lincoll_context *ctx, const char *fn, size_t bytes,
+                                  void **addr_p);
 lincoll_status_t lc_dev_mem_release(struct lincoll_context *ctx, void *addr);
 void lc_dev_mem_release_all(struct lincoll_context *ctx);
 

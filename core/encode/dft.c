@@ -30,7 +30,6 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
-#include "core/exec/exec.h"
 
 int lc_enc_rev(int k, int L, int P)
 {
@@ -106,17 +105,9 @@ lincoll_status_t lc_enc_fft_build(lc_enc_b_t *b, const lc_enc_group_t *g, int P,
     return st;
 }
 
-/* ---- lincoll_encode_dft_init ---------------------------------------------------- */
+/* ---- the DFT as a matrix (universal algorithms) and as butterflies ------------------- */
 
-typedef struct lc_dft_mat {
-    uint64_t *pw; /* w^0 .. w^(K-1) */
-    int *ord;     /* point index of rank k: k or rev(k) */
-    uint64_t scale;
-    int K;
-    const lincoll_field_t *f;
-} lc_dft_mat_t;
-
-static uint64_t lc_dft_coef(const void *arg, int j, int k)
+uint64_t lc_dft_coef(const void *arg, int j, int k)
 {
     const lc_dft_mat_t *d = arg;
     uint64_t e = ((uint64_t)j * (uint64_t)d->ord[k]) % (uint64_t)d->K;
@@ -130,108 +121,28 @@ uint64_t lc_enc_int_elem(const lincoll_field_t *f, uint64_t n)
     return n % f->q;
 }
 
-lincoll_status_t lincoll_encode_dft_init(lincoll_comm_t *comm, const lincoll_field_t *field,
-                                         int flags, size_t packet_bytes, const void *in, void *out,
-                                         const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p)
+lincoll_status_t lc_enc_dft_build(lc_enc_b_t *b, int K, int me, int P, int L, uint64_t w,
+                                  uint64_t scale, int extra, lc_bufref_t in, lc_bufref_t out)
 {
-    static const char *fn = "lincoll_encode_dft_init";
-    int p;
-    lincoll_status_t st =
-        lc_enc_check_common(fn, comm, field, packet_bytes, in, 1, out, 1, opts, plan_p, &p);
-    if (st != LINCOLL_OK) return st;
-    LC_CHECK_ARG((flags & ~(LINCOLL_ENCODE_DFT_NATURAL | LINCOLL_ENCODE_DFT_INVERSE)) == 0,
-                 "%s: flags=0x%x has unknown bits", fn, (unsigned)flags);
-    const int K = comm->size, me = comm->rank, P = p + 1;
-    LC_CHECK_ARG((field->q - 1) % (uint64_t)K == 0,
-                 "%s: field of order %llu has no primitive %d-th root of unity (K=%d must "
-                 "divide q-1)",
-                 fn, (unsigned long long)field->q, K, K);
-    int natural = (flags & LINCOLL_ENCODE_DFT_NATURAL) != 0;
-    int L = lc_enc_ceil_log(K, P);
-    long PL = 1;
-    for (int i = 0; i < L; i++)
-        PL *= P;
-    int pow_ok = PL == K;
-    LC_CHECK_ARG(natural || pow_ok,
-                 "%s: digit-reversed order needs K=%d to be a power of p+1=%d (pass "
-                 "LINCOLL_ENCODE_DFT_NATURAL or other ports)",
-                 fn, K, P);
-    lincoll_encode_algo_t algo;
-    st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
-    if (st != LINCOLL_OK) return st;
-    uint64_t w = lc_gf_pow(field, field->gen, (field->q - 1) / (uint64_t)K), scale = 1;
-    if (flags & LINCOLL_ENCODE_DFT_INVERSE) {
-        w = lc_gf_inv(field, w);
-        scale = lc_gf_inv(field, lc_enc_int_elem(field, (uint64_t)K));
+    lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
+    int rounds;
+    lc_bufref_t dst = out;
+    if (extra) {
+        int tmp = lc_enc_scratch(b, 1);
+        if (tmp < 0) return LINCOLL_ERR_NOMEM;
+        dst = lc_ref(tmp, 0);
     }
-    /* specific vs universal */
-    int extra = natural && L >= 2;
-    int specific = pow_ok;
-    if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC && !specific) {
-        if (comm->ctx->cfg.algo_fallback == LC_FALLBACK_ERROR) {
-            lc_error("%s: LINCOLL_ENCODE_ALGO=specific: K=%d is not a power of p+1=%d "
-                     "(LINCOLL_ALGO_FALLBACK=error)",
-                     fn, K, P);
-            return LINCOLL_ERR_UNSUPPORTED;
+    lincoll_status_t st = lc_enc_fft_build(b, &g, P, L, w, 0, scale, in, dst, 0, &rounds);
+    if (st == LINCOLL_OK && extra) {
+        int partner = lc_enc_rev(me, L, P), r = lc_enc_round(b, L);
+        if (r < 0) {
+            st = LINCOLL_ERR_NOMEM;
+        } else if (partner == me) {
+            st = lc_plan_copy(b->plan, r, 0, out, dst, b->B);
+        } else {
+            st = lc_plan_recv(b->plan, r, partner, out, b->B);
+            if (st == LINCOLL_OK) st = lc_plan_send(b->plan, r, partner, dst, b->B);
         }
-        lc_warn("%s: specific DFT needs K=%d to be a power of p+1=%d; choosing automatically", fn,
-                K, P);
-        algo = LINCOLL_ENCODE_ALGO_AUTO;
     }
-    if (specific && algo == LINCOLL_ENCODE_ALGO_AUTO) {
-        double tu;
-        lc_enc_pick_universal(&comm->ctx->cfg, K, p, packet_bytes, algo, &tu);
-        double ts = lc_enc_predict(&comm->ctx->cfg, (unsigned)(L + extra), (uint64_t)(L + extra),
-                                   packet_bytes, (double)L * P * (double)packet_bytes);
-        specific = ts <= tu;
-    } else if (algo != LINCOLL_ENCODE_ALGO_SPECIFIC) {
-        specific = 0;
-    }
-    lc_enc_b_t b;
-    st = lc_enc_begin(comm, specific ? (natural ? "dft_natural" : "dft") : "universal", p, field,
-                      packet_bytes, opts, &b);
-    if (st != LINCOLL_OK) return st;
-    int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
-    int so = lc_plan_slot_user(b.plan, out, packet_bytes);
-    if (si < 0 || so < 0) return lc_enc_end(&b, LINCOLL_ERR_NOMEM, plan_p);
-    if (specific) {
-        lc_enc_group_t g = {.K = K, .me = me, .off = 0, .stride = 1};
-        int rounds;
-        lc_bufref_t dst = lc_ref(so, 0);
-        int tmp = -1;
-        if (extra) {
-            tmp = lc_enc_scratch(&b, 1);
-            if (tmp < 0) return lc_enc_end(&b, LINCOLL_ERR_NOMEM, plan_p);
-            dst = lc_ref(tmp, 0);
-        }
-        st = lc_enc_fft_build(&b, &g, P, L, w, 0, scale, lc_ref(si, 0), dst, 0, &rounds);
-        if (st == LINCOLL_OK && extra) {
-            int partner = lc_enc_rev(me, L, P), r = lc_enc_round(&b, L);
-            if (r < 0) {
-                st = LINCOLL_ERR_NOMEM;
-            } else if (partner == me) {
-                st = lc_plan_copy(b.plan, r, 0, lc_ref(so, 0), dst, packet_bytes);
-            } else {
-                st = lc_plan_recv(b.plan, r, partner, lc_ref(so, 0), packet_bytes);
-                if (st == LINCOLL_OK) st = lc_plan_send(b.plan, r, partner, dst, packet_bytes);
-            }
-        }
-        return lc_enc_end(&b, st, plan_p);
-    }
-    lc_dft_mat_t d = {.scale = scale, .K = K, .f = field};
-    d.pw = malloc(sizeof(uint64_t) * (size_t)K);
-    d.ord = malloc(sizeof(int) * (size_t)K);
-    if (d.pw == NULL || d.ord == NULL) {
-        st = LINCOLL_ERR_NOMEM;
-    } else {
-        d.pw[0] = 1;
-        for (int i = 1; i < K; i++)
-            d.pw[i] = lc_gf_mul(field, d.pw[i - 1], w);
-        for (int k = 0; k < K; k++)
-            d.ord[k] = natural ? k : lc_enc_rev(k, L, P);
-        st = lc_enc_universal(&b, algo, K, me, lc_dft_coef, &d, lc_ref(si, 0), lc_ref(so, 0));
-    }
-    free(d.pw);
-    free(d.ord);
-    return lc_enc_end(&b, st, plan_p);
+    return st;
 }

@@ -63,3 +63,20 @@ lincoll_status_t lc_enc_direct_build(lc_enc_b_t *b, const lc_enc_group_t *g, lc_
     free(row);
     return st;
 }
+
+static double lc_enc_direct_pred(const lc_env_t *env, const lc_enc_args_t *a)
+{
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_DIRECT, env->cfg, a->K, a->p, a->B);
+}
+
+static lincoll_status_t lc_enc_direct_c(lc_enc_b_t *b, const lc_enc_args_t *a)
+{
+    lc_enc_group_t g = {.K = a->K, .me = a->me, .off = 0, .stride = 1};
+    int rounds;
+    return lc_enc_direct_build(b, &g, a->coef, a->arg, a->in, a->out, 0, &rounds);
+}
+
+const lc_enc_alg_t lc_enc_alg_direct = {.name = "direct",
+                                        .cost = lc_enc_direct_pred,
+                                        .compile = lc_enc_direct_c,
+                                        .algo = LINCOLL_ENCODE_ALGO_DIRECT};

@@ -262,16 +262,3 @@ lincoll_status_t lc_enc_slice_plan(lc_enc_b_t *b, size_t S)
              np->algorithm, B, n, S, np->nrounds - n + 1, np->nrounds);
     return LINCOLL_OK;
 }
-
-lincoll_status_t lincoll_encode_chunks(const lincoll_plan_t *plan, unsigned *nchunks_p,
-                                       size_t *chunk_bytes_p)
-{
-    LC_CHECK_ARG(plan != NULL, "lincoll_encode_chunks: plan must not be NULL");
-    const lc_plan_t *ir = lc_plan_of(plan);
-    LC_CHECK_ARG(ir->priv_free == lc_enc_priv_free && ir->priv != NULL,
-                 "lincoll_encode_chunks: plan %s is not an encode plan", ir->algorithm);
-    const lc_enc_priv_t *pv = ir->priv;
-    if (nchunks_p) *nchunks_p = pv->nchunks;
-    if (chunk_bytes_p) *chunk_bytes_p = pv->chunk;
-    return LINCOLL_OK;
-}

@@ -1,10 +1,10 @@
 /*
  * core/encode/encode_int.h: what the all-to-all encode plan compilers share.
  *
- * The public inits (encode_api.c, dft.c, vandermonde.c, lagrange.c, rs.c)
- * validate arguments, create a plan and an lc_enc_b_t, and call the
- * compilers: lc_enc_ps_build() (prepare_shoot.c, universal, any window),
- * lc_enc_direct_build() (direct.c), lc_enc_fft_build() (dft.c, DIF/DIT
+ * The public inits (encode_api.c, encode_api_specific.c, repair_api.c: api
+ * layer, encode_api.h) validate arguments, create a plan and an lc_enc_b_t,
+ * and call the compilers (which see the lc_enc_b_t only): lc_enc_ps_build() (prepare_shoot.c,
+ * universal, any window), lc_enc_direct_build() (direct.c), lc_enc_fft_build() (dft.c, DIF/DIT
  * butterflies).  Each compiler works on a *group* of virtual ranks
  * v = 0..K-1 mapped to communicator ranks off + stride*v, so that composite
  * algorithms (coset Vandermonde, Lagrange) run several instances in
@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/plan/alg.h"
 #include "core/plan/plan.h"
 #include "core/plan/plan_steps.h"
 #include "kernels/gf/gf_kernels.h"
@@ -41,9 +42,8 @@ typedef struct lc_enc_priv {
     int sliced;       /* cut into slices already (lc_enc_slice_plan): lc_enc_end does not chunk */
 } lc_enc_priv_t;
 
-/* One compilation in progress.  The compilers see only plan (the IR), f, B,
- * p and priv; comm, bind and the zcopy fields belong to the init that
- * drives the compilation (its bind at lc_enc_end). */
+/* One compilation in progress: all the compilers see (no communicator, no
+ * bind; the public init that drives it holds those, encode_api.h). */
 typedef struct lc_enc_b {
     lc_plan_t *plan;
     const lincoll_field_t *f;
@@ -52,10 +52,6 @@ typedef struct lc_enc_b {
     lc_enc_priv_t *priv;
     int scratch_packet; /* slot of one zeroed packet (-1 until needed) */
     size_t chunk_req;   /* opts->chunk_bytes, else LINCOLL_ENCODE_CHUNK (0 = model) */
-    lincoll_comm_t *comm;
-    struct lc_bind *bind; /* zcopy: the agreed windows, bound at lc_enc_end */
-    int zc_allowed;       /* lincoll_encode_init: zcopy is a candidate */
-    const char *fn;       /* the public init (log lines) */
 } lc_enc_b_t;
 
 /* A group of virtual ranks: v -> communicator rank off + stride * v. */
@@ -73,14 +69,11 @@ static inline int lc_enc_real(const lc_enc_group_t *g, int v)
 /* Coefficient of virtual input j in virtual output k (A[j][k]). */
 typedef uint64_t (*lc_enc_coef_fn_t)(const void *arg, int j, int k);
 
-/* ---- builder helpers (encode_common.c) --------------------------------------- */
-lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
-                              const lincoll_field_t *f, size_t B, const lincoll_encode_opts_t *opts,
-                              lc_enc_b_t *b);
-/* Chunk the packet when that pays (encode_chunk.c), add checksums
- * (LINCOLL_ENCODE_CHECKSUM), finalize and bind; or destroy on error.  The one
- * finalisation point of every encode init. */
-lincoll_status_t lc_enc_end(lc_enc_b_t *b, lincoll_status_t st, lincoll_plan_t **plan_p);
+/* ---- building blocks (encode_build.c) ----------------------------------------- */
+/* A builder: a new IR on env named name, the plan-owned coefficient tables,
+ * packets of B bytes, chunk_req as chunk_req above. */
+lincoll_status_t lc_enc_builder(lc_enc_b_t *b, const lc_env_t *env, const char *name, int ports,
+                                const lincoll_field_t *f, size_t B, size_t chunk_req);
 /* Make sure round idx exists; returns idx or -1. */
 int lc_enc_round(lc_enc_b_t *b, int idx);
 /* A scratch area of n packets; returns its slot (or -1). */
@@ -111,7 +104,7 @@ size_t lc_enc_chunk_size(const lc_config_t *cfg, unsigned T, size_t B, size_t re
 lincoll_status_t lc_enc_slice_plan(lc_enc_b_t *b, size_t S);
 void lc_enc_priv_free(void *arg);
 
-/* ---- closed forms (encode_common.c; docs/encode.md, "Closed forms C1 and C2") - */
+/* ---- closed forms (encode_model.c; docs/encode.md, "Closed forms C1 and C2") -- */
 int lc_enc_ceil_log(int K, int P); /* smallest L with P^L >= K */
 /* the paper's window m = P^T_p, capped at K */
 int lc_enc_paper_window(int K, int p);
@@ -127,6 +120,13 @@ lincoll_status_t lc_enc_rs_generator(const char *fn, const lincoll_field_t *fiel
                                      uint64_t **G_p);
 /* direct: rounds = C2 = ceil((K-1)/p) */
 void lc_enc_direct_cost(int K, int p, unsigned *c1, uint64_t *c2);
+/* C1, C2 and window of a universal algorithm (lincoll_encode_cost()). */
+lincoll_status_t lc_enc_closed_cost(int K, int ports, lincoll_encode_algo_t algo, unsigned *c1_p,
+                                    uint64_t *c2_p, int *window_p);
+/* Local GF work of one rank in bytes (prepare-and-shoot with window m, or direct). */
+double lc_enc_gf_work(int K, int p, int m, lincoll_encode_algo_t a, size_t B);
+/* Predicted seconds of one start of a universal algorithm with a closed form. */
+double lc_enc_cost_of(lincoll_encode_algo_t a, const lc_config_t *cfg, int K, int p, size_t B);
 
 /* ---- compilers ----------------------------------------------------------------- */
 /* Universal prepare-and-shoot on group g with window m, from round r0; in/out
@@ -154,58 +154,73 @@ uint64_t lc_enc_int_elem(const lincoll_field_t *f, uint64_t n);
 /* Base-P digit reversal of k < P^L. */
 int lc_enc_rev(int k, int L, int P);
 
-/* ---- selection (encode_common.c) --------------------------------------------- */
-/* Algorithm asked for: opts->algo, else LINCOLL_ENCODE_ALGO, else auto. */
-lincoll_status_t lc_enc_requested_algo(const lc_config_t *cfg, const lincoll_encode_opts_t *opts,
-                                       lincoll_encode_algo_t *algo_p);
+/* ---- selection (encode_model.c) ---------------------------------------------- */
 /* Predicted seconds of a (C1, C2, GF coefficient-bytes) triple. */
 double lc_enc_predict(const lc_config_t *cfg, unsigned c1, uint64_t c2, size_t B, double gf_bytes);
-/* Compile a universal encode (prepare_shoot, best_window or direct; auto picks
- * the cheapest) of an explicit matrix on the group of all ranks of b.  in or
- * out with slot < 0: zero input / no output wanted. */
-lincoll_status_t lc_enc_universal(lc_enc_b_t *b, lincoll_encode_algo_t algo, int K, int me,
-                                  lc_enc_coef_fn_t coef, const void *arg, lc_bufref_t in,
-                                  lc_bufref_t out);
-/* Pick among universal algorithms for K, p (algo AUTO: cheapest; zc:
- * zcopy and zcopy_split count too). */
-lincoll_encode_algo_t lc_enc_pick_universal(const lc_config_t *cfg, int K, int p, size_t B,
-                                            lincoll_encode_algo_t algo, double *pred_p);
-lincoll_encode_algo_t lc_enc_pick(const lc_config_t *cfg, int K, int p, size_t B,
-                                  lincoll_encode_algo_t algo, int zc, double *pred_p);
 
-/* ---- the universal algorithms' registry (encode_common.c) ---------------------- */
+/* ---- the universal algorithms' registry (registry.c) --------------------------- */
+/* One universal encode on this rank: y_k = sum_j A[j][k] x_j over K ranks
+ * (communicator ranks 0..K-1), A given by coef(arg, j, k).  f, B and p
+ * are the builder's (lc_enc_args() copies them), so that applies and cost
+ * read them without one; applies and cost read only K, B and p (a price,
+ * lc_enc_pick_universal, sets nothing else). */
+typedef struct lc_enc_args {
+    int K;  /* ranks of the encode */
+    int me; /* this rank */
+    const lincoll_field_t *f;
+    size_t B; /* packet bytes */
+    int p;    /* ports */
+    lc_enc_coef_fn_t coef;
+    const void *arg;
+    lc_bufref_t in, out; /* this rank's packet and result in the plan (slots) */
+} lc_enc_args_t;
+/* The arguments of an encode compiled into b. */
+static inline lc_enc_args_t lc_enc_args(const lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
+                                        const void *arg, lc_bufref_t in, lc_bufref_t out)
+{
+    lc_enc_args_t a = {.K = K,
+                       .me = me,
+                       .f = b->f,
+                       .B = b->B,
+                       .p = b->p,
+                       .coef = coef,
+                       .arg = arg,
+                       .in = in,
+                       .out = out};
+    return a;
+}
+/* An algorithm: the shape of every family's entry (core/plan/alg.h: name as
+ * LINCOLL_ENCODE_ALGO takes it, which is also its plan's name; applies,
+ * NULL = any call; closed-form cost; compiler into the builder), then the
+ * encode extras. */
 typedef struct lc_enc_alg {
-    lincoll_encode_algo_t algo;
-    const char *name;
+    LC_ALG_SHAPE(lc_enc_b_t, lc_enc_args_t);
+    int algo;   /* its lincoll_encode_algo_t, or -1: none public (lc_enc_alg_id) */
     int mapped; /* zero copy: bind agrees on the windows at init */
-    /* closed-form cost (seconds) of one start, K ranks, p ports, B bytes */
-    double (*cost)(const lc_config_t *cfg, int K, int p, size_t B);
-    /* compile on all ranks of b's plan (K of them, this one me) */
-    lincoll_status_t (*compile)(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                const void *arg, lc_bufref_t in, lc_bufref_t out);
 } lc_enc_alg_t;
 const lc_enc_alg_t *lc_enc_alg(lincoll_encode_algo_t algo);
 /* the whole table, in preference order */
-const lc_enc_alg_t *lc_enc_registry(size_t *n_p);
+const lc_enc_alg_t *const *lc_enc_registry(size_t *n_p);
+/* the number an algorithm answers to (its lincoll_encode_algo_t, or
+ * LINCOLL_ENCODE_ALGO_LAST + its position) */
+int lc_enc_alg_id(const lc_enc_alg_t *a);
+/* "auto", "specific" or the registry name of algo ("unknown" otherwise) */
+const char *lc_enc_algo_name(lincoll_encode_algo_t algo);
+/* the algorithm named name ("auto", "specific" or a registry name): 1, else 0 */
+int lc_enc_algo_named(const char *name, lincoll_encode_algo_t *algo_p);
 
 /* ---- zcopy (zcopy.c, zcopy_split.c) --------------------------------------------- */
 /* Window keys of the zero-copy encodes. */
 enum { LC_ENC_KEY_IN = 1, LC_ENC_KEY_OUT = 2 };
 double lc_enc_zc_predict(const lc_config_t *cfg, int K, size_t B);
-lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                    const void *arg, lc_bufref_t in, lc_bufref_t out);
-lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                          const void *arg, lc_bufref_t in, lc_bufref_t out);
+/* the zero-copy compilers (their entries' compile) */
+lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, const lc_enc_args_t *a);
+lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, const lc_enc_args_t *a);
+/* their applies: every peer mapped (env->mapped), K = P >= 2 */
+int lc_enc_zc_applies(const lc_env_t *env, const lc_enc_args_t *a);
 /* segment of rank k in a packet of B bytes split K ways (64-byte units when
  * B allows, else element units): *off, *len */
 void lc_enc_zc_segment(size_t B, size_t es, int K, int k, size_t *off, size_t *len);
-/* Common argument checks of every init; fills *ports. */
-lincoll_status_t lc_enc_check_common(const char *fn, lincoll_comm_t *comm,
-                                     const lincoll_field_t *field, size_t packet_bytes,
-                                     const void *in, int need_in, void *out, int need_out,
-                                     const lincoll_encode_opts_t *opts, lincoll_plan_t **plan_p,
-                                     int *ports);
-
 /* Matrix held in memory, K x K row-major (coef callback for it). */
 typedef struct lc_enc_dense {
     const uint64_t *A;
@@ -214,5 +229,50 @@ typedef struct lc_enc_dense {
     int bad_j, bad_k; /* -1: none */
 } lc_enc_dense_t;
 uint64_t lc_enc_dense_coef(const void *arg, int j, int k);
+
+/* ---- structured matrices: coefficients and their own schedules ---------------- */
+/* The DFT as a matrix (dft.c). */
+typedef struct lc_dft_mat {
+    uint64_t *pw; /* w^0 .. w^(K-1) */
+    int *ord;     /* point index of rank k: k or rev(k) */
+    uint64_t scale;
+    int K;
+    const lincoll_field_t *f;
+} lc_dft_mat_t;
+uint64_t lc_dft_coef(const void *arg, int j, int k);
+/* The DFT's butterflies on all K = P^L ranks (extra: one more round to put
+ * the digit-reversed result in natural order). */
+lincoll_status_t lc_enc_dft_build(lc_enc_b_t *b, int K, int me, int P, int L, uint64_t w,
+                                  uint64_t scale, int extra, lc_bufref_t in, lc_bufref_t out);
+/* The Vandermonde matrix of points (vandermonde.c). */
+typedef struct lc_vdm {
+    const lincoll_field_t *f;
+    const uint64_t *pts; /* universal: a_k */
+    uint64_t *beta;      /* specific stage 1: b_z */
+    int M, a;            /* specific stage 1: class a */
+} lc_vdm_t;
+uint64_t lc_vdm_coef(const void *arg, int j, int k);
+/* Coset Vandermonde: prepare-and-shoot on Z = K / M classes (window mz),
+ * then LM = log_P M butterfly rounds within each class (root w of order M). */
+lincoll_status_t lc_enc_vdm_build(lc_enc_b_t *b, const lc_vdm_t *v, int me, int Z, int mz, int LM,
+                                  int P, uint64_t w, lc_bufref_t in, lc_bufref_t out);
+/* Lagrange interpolation and evaluation as a matrix (lagrange.c). */
+typedef struct lc_lag {
+    const uint64_t *Lm; /* K x K: Lm[k][i] = l_i(a_k) (lincoll_gf_matrix_lagrange) */
+    int K;
+} lc_lag_t;
+uint64_t lc_lag_coef(const void *arg, int i, int k);
+/* Lagrange on the default points: an inverse DFT, a scaling, a DFT. */
+lincoll_status_t lc_enc_lagrange_build(lc_enc_b_t *b, int K, int me, int P, int L, uint64_t w,
+                                       lc_bufref_t in, lc_bufref_t out);
+/* Systematic RS encode and repair as sparse matrices (rs.c). */
+typedef struct lc_rs {
+    const uint64_t *G; /* N x k generator (encode) */
+    const uint64_t *R; /* n_lost x k recovery matrix (repair) */
+    int N, k;
+    int *sidx, *lidx; /* repair: survivor / lost index of a rank, or -1 */
+} lc_rs_t;
+uint64_t lc_rs_encode_coef(const void *arg, int j, int c);
+uint64_t lc_rs_repair_coef(const void *arg, int j, int c);
 
 #endif

@@ -182,3 +182,22 @@ out:
     free(M);
     return st;
 }
+
+static double lc_enc_ps_pred(const lc_env_t *env, const lc_enc_args_t *a)
+{
+    return lc_enc_cost_of(LINCOLL_ENCODE_ALGO_PREPARE_SHOOT, env->cfg, a->K, a->p, a->B);
+}
+
+static lincoll_status_t lc_enc_paper_c(lc_enc_b_t *b, const lc_enc_args_t *a)
+{
+    lc_enc_group_t g = {.K = a->K, .me = a->me, .off = 0, .stride = 1};
+    int rounds;
+    return lc_enc_ps_build(b, &g, lc_enc_paper_window(a->K, b->p), a->coef, a->arg, a->in, a->out,
+                           0, &rounds);
+}
+
+/* the paper's window m = P^T_p */
+const lc_enc_alg_t lc_enc_alg_prepare_shoot = {.name = "prepare_shoot",
+                                               .cost = lc_enc_ps_pred,
+                                               .compile = lc_enc_paper_c,
+                                               .algo = LINCOLL_ENCODE_ALGO_PREPARE_SHOOT};

@@ -22,24 +22,18 @@
 #include <string.h>
 
 #include "core/base/log.h"
+#include "core/encode/encode_api.h"
 #include "core/encode/repair_int.h"
 #include "core/exec/exec.h"
 
-static const lc_rep_alg_t *const lc_rep_algs[] = {&lc_rep_alg_star, &lc_rep_alg_tree,
-                                                  &lc_rep_alg_chain};
-#define LC_REP_NALGS (sizeof(lc_rep_algs) / sizeof(lc_rep_algs[0]))
-
-const lc_rep_alg_t *const *lc_rep_registry(size_t *n_p)
-{
-    *n_p = LC_REP_NALGS;
-    return lc_rep_algs;
-}
-
-static const char *const lc_rep_names[LINCOLL_REPAIR_ALGO_LAST] = {"auto", "star", "tree", "chain"};
-
 const char *lincoll_repair_algo_name(lincoll_repair_algo_t algo)
 {
-    return (unsigned)algo < LINCOLL_REPAIR_ALGO_LAST ? lc_rep_names[algo] : "unknown";
+    if (algo == LINCOLL_REPAIR_ALGO_AUTO) return "auto";
+    size_t n;
+    const lc_rep_alg_t *const *reg = lc_rep_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        if (reg[i]->algo == algo) return reg[i]->name;
+    return "unknown";
 }
 
 /* opts->algo, else LINCOLL_REPAIR_ALGO (reread at every init) */
@@ -52,40 +46,46 @@ static lincoll_status_t lc_rep_requested(const lc_config_t *cfg, const lincoll_r
     if (opts != NULL && opts->algo != LINCOLL_REPAIR_ALGO_AUTO) {
         *algo_p = opts->algo;
     } else {
-        st = lc_config_reread("LINCOLL_REPAIR_ALGO", &c);
+        st = lc_config_reread_id(LINCOLL_CONFIG_REPAIR_ALGO, &c);
         if (st == LINCOLL_OK) *algo_p = (lincoll_repair_algo_t)c.repair_algo;
     }
     if (opts != NULL && opts->slice_bytes != 0) {
         *slice_p = opts->slice_bytes;
     } else if (st == LINCOLL_OK) {
-        st = lc_config_reread("LINCOLL_REPAIR_SLICE", &c);
+        st = lc_config_reread_id(LINCOLL_CONFIG_REPAIR_SLICE, &c);
         *slice_p = c.repair_slice;
     }
     return st;
 }
 
-/* The schedule to run (algo AUTO: the cheapest) and its figures. */
-static const lc_rep_alg_t *lc_rep_pick(const lc_config_t *cfg, lc_rep_shape_t *sh, size_t asked,
+/* The schedule to run (algo AUTO: the cheapest applicable one by its cost)
+ * and its figures; args->shape gets the asked slice and the schedule's. */
+static const lc_rep_alg_t *lc_rep_pick(const lc_env_t *env, lc_rep_args_t *args, size_t asked,
                                        lincoll_repair_algo_t algo, lincoll_repair_cost_t *cost)
 {
     const lc_rep_alg_t *best = NULL;
-    size_t best_slice = sh->B;
-    for (size_t i = 0; i < LC_REP_NALGS; i++) {
-        const lc_rep_alg_t *a = lc_rep_algs[i];
+    double bt = 0;
+    lc_rep_args_t bs = *args;
+    size_t n;
+    const lc_rep_alg_t *const *reg = lc_rep_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        const lc_rep_alg_t *a = reg[i];
         if (algo != LINCOLL_REPAIR_ALGO_AUTO && algo != a->algo) continue;
-        lc_rep_shape_t s = *sh;
-        s.asked = asked;
-        s.slice = a->sliced ? lc_rep_chain_slice(cfg, sh, asked) : sh->B;
-        lincoll_repair_cost_t c;
-        memset(&c, 0, sizeof(c));
-        a->cost(cfg, &s, &c);
-        if (best == NULL || c.seconds < cost->seconds) {
+        lc_rep_args_t s = *args;
+        s.shape.asked = asked;
+        s.shape.slice =
+            a->sliced ? lc_rep_chain_slice(env->cfg, &args->shape, asked) : args->shape.B;
+        if (!LC_ALG_APPLIES(a, env, &s)) continue;
+        const double t = a->cost(env, &s);
+        if (best == NULL || t < bt) {
             best = a;
-            *cost = c;
-            best_slice = s.slice;
+            bt = t;
+            bs = s;
         }
     }
-    sh->slice = best_slice;
+    *args = bs;
+    memset(cost, 0, sizeof(*cost));
+    if (best != NULL) best->figures(env, args, cost);
     return best;
 }
 
@@ -131,9 +131,15 @@ lincoll_status_t lincoll_encode_repair_cost(lincoll_context_t *ctx, int k, int r
         if (lc_config_load(&local) != LINCOLL_OK) return LINCOLL_ERR_INVALID;
         cfg = &local;
     }
-    lc_rep_shape_t sh = {.k = k, .r = r, .both = both, .p = ports, .B = packet_bytes};
-    memset(cost, 0, sizeof(*cost));
-    const lc_rep_alg_t *a = lc_rep_pick(cfg, &sh, slice_bytes, algo, cost);
+    /* a price: the shape only, on the k + r - both ranks that take part */
+    const lc_env_t env = {.P = k + r - both, .ports = ports, .cfg = cfg};
+    lc_rep_args_t args = {.shape = {.k = k, .r = r, .both = both, .p = ports, .B = packet_bytes}};
+    const lc_rep_alg_t *a = lc_rep_pick(&env, &args, slice_bytes, algo, cost);
+    if (a == NULL) {
+        lc_error("%s: no repair schedule serves k=%d r=%d (%s)", fn, k, r,
+                 lincoll_repair_algo_name(algo));
+        return LINCOLL_ERR_UNSUPPORTED;
+    }
     if (algo_p) *algo_p = a->algo;
     return LINCOLL_OK;
 }
@@ -237,11 +243,15 @@ static lincoll_status_t lc_rep_recover(const lincoll_field_t *f, int k, const ui
     return st;
 }
 
-lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm, const lincoll_field_t *field,
-                             int n, int k, lincoll_gf_rs_kind_t kind, const uint64_t *gen,
-                             const int *holds, const int *needs, size_t packet_bytes,
-                             const void *in, void *out, const lincoll_repair_opts_t *opts,
-                             lincoll_plan_t **plan_p)
+/* Initialise on comm: the common body of lincoll_encode_repair_k_init and of
+ * lincoll_encode_repair_init's route (fn names the public call in log
+ * lines; the arguments are checked as lincoll_encode_repair_k_init's). */
+static lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm,
+                                    const lincoll_field_t *field, int n, int k,
+                                    lincoll_gf_rs_kind_t kind, const uint64_t *gen,
+                                    const int *holds, const int *needs, size_t packet_bytes,
+                                    const void *in, void *out, const lincoll_repair_opts_t *opts,
+                                    lincoll_plan_t **plan_p)
 {
     LC_CHECK_ARG(plan_p != NULL, "%s: plan_p must not be NULL", fn);
     *plan_p = NULL;
@@ -282,45 +292,55 @@ lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm, const lincoll
     lincoll_repair_algo_t algo = LINCOLL_REPAIR_ALGO_AUTO;
     size_t asked = 0;
     if (st == LINCOLL_OK) st = lc_rep_requested(&comm->ctx->cfg, opts, &algo, &asked);
-    lc_rep_shape_t sh = {.k = k, .r = r, .both = both >= 0, .p = p, .B = packet_bytes};
+    lc_rep_args_t args = {.shape = {.k = k, .r = r, .both = both >= 0, .p = p, .B = packet_bytes}};
     lincoll_repair_cost_t cost;
     const lc_rep_alg_t *a = NULL;
-    if (st == LINCOLL_OK) a = lc_rep_pick(&comm->ctx->cfg, &sh, asked, algo, &cost);
-    lc_enc_b_t b;
     if (st == LINCOLL_OK) {
-        st = lc_enc_begin(comm, a->plan, p, field, packet_bytes, &eo, &b);
+        const lc_env_t env = lc_exec_env(comm, 0);
+        a = lc_rep_pick(&env, &args, asked, algo, &cost);
+        if (a == NULL) {
+            lc_error("%s: no repair schedule serves k=%d r=%d (%s)", fn, k, r,
+                     lincoll_repair_algo_name(algo));
+            st = LINCOLL_ERR_UNSUPPORTED;
+        }
+    }
+    lc_enc_call_t b;
+    if (st == LINCOLL_OK) {
+        st = lc_enc_begin(comm, a->plan_name, p, field, packet_bytes, &eo, &b);
         begun = st == LINCOLL_OK;
     }
     if (st == LINCOLL_OK) {
         b.fn = fn;
-        int si = has_in ? lc_plan_slot_user(b.plan, (void *)in, packet_bytes) : -1;
-        int so = has_out ? lc_plan_slot_user(b.plan, out, packet_bytes) : -1;
+        int si = has_in ? lc_plan_slot_user(b.b.plan, (void *)in, packet_bytes) : -1;
+        int so = has_out ? lc_plan_slot_user(b.b.plan, out, packet_bytes) : -1;
         if ((has_in && si < 0) || (has_out && so < 0)) st = LINCOLL_ERR_NOMEM;
         int ms = -1, mt = -1;
         for (int i = 0; i < k; i++)
             if (src[i] == me) ms = i;
         for (int t = 0; t < r; t++)
             if (tgt[t] == me) mt = t;
-        const lc_rep_t rp = {.nranks = P,
-                             .k = k,
-                             .r = r,
-                             .src = src,
-                             .tgt = tgt,
-                             .both = both,
-                             .R = R,
-                             .me = me,
-                             .my_src = ms,
-                             .my_tgt = mt};
-        if (st == LINCOLL_OK) st = a->compile(&b, &rp, lc_ref(si, 0), lc_ref(so, 0));
+        args.rep = (lc_rep_t){.nranks = P,
+                              .k = k,
+                              .r = r,
+                              .src = src,
+                              .tgt = tgt,
+                              .both = both,
+                              .R = R,
+                              .me = me,
+                              .my_src = ms,
+                              .my_tgt = mt};
+        args.in = lc_ref(si, 0);
+        args.out = lc_ref(so, 0);
+        if (st == LINCOLL_OK) st = a->compile(&b.b, &args);
         if (st == LINCOLL_OK && a->sliced) {
-            st = lc_enc_slice_plan(&b, sh.slice);
+            st = lc_enc_slice_plan(&b.b, args.shape.slice);
         } else {
-            b.chunk_req = asked; /* star, tree: round-major chunks of the asked slice */
+            b.b.chunk_req = asked; /* star, tree: round-major chunks of the asked slice */
         }
         lc_debug("%s: k=%d r=%d%s p=%d chunk %zu bytes: %s, %u rounds, %u slice(s), predicted "
                  "%.2f us",
-                 fn, k, r, both >= 0 ? " (one rebuilds and holds)" : "", p, packet_bytes, a->plan,
-                 cost.rounds, cost.slices, cost.seconds * 1e6);
+                 fn, k, r, both >= 0 ? " (one rebuilds and holds)" : "", p, packet_bytes,
+                 a->plan_name, cost.rounds, cost.slices, cost.seconds * 1e6);
     }
     free(src);
     free(srow);
@@ -341,4 +361,108 @@ lincoll_status_t lincoll_encode_repair_k_init(lincoll_comm_t *comm, const lincol
 {
     return lc_rep_init("lincoll_encode_repair_k_init", comm, field, n, k, kind, gen, holds, needs,
                        packet_bytes, in, out, opts, plan_p);
+}
+
+lincoll_status_t lincoll_encode_repair_init(lincoll_comm_t *comm, const lincoll_field_t *field,
+                                            int k, lincoll_gf_rs_kind_t kind, const uint64_t *gen,
+                                            const int *survivors, int n_lost, const int *lost,
+                                            size_t packet_bytes, const void *in, void *out,
+                                            const lincoll_encode_opts_t *opts,
+                                            lincoll_plan_t **plan_p)
+{
+    static const char *fn = "lincoll_encode_repair_init";
+    LC_CHECK_ARG(comm != NULL, "%s: comm must not be NULL", fn);
+    LC_CHECK_ARG(plan_p != NULL, "%s: plan_p must not be NULL", fn);
+    const int N = comm->size, me = comm->rank;
+    LC_CHECK_ARG(k >= 1 && k < N, "%s: k=%d must be in [1, N-1] (N=%d ranks)", fn, k, N);
+    LC_CHECK_ARG(survivors != NULL, "%s: survivors must not be NULL", fn);
+    LC_CHECK_ARG(lost != NULL && n_lost >= 1 && n_lost <= N - k,
+                 "%s: lost must list n_lost=%d ranks, 1 .. N-k=%d", fn, n_lost, N - k);
+    lc_rs_t r = {.N = N, .k = k};
+    r.sidx = malloc(sizeof(int) * (size_t)N);
+    r.lidx = malloc(sizeof(int) * (size_t)N);
+    uint64_t *R = malloc(sizeof(uint64_t) * (size_t)n_lost * (size_t)k), *G = NULL;
+    lincoll_status_t st = LINCOLL_OK;
+    if (r.sidx == NULL || r.lidx == NULL || R == NULL) st = LINCOLL_ERR_NOMEM;
+    for (int i = 0; st == LINCOLL_OK && i < N; i++)
+        r.sidx[i] = r.lidx[i] = -1;
+    for (int i = 0; st == LINCOLL_OK && i < k; i++) {
+        int s = survivors[i];
+        if (s < 0 || s >= N || r.sidx[s] >= 0) {
+            lc_error("%s: survivors[%d]=%d is outside [0, %d) or repeated", fn, i, s, N);
+            st = LINCOLL_ERR_INVALID;
+        } else {
+            r.sidx[s] = i;
+        }
+    }
+    for (int i = 0; st == LINCOLL_OK && i < n_lost; i++) {
+        int l = lost[i];
+        if (l < 0 || l >= N || r.lidx[l] >= 0 || r.sidx[l] >= 0) {
+            lc_error("%s: lost[%d]=%d is outside [0, %d), repeated or a survivor", fn, i, l, N);
+            st = LINCOLL_ERR_INVALID;
+        } else {
+            r.lidx[l] = i;
+        }
+    }
+    int has_in = st == LINCOLL_OK && r.sidx[me] >= 0, has_out = st == LINCOLL_OK && r.lidx[me] >= 0;
+    int p = 1;
+    if (st == LINCOLL_OK)
+        st = lc_enc_check_common(fn, comm, field, packet_bytes, in, has_in, out, has_out, opts,
+                                 plan_p, &p);
+    lincoll_encode_algo_t algo = LINCOLL_ENCODE_ALGO_AUTO;
+    if (st == LINCOLL_OK) st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
+    if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC) algo = LINCOLL_ENCODE_ALGO_AUTO;
+    if (st == LINCOLL_OK && algo == LINCOLL_ENCODE_ALGO_AUTO && k + n_lost == N) {
+        /* the communicator is exactly the survivors and the lost ranks: the
+         * schedules on the k survivors (star, tree, chain; repair_api.c),
+         * the chunk option as their slice */
+        int *holds = malloc(sizeof(int) * (size_t)N), *needs = malloc(sizeof(int) * (size_t)N);
+        if (holds == NULL || needs == NULL) st = LINCOLL_ERR_NOMEM;
+        for (int i = 0; st == LINCOLL_OK && i < N; i++) {
+            holds[i] = r.sidx[i] >= 0 ? i : -1;
+            needs[i] = r.lidx[i] >= 0 ? i : -1;
+        }
+        lincoll_repair_opts_t ro = {.ports = opts != NULL ? opts->ports : 0,
+                                    .slice_bytes = opts != NULL && opts->chunk_bytes != 0
+                                                       ? opts->chunk_bytes
+                                                       : comm->ctx->cfg.encode_chunk};
+        if (st == LINCOLL_OK)
+            st = lc_rep_init(fn, comm, field, N, k, kind, gen, holds, needs, packet_bytes, in, out,
+                             &ro, plan_p);
+        free(holds);
+        free(needs);
+        free(r.sidx);
+        free(r.lidx);
+        free(R);
+        return st;
+    }
+    if (st == LINCOLL_OK) st = lc_enc_rs_generator(fn, field, N, k, kind, gen, &G);
+    if (st == LINCOLL_OK) {
+        st = lincoll_gf_matrix_recover(field, N, k, G, survivors, n_lost, lost, R);
+        if (st == LINCOLL_ERR_SINGULAR)
+            lc_error("%s: the generator rows of the survivors are singular: they cannot "
+                     "rebuild the lost packets",
+                     fn);
+    }
+    lc_enc_call_t b;
+    int begun = 0;
+    if (st == LINCOLL_OK) {
+        st = lc_enc_begin(comm, "rs_repair", p, field, packet_bytes, opts, &b);
+        begun = st == LINCOLL_OK;
+    }
+    if (st == LINCOLL_OK) {
+        int si = has_in ? lc_plan_slot_user(b.b.plan, (void *)in, packet_bytes) : -1;
+        int so = has_out ? lc_plan_slot_user(b.b.plan, out, packet_bytes) : -1;
+        if ((has_in && si < 0) || (has_out && so < 0)) st = LINCOLL_ERR_NOMEM;
+        r.R = R;
+        if (st == LINCOLL_OK)
+            st = lc_enc_universal(&b, algo, N, me, lc_rs_repair_coef, &r, lc_ref(si, 0),
+                                  lc_ref(so, 0));
+    }
+    free(r.sidx);
+    free(r.lidx);
+    free(R);
+    free(G);
+    if (!begun) return st;
+    return lc_enc_end(&b, st, plan_p);
 }

@@ -66,9 +66,11 @@ size_t lc_rep_chain_slice(const lc_config_t *cfg, const lc_rep_shape_t *s, size_
     return S < B ? S : B;
 }
 
-static void lc_rep_chain_cost(const lc_config_t *cfg, const lc_rep_shape_t *s,
-                              lincoll_repair_cost_t *c)
+static void lc_rep_chain_figures(const lc_env_t *env, const lc_rep_args_t *a,
+                                 lincoll_repair_cost_t *c)
 {
+    const lc_config_t *cfg = env->cfg;
+    const lc_rep_shape_t *s = &a->shape;
     const uint64_t B = s->B, r = (uint64_t)s->r, u = (uint64_t)(s->k - s->both);
     const uint64_t T = u + r - 1;
     const size_t l = s->slice > 0 && s->slice < s->B ? s->slice : s->B;
@@ -88,9 +90,15 @@ static void lc_rep_chain_cost(const lc_config_t *cfg, const lc_rep_shape_t *s,
         (cfg->model_alpha + (double)(r * l) * (1.0 / cfg->model_bw + 1.0 / cfg->model_compute_bw));
 }
 
-static lincoll_status_t lc_rep_chain_build(lc_enc_b_t *b, const lc_rep_t *rp, lc_bufref_t in,
-                                           lc_bufref_t out)
+static double lc_rep_chain_cost(const lc_env_t *env, const lc_rep_args_t *a)
 {
+    return lc_rep_seconds(lc_rep_chain_figures, env, a);
+}
+
+static lincoll_status_t lc_rep_chain_build(lc_enc_b_t *b, const lc_rep_args_t *a)
+{
+    const lc_rep_t *rp = &a->rep;
+    const lc_bufref_t in = a->in, out = a->out;
     const int k = rp->k, r = rp->r, n = rp->nranks;
     const size_t B = b->B;
     int *pos = malloc(sizeof(int) * (size_t)n), *tord = malloc(sizeof(int) * (size_t)r);
@@ -170,5 +178,10 @@ static lincoll_status_t lc_rep_chain_build(lc_enc_b_t *b, const lc_rep_t *rp, lc
     return st;
 }
 
-const lc_rep_alg_t lc_rep_alg_chain = {LINCOLL_REPAIR_ALGO_CHAIN, "repair_chain", 1,
-                                       lc_rep_chain_cost, lc_rep_chain_build};
+const lc_rep_alg_t lc_rep_alg_chain = {.name = "chain",
+                                       .cost = lc_rep_chain_cost,
+                                       .compile = lc_rep_chain_build,
+                                       .plan_name = "repair_chain",
+                                       .algo = LINCOLL_REPAIR_ALGO_CHAIN,
+                                       .sliced = 1,
+                                       .figures = lc_rep_chain_figures};

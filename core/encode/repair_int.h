@@ -7,8 +7,9 @@
  * describes the repair as an lc_rep_t: which communicator ranks hold a
  * surviving row (the sources) and which rebuild one (the targets), and
  * R[t][s], the coefficient of source s's chunk in target t's row.  A
- * schedule is a registry entry (lc_rep_alg_t): its closed-form cost and its
- * compiler.  The compilers are pure: they see the problem and the plan
+ * schedule is a registry entry (lc_rep_alg_t, the shape of core/plan/alg.h:
+ * name, applies, closed-form cost, compiler; then its figures).  The
+ * compilers are pure: they see the arguments (lc_rep_args_t) and the plan
  * builder (b->plan, b->B, b->p, b->f, b->priv), never a communicator.
  */
 #ifndef LC_REPAIR_INT_H
@@ -40,19 +41,40 @@ typedef struct lc_rep_shape {
     size_t slice; /* chain: bytes per slice (B: one slice) */
 } lc_rep_shape_t;
 
-/* A schedule of the registry. */
+/* The arguments of one repair: applies and cost read the shape only (so
+ * lincoll_encode_repair_cost prices a repair without ranks); compile reads
+ * the repair and this rank's chunks too. */
+typedef struct lc_rep_args {
+    lc_rep_shape_t shape;
+    lc_rep_t rep;        /* zero when only priced */
+    lc_bufref_t in, out; /* the chunk held / rebuilt (slot -1 when this rank has none) */
+} lc_rep_args_t;
+
+/* A schedule of the registry: the shape of every family's entry
+ * (core/plan/alg.h: name as LINCOLL_REPAIR_ALGO takes it, applies, NULL =
+ * any repair the init accepts; cost, the seconds of its figures; compile,
+ * rank a->rep.me's template for whole chunks into the builder), then the
+ * repair extras. */
 typedef struct lc_rep_alg {
+    LC_ALG_SHAPE(lc_enc_b_t, lc_rep_args_t);
+    const char *plan_name; /* the plan's name (repair_star, ...) */
     lincoll_repair_algo_t algo;
-    const char *plan; /* plan name */
-    int sliced;       /* cut into slices merged as a wavefront (else round-major chunks) */
-    /* closed forms (cfg prices them) */
-    void (*cost)(const lc_config_t *cfg, const lc_rep_shape_t *s, lincoll_repair_cost_t *c);
-    /* compile rank rp->me's template for whole chunks into b->plan; in / out: the
-     * chunk held / rebuilt (slot -1 when this rank has none) */
-    lincoll_status_t (*compile)(lc_enc_b_t *b, const lc_rep_t *rp, lc_bufref_t in, lc_bufref_t out);
+    int sliced; /* cut into slices merged as a wavefront (else round-major chunks) */
+    /* every figure of the closed form (lincoll_encode_repair_cost): rounds,
+     * slices, messages, bytes and seconds; reads the shape only */
+    void (*figures)(const lc_env_t *env, const lc_rep_args_t *a, lincoll_repair_cost_t *c);
 } lc_rep_alg_t;
 
-extern const lc_rep_alg_t lc_rep_alg_star, lc_rep_alg_tree, lc_rep_alg_chain;
+/* The seconds of figures(env, a): what each schedule's cost returns. */
+static inline double lc_rep_seconds(void (*figures)(const lc_env_t *, const lc_rep_args_t *,
+                                                    lincoll_repair_cost_t *),
+                                    const lc_env_t *env, const lc_rep_args_t *a)
+{
+    lincoll_repair_cost_t c = {0};
+    figures(env, a, &c);
+    return c.seconds;
+}
+
 /* the registry, in the order the cost model breaks ties */
 const lc_rep_alg_t *const *lc_rep_registry(size_t *n_p);
 
@@ -73,14 +95,5 @@ static inline size_t lc_rep_cdiv(size_t a, size_t b)
 {
     return (a + b - 1) / b;
 }
-
-/* Initialise on comm: the common body of lincoll_encode_repair_k_init and of
- * lincoll_encode_repair_init's route (fn names the public call in log
- * lines; the arguments are checked as lincoll_encode_repair_k_init's). */
-lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm, const lincoll_field_t *field,
-                             int n, int k, lincoll_gf_rs_kind_t kind, const uint64_t *gen,
-                             const int *holds, const int *needs, size_t packet_bytes,
-                             const void *in, void *out, const lincoll_repair_opts_t *opts,
-                             lincoll_plan_t **plan_p);
 
 #endif

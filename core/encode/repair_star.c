@@ -35,9 +35,11 @@ static void lc_rep_star_degrees(const lc_rep_shape_t *s, int *ke, int *re)
     *re = s->r - (s->both && s->k == 1);
 }
 
-static void lc_rep_star_cost(const lc_config_t *cfg, const lc_rep_shape_t *s,
-                             lincoll_repair_cost_t *c)
+static void lc_rep_star_figures(const lc_env_t *env, const lc_rep_args_t *a,
+                                lincoll_repair_cost_t *c)
 {
+    const lc_config_t *cfg = env->cfg;
+    const lc_rep_shape_t *s = &a->shape;
     int ke, re;
     lc_rep_star_degrees(s, &ke, &re);
     const int M = ke > re ? ke : re;
@@ -52,9 +54,15 @@ static void lc_rep_star_cost(const lc_config_t *cfg, const lc_rep_shape_t *s,
     lc_rep_cost_chunked(cfg, s, R, (double)B, (double)s->k * (double)B, c);
 }
 
-static lincoll_status_t lc_rep_star_build(lc_enc_b_t *b, const lc_rep_t *rp, lc_bufref_t in,
-                                          lc_bufref_t out)
+static double lc_rep_star_cost(const lc_env_t *env, const lc_rep_args_t *a)
 {
+    return lc_rep_seconds(lc_rep_star_figures, env, a);
+}
+
+static lincoll_status_t lc_rep_star_build(lc_enc_b_t *b, const lc_rep_args_t *a)
+{
+    const lc_rep_t *rp = &a->rep;
+    const lc_bufref_t in = a->in, out = a->out;
     const int k = rp->k, r = rp->r, p = b->p;
     const lc_rep_shape_t sh = {.k = k, .r = r, .both = rp->both >= 0};
     int ke, re;
@@ -118,5 +126,9 @@ static lincoll_status_t lc_rep_star_build(lc_enc_b_t *b, const lc_rep_t *rp, lc_
     return st;
 }
 
-const lc_rep_alg_t lc_rep_alg_star = {LINCOLL_REPAIR_ALGO_STAR, "repair_star", 0, lc_rep_star_cost,
-                                      lc_rep_star_build};
+const lc_rep_alg_t lc_rep_alg_star = {.name = "star",
+                                      .cost = lc_rep_star_cost,
+                                      .compile = lc_rep_star_build,
+                                      .plan_name = "repair_star",
+                                      .algo = LINCOLL_REPAIR_ALGO_STAR,
+                                      .figures = lc_rep_star_figures};

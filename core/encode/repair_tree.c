@@ -66,9 +66,11 @@ static int lc_rep_tree_children(int v, int V, int P, int L, int *ch, int *rnd)
     return n;
 }
 
-static void lc_rep_tree_cost(const lc_config_t *cfg, const lc_rep_shape_t *s,
-                             lincoll_repair_cost_t *c)
+static void lc_rep_tree_figures(const lc_env_t *env, const lc_rep_args_t *a,
+                                lincoll_repair_cost_t *c)
 {
+    const lc_config_t *cfg = env->cfg;
+    const lc_rep_shape_t *s = &a->shape;
     const int P = s->p + 1, u = s->k - s->both, V = u + 1, L = lc_enc_ceil_log(V, P);
     const uint64_t B = s->B, r = (uint64_t)s->r;
     const int fan = (s->r - 1 + s->p - 1) / s->p;
@@ -89,9 +91,15 @@ static void lc_rep_tree_cost(const lc_config_t *cfg, const lc_rep_shape_t *s,
                         (double)L * P * (double)(r * B), c);
 }
 
-static lincoll_status_t lc_rep_tree_build(lc_enc_b_t *b, const lc_rep_t *rp, lc_bufref_t in,
-                                          lc_bufref_t out)
+static double lc_rep_tree_cost(const lc_env_t *env, const lc_rep_args_t *a)
 {
+    return lc_rep_seconds(lc_rep_tree_figures, env, a);
+}
+
+static lincoll_status_t lc_rep_tree_build(lc_enc_b_t *b, const lc_rep_args_t *a)
+{
+    const lc_rep_t *rp = &a->rep;
+    const lc_bufref_t in = a->in, out = a->out;
     const int k = rp->k, r = rp->r, p = b->p, P = p + 1;
     const int u = k - (rp->both >= 0), V = u + 1, L = lc_enc_ceil_log(V, P);
     const size_t B = b->B;
@@ -178,5 +186,9 @@ static lincoll_status_t lc_rep_tree_build(lc_enc_b_t *b, const lc_rep_t *rp, lc_
     return st;
 }
 
-const lc_rep_alg_t lc_rep_alg_tree = {LINCOLL_REPAIR_ALGO_TREE, "repair_tree", 0, lc_rep_tree_cost,
-                                      lc_rep_tree_build};
+const lc_rep_alg_t lc_rep_alg_tree = {.name = "tree",
+                                      .cost = lc_rep_tree_cost,
+                                      .compile = lc_rep_tree_build,
+                                      .plan_name = "repair_tree",
+                                      .algo = LINCOLL_REPAIR_ALGO_TREE,
+                                      .figures = lc_rep_tree_figures};

@@ -27,16 +27,8 @@
 
 #include "core/base/log.h"
 #include "core/encode/encode_int.h"
-#include "core/exec/exec.h"
 
-typedef struct lc_vdm {
-    const lincoll_field_t *f;
-    const uint64_t *pts; /* universal: a_k */
-    uint64_t *beta;      /* specific stage 1: b_z */
-    int M, a;            /* specific stage 1: class a */
-} lc_vdm_t;
-
-static uint64_t lc_vdm_coef(const void *arg, int j, int k)
+uint64_t lc_vdm_coef(const void *arg, int j, int k)
 {
     const lc_vdm_t *v = arg;
     return lc_gf_pow(v->f, v->pts[k], (uint64_t)j);
@@ -77,106 +69,20 @@ int lc_enc_find_repeat(const uint64_t *v, int n, uint64_t *dup)
     return r;
 }
 
-lincoll_status_t lincoll_encode_vandermonde_init(lincoll_comm_t *comm, const lincoll_field_t *field,
-                                                 const uint64_t *points, uint64_t *points_out,
-                                                 size_t packet_bytes, const void *in, void *out,
-                                                 const lincoll_encode_opts_t *opts,
-                                                 lincoll_plan_t **plan_p)
+lincoll_status_t lc_enc_vdm_build(lc_enc_b_t *b, const lc_vdm_t *v, int me, int Z, int mz, int LM,
+                                  int P, uint64_t w, lc_bufref_t in, lc_bufref_t out)
 {
-    static const char *fn = "lincoll_encode_vandermonde_init";
-    int p;
-    lincoll_status_t st =
-        lc_enc_check_common(fn, comm, field, packet_bytes, in, 1, out, 1, opts, plan_p, &p);
-    if (st != LINCOLL_OK) return st;
-    const int K = comm->size, me = comm->rank, P = p + 1;
-    const uint64_t q = field->q;
-    lincoll_encode_algo_t algo;
-    st = lc_enc_requested_algo(&comm->ctx->cfg, opts, &algo);
-    if (st != LINCOLL_OK) return st;
-    if (points != NULL) {
-        for (int k = 0; k < K; k++) {
-            LC_CHECK_ARG(points[k] < q, "%s: points[%d]=%llu is not a reduced element (q=%llu)", fn,
-                         k, (unsigned long long)points[k], (unsigned long long)q);
-        }
-        uint64_t dup = 0;
-        int r = lc_enc_find_repeat(points, K, &dup);
-        if (r == -2) return LINCOLL_ERR_NOMEM;
-        LC_CHECK_ARG(r < 0, "%s: points are not distinct (points[%d]=%llu repeats)", fn, r,
-                     (unsigned long long)dup);
-    } else {
-        LC_CHECK_ARG((uint64_t)K <= q - 1,
-                     "%s: K=%d default points need K <= q-1 (q=%llu); pass points", fn, K,
-                     (unsigned long long)q);
+    const int M = v->M;
+    lc_enc_group_t g1 = {.K = Z, .me = me / M, .off = me % M, .stride = M};
+    lc_enc_group_t g2 = {.K = M, .me = me % M, .off = (me / M) * M, .stride = 1};
+    int r1 = 0, r2 = 0;
+    lc_bufref_t u = out;
+    if (LM > 0) {
+        int s = lc_enc_scratch(b, 1);
+        if (s < 0) return LINCOLL_ERR_NOMEM;
+        u = lc_ref(s, 0);
     }
-    /* the coset structure (also defines the default points) */
-    int M = 1, LM = 0;
-    while ((K % (M * P)) == 0 && ((q - 1) % (uint64_t)(M * P)) == 0) {
-        M *= P;
-        LM++;
-    }
-    int Z = K / M;
-    uint64_t *pts = malloc(sizeof(uint64_t) * (size_t)K),
-             *beta = malloc(sizeof(uint64_t) * (size_t)Z);
-    if (pts == NULL || beta == NULL) {
-        free(pts);
-        free(beta);
-        return LINCOLL_ERR_NOMEM;
-    }
-    uint64_t w = lc_gf_pow(field, field->gen, (q - 1) / (uint64_t)M);
-    for (int z = 0; z < Z; z++)
-        beta[z] = lc_gf_pow(field, field->gen, (uint64_t)z);
-    for (int k = 0; k < K; k++) {
-        pts[k] = points != NULL
-                     ? points[k]
-                     : lc_gf_mul(field, beta[k / M],
-                                 lc_gf_pow(field, w, (uint64_t)lc_enc_rev(k % M, LM, P)));
-    }
-    if (points_out != NULL) memcpy(points_out, pts, sizeof(uint64_t) * (size_t)K);
-    int specific = points == NULL;
-    if (algo == LINCOLL_ENCODE_ALGO_SPECIFIC && !specific) {
-        lc_warn("%s: specific needs the default (coset) points; choosing automatically", fn);
-        algo = LINCOLL_ENCODE_ALGO_AUTO;
-    }
-    unsigned c1z;
-    uint64_t c2z;
-    int mz = lc_enc_best_window(Z, p);
-    lc_enc_ps_cost(Z, p, mz, &c1z, &c2z);
-    if (specific && algo == LINCOLL_ENCODE_ALGO_AUTO) {
-        double tu;
-        lc_enc_pick_universal(&comm->ctx->cfg, K, p, packet_bytes, algo, &tu);
-        int n1 = (Z + mz - 1) / mz;
-        double gf = ((double)n1 * mz + n1 + (double)LM * P) * (double)packet_bytes;
-        specific = lc_enc_predict(&comm->ctx->cfg, c1z + (unsigned)LM, c2z + (uint64_t)LM,
-                                  packet_bytes, gf) <= tu;
-    } else if (algo != LINCOLL_ENCODE_ALGO_SPECIFIC) {
-        specific = 0;
-    }
-    lc_enc_b_t b;
-    st = lc_enc_begin(comm, specific ? "vandermonde_coset" : "universal", p, field, packet_bytes,
-                      opts, &b);
-    if (st != LINCOLL_OK) {
-        free(pts);
-        free(beta);
-        return st;
-    }
-    int si = lc_plan_slot_user(b.plan, (void *)in, packet_bytes);
-    int so = lc_plan_slot_user(b.plan, out, packet_bytes);
-    if (si < 0 || so < 0) st = LINCOLL_ERR_NOMEM;
-    lc_vdm_t v = {.f = field, .pts = pts, .beta = beta, .M = M, .a = me % M};
-    if (st == LINCOLL_OK && specific) {
-        lc_enc_group_t g1 = {.K = Z, .me = me / M, .off = me % M, .stride = M};
-        lc_enc_group_t g2 = {.K = M, .me = me % M, .off = (me / M) * M, .stride = 1};
-        int u = LM > 0 ? lc_enc_scratch(&b, 1) : so, r1 = 0, r2 = 0;
-        if (u < 0) st = LINCOLL_ERR_NOMEM;
-        if (st == LINCOLL_OK)
-            st = lc_enc_ps_build(&b, &g1, mz, lc_vdm_stage1_coef, &v, lc_ref(si, 0), lc_ref(u, 0),
-                                 0, &r1);
-        if (st == LINCOLL_OK && LM > 0)
-            st = lc_enc_fft_build(&b, &g2, P, LM, w, 0, 1, lc_ref(u, 0), lc_ref(so, 0), r1, &r2);
-    } else if (st == LINCOLL_OK) {
-        st = lc_enc_universal(&b, algo, K, me, lc_vdm_coef, &v, lc_ref(si, 0), lc_ref(so, 0));
-    }
-    free(pts);
-    free(beta);
-    return lc_enc_end(&b, st, plan_p);
+    lincoll_status_t st = lc_enc_ps_build(b, &g1, mz, lc_vdm_stage1_coef, v, in, u, 0, &r1);
+    if (st == LINCOLL_OK && LM > 0) st = lc_enc_fft_build(b, &g2, P, LM, w, 0, 1, u, out, r1, &r2);
+    return st;
 }

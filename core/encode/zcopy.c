@@ -52,12 +52,20 @@ double lc_enc_zc_predict(const lc_config_t *cfg, int K, size_t B)
     return 2.0 * cfg->model_alpha_mapped + (double)K * (double)B / cfg->model_compute_bw;
 }
 
-lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                    const void *arg, lc_bufref_t in, lc_bufref_t out)
+int lc_enc_zc_applies(const lc_env_t *env, const lc_enc_args_t *a)
+{
+    return env->mapped && a->K >= 2 && env->P == a->K;
+}
+
+lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, const lc_enc_args_t *a)
 {
     lc_plan_t *p = b->plan;
     const size_t B = b->B;
-    if (K < 2 || p->env.P != K) return LINCOLL_ERR_INTERNAL;
+    const int K = a->K, me = a->me;
+    const lc_enc_coef_fn_t coef = a->coef;
+    const void *arg = a->arg;
+    const lc_bufref_t in = a->in, out = a->out;
+    if (!lc_enc_zc_applies(&p->env, a)) return LINCOLL_ERR_UNSUPPORTED;
     lc_plan_rename(p, "zcopy");
     p->ports = K - 1;
     int win = lc_plan_win_user(p, LC_ENC_KEY_IN, (int)in.slot);
@@ -103,3 +111,15 @@ lincoll_status_t lc_enc_zcopy_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn
     free(row);
     return st;
 }
+
+static double lc_enc_zcopy_pred(const lc_env_t *env, const lc_enc_args_t *a)
+{
+    return lc_enc_zc_predict(env->cfg, a->K, a->B);
+}
+
+const lc_enc_alg_t lc_enc_alg_zcopy = {.name = "zcopy",
+                                       .applies = lc_enc_zc_applies,
+                                       .cost = lc_enc_zcopy_pred,
+                                       .compile = lc_enc_zcopy_build,
+                                       .algo = LINCOLL_ENCODE_ALGO_ZCOPY,
+                                       .mapped = 1};

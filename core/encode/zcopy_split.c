@@ -39,12 +39,15 @@ void lc_enc_zc_segment(size_t B, size_t es, int K, int k, size_t *off, size_t *l
     *len = (q + (kk < m)) * u;
 }
 
-lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, int K, int me, lc_enc_coef_fn_t coef,
-                                          const void *arg, lc_bufref_t in, lc_bufref_t out)
+lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, const lc_enc_args_t *a)
 {
     lc_plan_t *p = b->plan;
     const size_t B = b->B;
-    if (K < 2 || p->env.P != K) return LINCOLL_ERR_INTERNAL;
+    const int K = a->K, me = a->me;
+    const lc_enc_coef_fn_t coef = a->coef;
+    const void *arg = a->arg;
+    const lc_bufref_t in = a->in, out = a->out;
+    if (!lc_enc_zc_applies(&p->env, a)) return LINCOLL_ERR_UNSUPPORTED;
     lc_plan_rename(p, "zcopy_split");
     p->ports = K - 1;
     size_t off, len;
@@ -92,3 +95,15 @@ lincoll_status_t lc_enc_zcopy_split_build(lc_enc_b_t *b, int K, int me, lc_enc_c
     free(M);
     return st;
 }
+
+static double lc_enc_zcopy_split_pred(const lc_env_t *env, const lc_enc_args_t *a)
+{
+    return lc_enc_zc_predict(env->cfg, a->K, a->B);
+}
+
+const lc_enc_alg_t lc_enc_alg_zcopy_split = {.name = "zcopy_split",
+                                             .applies = lc_enc_zc_applies,
+                                             .cost = lc_enc_zcopy_split_pred,
+                                             .compile = lc_enc_zcopy_split_build,
+                                             .algo = LINCOLL_ENCODE_ALGO_ZCOPY_SPLIT,
+                                             .mapped = 1};

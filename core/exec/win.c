@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/config.h"
 #include "core/base/log.h"
 
 static void lc_win_free_keys(lc_win_t *w)
@@ -511,9 +512,8 @@ lincoll_status_t lincoll_win_wait_signal(lincoll_win_t *w, int peer, size_t coun
             return LINCOLL_ERR_PEER_FAILED;
         }
         if (deadline > 0 && lc_now() > deadline) {
-            lc_error("lincoll_win_wait_signal: %zu signal(s) from rank %d did not arrive within "
-                     "LINCOLL_TIMEOUT",
-                     count, peer);
+            lc_error("lincoll_win_wait_signal: %zu signal(s) from rank %d did not arrive within %s",
+                     count, peer, lc_config_name(LINCOLL_CONFIG_TIMEOUT));
             return LINCOLL_ERR_TIMEOUT;
         }
     }

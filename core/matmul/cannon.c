@@ -22,36 +22,35 @@
  */
 #include "core/matmul/mm_int.h"
 
-lincoll_status_t lc_mm_cannon_check(const lc_mm_t *mm, int verbose)
+int lc_mm_cannon_why_not(const lc_env_t *env, const lc_mm_t *mm, char *why, size_t len)
 {
+    (void)env;
     const lincoll_matdesc_t *a = &mm->da, *b = &mm->db, *c = &mm->dc;
     const int q = c->pr;
     if (c->pr != c->pc) {
-        if (verbose)
-            lc_error("matmul cannon: needs a square grid, the descriptors have %dx%d", c->pr,
-                     c->pc);
-        return LINCOLL_ERR_UNSUPPORTED;
+        lc_mm_why(why, len, "needs a square grid, the descriptors have %dx%d", c->pr, c->pc);
+        return 1;
     }
     const lincoll_matdesc_t *ds[3] = {a, b, c};
     for (int i = 0; i < 3; i++) {
         const lincoll_matdesc_t *d = ds[i];
         if (d->rsrc != 0 || d->csrc != 0 || d->mb * q < d->m || d->nb * q < d->n) {
-            if (verbose)
-                lc_error("matmul cannon: desc%c must be a block distribution (mb >= ceil(m/q), "
-                         "nb >= ceil(n/q), rsrc = csrc = 0)",
-                         "abc"[i]);
-            return LINCOLL_ERR_UNSUPPORTED;
+            lc_mm_why(why, len,
+                      "desc%c must be a block distribution (mb >= ceil(m/q), "
+                      "nb >= ceil(n/q), rsrc = csrc = 0)",
+                      "abc"[i]);
+            return 1;
         }
     }
     if (a->nb != b->mb || a->mb != c->mb || b->nb != c->nb) {
-        if (verbose)
-            lc_error("matmul cannon: blocks must line up: desca.nb=%lld vs descb.mb=%lld, "
-                     "desca.mb=%lld vs descc.mb=%lld, descb.nb=%lld vs descc.nb=%lld",
-                     (long long)a->nb, (long long)b->mb, (long long)a->mb, (long long)c->mb,
-                     (long long)b->nb, (long long)c->nb);
-        return LINCOLL_ERR_UNSUPPORTED;
+        lc_mm_why(why, len,
+                  "blocks must line up: desca.nb=%lld vs descb.mb=%lld, "
+                  "desca.mb=%lld vs descc.mb=%lld, descb.nb=%lld vs descc.nb=%lld",
+                  (long long)a->nb, (long long)b->mb, (long long)a->mb, (long long)c->mb,
+                  (long long)b->nb, (long long)c->nb);
+        return 1;
     }
-    return LINCOLL_OK;
+    return 0;
 }
 
 lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, int round0, int t0,
@@ -157,14 +156,30 @@ lincoll_status_t lc_mm_cannon_build(lc_plan_t *p, const lc_mm_t *mm)
     return lc_mm_cannon_layer(p, mm, 0, 0, 0, mm->dc.pr, &A, &B, &C, mm->beta, NULL);
 }
 
-/* The closed form of the file comment: predicted seconds and scratch bytes. */
-void lc_mm_cannon_cost(const lc_mm_t *mm, double *sec, double *mem)
+/* The closed form of the file comment: predicted seconds, scratch bytes. */
+static double lc_mm_cannon_cost(const lc_env_t *env, const lc_mm_t *mm)
 {
-    const lc_config_t *cfg = mm->env.cfg;
-    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
-    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
-    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
-    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
-    *sec = q * al + (m * k + k * n) / (q * q) * q * be;
-    *mem = 2 * (m * k + k * n) / (q * q) * (double)mm->es;
+    const double al = env->cfg->model_alpha, be = (double)mm->es / env->cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, q = mm->dc.pr;
+    return q * al + (m * k + k * n) / (q * q) * q * be;
 }
+
+static double lc_mm_cannon_memory(const lc_env_t *env, const lc_mm_t *mm)
+{
+    (void)env;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, q = mm->dc.pr;
+    return 2 * (m * k + k * n) / (q * q) * (double)mm->es;
+}
+
+static int lc_mm_cannon_applies(const lc_env_t *env, const lc_mm_t *mm)
+{
+    return !lc_mm_cannon_why_not(env, mm, NULL, 0);
+}
+
+const lc_mm_alg_t lc_mm_alg_cannon = {.name = "cannon",
+                                      .applies = lc_mm_cannon_applies,
+                                      .cost = lc_mm_cannon_cost,
+                                      .compile = lc_mm_cannon_build,
+                                      .algo = LINCOLL_MATMUL_CANNON,
+                                      .why_not = lc_mm_cannon_why_not,
+                                      .memory = lc_mm_cannon_memory};

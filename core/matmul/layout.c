@@ -1,9 +1,10 @@
 /*
  * core/matmul/layout.c: distributions (ScaLAPACK-style block-cyclic
  * descriptors on a Pr x Pc x c grid), the sub-matrix helpers the plan
- * compilers share (pack with COPY steps, GEMM steps), and the scatter /
- * gather plans that move a global matrix from one rank into a distribution
- * and back.
+ * compilers share (pack with COPY steps, GEMM steps).  The public
+ * descriptor calls (lincoll_matdesc_*) are matmul_api_layout.c's; the
+ * scatter / gather plans that move a global matrix from one rank into a
+ * distribution and back are compiled by scatter_gather.c.
  *
  * Scatter: the root packs each rank's local array (one COPY per column
  * segment of every block it owns, or one COPY when the block is contiguous)
@@ -13,11 +14,21 @@
  * mirror image.  Layer 0 only (2.5D layers > 0 get nothing).
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/exec/exec.h"
 #include "core/matmul/mm_int.h"
+
+void lc_mm_why(char *why, size_t len, const char *fmt, ...)
+{
+    if (why == NULL || len == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+}
 
 /* ---- geometry -------------------------------------------------------------- */
 
@@ -83,8 +94,10 @@ lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, 
 lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank, int t)
 {
     int64_t rows, cols, ld;
-    lincoll_status_t st = lincoll_matdesc_local(d, rank, &rows, &cols, &ld);
-    if (st != LINCOLL_OK) return st;
+    LC_CHECK_ARG(rank >= 0 && rank < d->pr * d->pc * d->layers,
+                 "matmul: %s: rank %d outside the %dx%dx%d grid", name, rank, d->pr, d->pc,
+                 d->layers);
+    lc_mm_desc_local(d, rank, &rows, &cols, &ld);
     /* a transposed local array is stored cols x rows */
     int64_t need = t ? lc_mm_tight_ld(d, cols, rows) : lc_mm_tight_ld(d, rows, cols);
     LC_CHECK_ARG(d->lld == 0 || d->lld >= need,
@@ -308,67 +321,21 @@ lincoll_status_t lc_mm_finish(lc_plan_t *p, const lc_mm_t *mm, lincoll_matmul_al
     return LINCOLL_OK;
 }
 
-/* ---- public descriptor API -------------------------------------------------- */
+/* ---- descriptor helpers (pure; the public lincoll_matdesc_* calls in
+ * matmul_api_layout.c check their arguments and call these) ------------------ */
 
-lincoll_status_t lincoll_matdesc_init(lincoll_matdesc_t *d, int64_t m, int64_t n, int64_t mb,
-                                      int64_t nb, int pr, int pc, int layers,
-                                      lincoll_layout_t layout)
+void lc_mm_desc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col, int *layer)
 {
-    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_init: d must not be NULL");
-    *d = (lincoll_matdesc_t){
-        .m = m, .n = n, .mb = mb, .nb = nb, .pr = pr, .pc = pc, .layers = layers, .layout = layout};
-    return lc_mm_check_desc(d, "desc", pr * pc * (layers > 0 ? layers : 1));
-}
-
-lincoll_status_t lincoll_matdesc_block(lincoll_matdesc_t *d, int64_t m, int64_t n, int pr, int pc,
-                                       int layers, lincoll_layout_t layout)
-{
-    LC_CHECK_ARG(pr >= 1 && pc >= 1, "lincoll_matdesc_block: grid %dx%d must be positive", pr, pc);
-    int64_t mb = (m + pr - 1) / pr, nb = (n + pc - 1) / pc;
-    return lincoll_matdesc_init(d, m, n, mb > 0 ? mb : 1, nb > 0 ? nb : 1, pr, pc, layers, layout);
-}
-
-lincoll_status_t lincoll_matdesc_from_scalapack(lincoll_matdesc_t *d, const int desc[9], int pr,
-                                                int pc)
-{
-    LC_CHECK_ARG(d != NULL && desc != NULL, "lincoll_matdesc_from_scalapack: NULL argument");
-    LC_CHECK_ARG(desc[0] == 1,
-                 "lincoll_matdesc_from_scalapack: DTYPE_=%d, only 1 (dense) is "
-                 "supported",
-                 desc[0]);
-    *d = (lincoll_matdesc_t){.m = desc[2],
-                             .n = desc[3],
-                             .mb = desc[4],
-                             .nb = desc[5],
-                             .rsrc = desc[6],
-                             .csrc = desc[7],
-                             .lld = desc[8],
-                             .pr = pr,
-                             .pc = pc,
-                             .layers = 1,
-                             .layout = LINCOLL_COL_MAJOR};
-    return lc_mm_check_desc(d, "desc", pr * pc);
-}
-
-lincoll_status_t lincoll_matdesc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col,
-                                        int *layer)
-{
-    LC_CHECK_ARG(d != NULL, "lincoll_matdesc_coords: d must not be NULL");
-    LC_CHECK_ARG(rank >= 0 && rank < d->pr * d->pc * d->layers,
-                 "lincoll_matdesc_coords: rank %d outside the %dx%dx%d grid", rank, d->pr, d->pc,
-                 d->layers);
     if (row) *row = (rank / d->pc) % d->pr;
     if (col) *col = rank % d->pc;
     if (layer) *layer = rank / (d->pr * d->pc);
-    return LINCOLL_OK;
 }
 
-lincoll_status_t lincoll_matdesc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows,
-                                       int64_t *cols, int64_t *ld)
+void lc_mm_desc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows, int64_t *cols,
+                      int64_t *ld)
 {
     int i, j, l;
-    lincoll_status_t st = lincoll_matdesc_coords(d, rank, &i, &j, &l);
-    if (st != LINCOLL_OK) return st;
+    lc_mm_desc_coords(d, rank, &i, &j, &l);
     int64_t r = 0, c = 0;
     if (l == 0) {
         r = lc_mm_numroc(d->m, d->mb, i, d->rsrc, d->pr);
@@ -377,167 +344,6 @@ lincoll_status_t lincoll_matdesc_local(const lincoll_matdesc_t *d, int rank, int
     if (rows) *rows = r;
     if (cols) *cols = c;
     if (ld) *ld = d->lld > 0 ? d->lld : lc_mm_tight_ld(d, r, c);
-    return LINCOLL_OK;
-}
-
-lincoll_status_t lincoll_matdesc_comms(lincoll_comm_t *comm, const lincoll_matdesc_t *d,
-                                       lincoll_comm_t **row_p, lincoll_comm_t **col_p,
-                                       lincoll_comm_t **layer_p)
-{
-    LC_CHECK_ARG(comm != NULL, "lincoll_matdesc_comms: comm must not be NULL");
-    lincoll_status_t st = lc_mm_check_desc(d, "d", comm->size);
-    if (st != LINCOLL_OK) return st;
-    int i, j, l;
-    lincoll_matdesc_coords(d, comm->rank, &i, &j, &l);
-    if (row_p) st = lincoll_comm_split(comm, l * d->pr + i, j, row_p);
-    if (st == LINCOLL_OK && col_p) st = lincoll_comm_split(comm, l * d->pc + j, i, col_p);
-    if (st == LINCOLL_OK && layer_p) st = lincoll_comm_split(comm, i * d->pc + j, l, layer_p);
-    return st;
-}
-
-/* ---- scatter / gather -------------------------------------------------------- */
-
-/* Copy every block rank (row, col) owns between the global matrix G and a
- * local array Lr (direction: to_local). */
-static lincoll_status_t lc_mm_blocks(lc_plan_t *p, int round, int post, const lincoll_matdesc_t *d,
-                                     int row, int col, const lc_mm_region_t *G,
-                                     const lc_mm_region_t *Lr, size_t es, int to_local)
-{
-    lincoll_status_t st = LINCOLL_OK;
-    for (int64_t g0 = (int64_t)((row - d->rsrc + d->pr) % d->pr) * d->mb; g0 < d->m && st == 0;
-         g0 += d->mb * d->pr) {
-        int64_t h = d->m - g0 < d->mb ? d->m - g0 : d->mb, l0 = lc_mm_g2l(g0, d->mb, d->pr);
-        for (int64_t c0 = (int64_t)((col - d->csrc + d->pc) % d->pc) * d->nb; c0 < d->n && st == 0;
-             c0 += d->nb * d->pc) {
-            int64_t w = d->n - c0 < d->nb ? d->n - c0 : d->nb, k0 = lc_mm_g2l(c0, d->nb, d->pc);
-            lc_mm_region_t gs = lc_mm_sub(d->layout, G, g0, c0, h, w, es);
-            lc_mm_region_t ls = lc_mm_sub(d->layout, Lr, l0, k0, h, w, es);
-            st = to_local ? lc_mm_copy(p, round, post, d->layout, &ls, &gs, es)
-                          : lc_mm_copy(p, round, post, d->layout, &gs, &ls, es);
-        }
-    }
-    return st;
-}
-
-static lincoll_status_t lc_mm_scatter_gather(lincoll_comm_t *comm, int root, void *global,
-                                             int64_t ldg, lincoll_dtype_t dtype,
-                                             const lincoll_matdesc_t *d, void *local,
-                                             lincoll_plan_t **plan_p, int gather)
-{
-    const char *fn = gather ? "lincoll_matrix_gather_init" : "lincoll_matrix_scatter_init";
-    LC_CHECK_ARG(comm != NULL && plan_p != NULL, "%s: comm and plan_p must not be NULL", fn);
-    lincoll_status_t st = lc_mm_check_desc(d, "d", comm->size);
-    if (st != LINCOLL_OK) return st;
-    st = lc_mm_check_ld(d, "d", comm->rank, 0);
-    if (st != LINCOLL_OK) return st;
-    LC_CHECK_ARG(root >= 0 && root < comm->size, "%s: root %d outside the communicator of %d", fn,
-                 root, comm->size);
-    size_t es = lincoll_dtype_size(dtype);
-    LC_CHECK_ARG(es > 0, "%s: dtype %d has no fixed size", fn, (int)dtype);
-    const int me = comm->rank, P2 = d->pr * d->pc;
-    int64_t gtight = d->layout == LINCOLL_ROW_MAJOR ? d->n : d->m;
-    if (me == root) {
-        LC_CHECK_ARG(ldg >= (gtight > 1 ? gtight : 1), "%s: ldg=%lld is smaller than %lld", fn,
-                     (long long)ldg, (long long)(gtight > 1 ? gtight : 1));
-        LC_CHECK_ARG(global != NULL || d->m == 0 || d->n == 0, "%s: global is NULL on the root",
-                     fn);
-    }
-    int64_t rows, cols, ld;
-    lincoll_matdesc_local(d, me, &rows, &cols, &ld);
-    LC_CHECK_ARG(local != NULL || rows == 0 || cols == 0, "%s: local is NULL on rank %d", fn, me);
-    lc_env_t env = lc_exec_env(comm, 0);
-    lc_plan_t *p;
-    st = lc_plan_create(&env, gather ? "matrix_gather" : "matrix_scatter", 0, &p);
-    if (st != LINCOLL_OK) return st;
-    p->elem_size = es;
-    lc_mm_t mm = {.env = env, .es = es, .me = me, .P = comm->size};
-    lincoll_matdesc_coords(d, me, &mm.pi, &mm.pj, &mm.pl);
-    lc_mm_region_t Lr = lc_mm_user(p, &mm, d, local, 0);
-    const int ports = p->ports;
-    if (me == root) {
-        lc_mm_region_t G = {-1, 0, ldg, d->m, d->n, 0};
-        size_t gsize =
-            d->m > 0 && d->n > 0
-                ? (size_t)(((d->layout == LINCOLL_ROW_MAJOR ? d->m : d->n) - 1) * ldg + gtight) * es
-                : 0;
-        G.slot = lc_plan_slot_user(p, gsize ? global : NULL, gsize);
-        size_t total = 0;
-        for (int q = 0; q < P2; q++) {
-            int64_t r, c;
-            lincoll_matdesc_local(d, q, &r, &c, NULL);
-            total += q == root ? 0 : (size_t)(r * c) * es;
-        }
-        int buf = lc_plan_slot_scratch(p, total);
-        int nround = (P2 - (root < P2 ? 1 : 0) + ports - 1) / ports;
-        for (int i = 0; i < nround; i++)
-            lc_plan_round(p);
-        if (nround == 0) lc_plan_round(p);
-        size_t off = 0;
-        int idx = 0;
-        for (int q = 0; q < P2 && st == LINCOLL_OK; q++) {
-            int qi, qj;
-            lincoll_matdesc_coords(d, q, &qi, &qj, NULL);
-            if (q == root) {
-                st = lc_mm_blocks(p, 0, gather, d, qi, qj, &G, &Lr, es, !gather);
-                continue;
-            }
-            int rnd = idx++ / ports;
-            lc_mm_region_t Q = lc_mm_local(d, buf, qi, qj, 0);
-            Q.off = off;
-            size_t bytes = (size_t)(Q.rows * Q.cols) * es;
-            off += bytes;
-            if (bytes == 0) continue;
-            if (gather) {
-                LC_MM_TRY(st, lc_plan_recv(p, rnd, q, lc_ref(buf, Q.off), bytes));
-                LC_MM_TRY(st, lc_mm_blocks(p, rnd, 1, d, qi, qj, &G, &Q, es, 0));
-            } else {
-                LC_MM_TRY(st, lc_mm_blocks(p, rnd, 0, d, qi, qj, &G, &Q, es, 1));
-                LC_MM_TRY(st, lc_plan_send(p, rnd, q, lc_ref(buf, Q.off), bytes));
-            }
-        }
-    } else if (me < P2 && Lr.rows > 0 && Lr.cols > 0) {
-        int idx = me < root ? me : me - 1;
-        if (root >= P2) idx = me;
-        int rnd = idx / ports;
-        for (int i = 0; i <= rnd; i++)
-            lc_plan_round(p);
-        size_t bytes = (size_t)(Lr.rows * Lr.cols) * es;
-        if (lc_mm_contig(d->layout, &Lr)) {
-            st = gather ? lc_plan_send(p, rnd, root, lc_ref(Lr.slot, 0), bytes)
-                        : lc_plan_recv(p, rnd, root, lc_ref(Lr.slot, 0), bytes);
-        } else {
-            lc_mm_region_t T = lc_mm_local(d, lc_plan_slot_scratch(p, bytes), mm.pi, mm.pj, 0);
-            if (gather) {
-                LC_MM_TRY(st, lc_mm_copy(p, rnd, 0, d->layout, &T, &Lr, es));
-                LC_MM_TRY(st, lc_plan_send(p, rnd, root, lc_ref(T.slot, 0), bytes));
-            } else {
-                LC_MM_TRY(st, lc_plan_recv(p, rnd, root, lc_ref(T.slot, 0), bytes));
-                LC_MM_TRY(st, lc_mm_copy(p, rnd, 1, d->layout, &Lr, &T, es));
-            }
-        }
-    }
-    if (st == LINCOLL_OK) st = lc_plan_finalize(p);
-    if (st != LINCOLL_OK) {
-        lc_plan_destroy(p);
-        return st;
-    }
-    return lc_bind_local(comm, p, plan_p);
-}
-
-lincoll_status_t lincoll_matrix_scatter_init(lincoll_comm_t *comm, int root, const void *global,
-                                             int64_t ldg, lincoll_dtype_t dtype,
-                                             const lincoll_matdesc_t *d, void *local,
-                                             lincoll_plan_t **plan_p)
-{
-    return lc_mm_scatter_gather(comm, root, (void *)global, ldg, dtype, d, local, plan_p, 0);
-}
-
-lincoll_status_t lincoll_matrix_gather_init(lincoll_comm_t *comm, int root, void *global,
-                                            int64_t ldg, lincoll_dtype_t dtype,
-                                            const lincoll_matdesc_t *d, const void *local,
-                                            lincoll_plan_t **plan_p)
-{
-    return lc_mm_scatter_gather(comm, root, global, ldg, dtype, d, (void *)local, plan_p, 1);
 }
 
 lincoll_status_t lc_mm_round(lc_plan_t *p, int r)

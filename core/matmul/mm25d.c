@@ -21,20 +21,18 @@
  */
 #include "core/matmul/mm_int.h"
 
-lincoll_status_t lc_mm_25d_check(const lc_mm_t *mm, int verbose)
+static int lc_mm_25d_why_not(const lc_env_t *env, const lc_mm_t *mm, char *why, size_t len)
 {
     const lincoll_matdesc_t *c = &mm->dc;
     lc_mm_t flat = *mm;
     flat.da.layers = flat.db.layers = flat.dc.layers = 1;
-    lincoll_status_t st = lc_mm_cannon_check(&flat, verbose);
-    if (st != LINCOLL_OK) return st;
+    if (lc_mm_cannon_why_not(env, &flat, why, len)) return 1;
     if (c->layers > c->pr) {
-        if (verbose)
-            lc_error("matmul 25d: c=%d layers exceed q=%d (c <= P^(1/3) is the useful range)",
-                     c->layers, c->pr);
-        return LINCOLL_ERR_UNSUPPORTED;
+        lc_mm_why(why, len, "c=%d layers exceed q=%d (c <= P^(1/3) is the useful range)", c->layers,
+                  c->pr);
+        return 1;
     }
-    return LINCOLL_OK;
+    return 0;
 }
 
 /* dst += src elementwise over a region (one REDUCE when both are contiguous) */
@@ -149,16 +147,33 @@ lincoll_status_t lc_mm_25d_build(lc_plan_t *p, const lc_mm_t *mm)
     return st;
 }
 
-/* The closed form of the file comment: predicted seconds and scratch bytes. */
-void lc_mm_25d_cost(const lc_mm_t *mm, double *sec, double *mem)
+/* The closed form of the file comment: predicted seconds, scratch bytes. */
+static double lc_mm_25d_cost(const lc_env_t *env, const lc_mm_t *mm)
 {
-    const lc_config_t *cfg = mm->env.cfg;
-    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
-    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
-    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
-    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
-    double logc = lc_mm_hibit(mm->dc.layers - 1) + 1;
-    *sec = (2 * logc + q / c) * al + (m * k + k * n) / (q * q) * (q / c + logc) * be +
+    const double al = env->cfg->model_alpha, be = (double)mm->es / env->cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k;
+    const double c = mm->dc.layers, q = mm->dc.pr;
+    const double logc = lc_mm_hibit(mm->dc.layers - 1) + 1;
+    return (2 * logc + q / c) * al + (m * k + k * n) / (q * q) * (q / c + logc) * be +
            m * n / (q * q) * logc * be;
-    *mem = (3 * (m * k + k * n) + 2 * m * n) / (q * q) * (double)mm->es;
 }
+
+static double lc_mm_25d_memory(const lc_env_t *env, const lc_mm_t *mm)
+{
+    (void)env;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, q = mm->dc.pr;
+    return (3 * (m * k + k * n) + 2 * m * n) / (q * q) * (double)mm->es;
+}
+
+static int lc_mm_25d_applies(const lc_env_t *env, const lc_mm_t *mm)
+{
+    return !lc_mm_25d_why_not(env, mm, NULL, 0);
+}
+
+const lc_mm_alg_t lc_mm_alg_25d = {.name = "25d",
+                                   .applies = lc_mm_25d_applies,
+                                   .cost = lc_mm_25d_cost,
+                                   .compile = lc_mm_25d_build,
+                                   .algo = LINCOLL_MATMUL_25D,
+                                   .why_not = lc_mm_25d_why_not,
+                                   .memory = lc_mm_25d_memory};

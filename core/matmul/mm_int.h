@@ -11,6 +11,7 @@
 #include <lincoll/matmul.h>
 
 #include "core/base/log.h"
+#include "core/plan/alg.h"
 #include "core/plan/plan.h"
 #include "core/plan/plan_steps.h"
 
@@ -58,6 +59,11 @@ int64_t lc_mm_g2l(int64_t g, int64_t nb, int nprocs);
 int lc_mm_rank(const lincoll_matdesc_t *d, int layer, int row, int col);
 int64_t lc_mm_tight_ld(const lincoll_matdesc_t *d, int64_t rows, int64_t cols);
 lincoll_status_t lc_mm_check_desc(const lincoll_matdesc_t *d, const char *name, int P);
+/* Grid coordinates and local array of rank in d (d checked, rank in the
+ * grid: the public lincoll_matdesc_coords / _local check both). */
+void lc_mm_desc_coords(const lincoll_matdesc_t *d, int rank, int *row, int *col, int *layer);
+void lc_mm_desc_local(const lincoll_matdesc_t *d, int rank, int64_t *rows, int64_t *cols,
+                      int64_t *ld);
 lincoll_status_t lc_mm_check_ld(const lincoll_matdesc_t *d, const char *name, int rank, int t);
 /* make sure round r exists */
 lincoll_status_t lc_mm_round(lc_plan_t *p, int r);
@@ -89,6 +95,32 @@ lincoll_status_t lc_mm_finish(lc_plan_t *p, const lc_mm_t *mm, lincoll_matmul_al
                               int64_t panel, lincoll_matmul_bcast_t bcast);
 
 /* ---- plan compilers ---- */
+/* The scatter (gather: 1) of a global matrix at root into distribution d
+ * (scatter_gather.c): local is this rank's local array. */
+lincoll_status_t lc_mm_scatter_gather_build(lc_plan_t *p, int root, void *global, int64_t ldg,
+                                            size_t es, const lincoll_matdesc_t *d, void *local,
+                                            int gather);
+/* One algorithm of the registry (registry.c): the shape of every family's
+ * entry (core/plan/alg.h: name as LINCOLL_MATMUL_ALGO takes it; applies,
+ * does the grid and distribution fit; closed-form cost in seconds;
+ * compiler), then the matmul extras.  The arguments are the compile
+ * request (env is &mm->env).  Each algorithm file defines one
+ * (lc_mm_alg_<file>). */
+typedef struct lc_mm_alg {
+    LC_ALG_SHAPE(lc_plan_t, lc_mm_t);
+    lincoll_matmul_algo_t algo;
+    /* non-zero when it cannot serve the call (applies is its negation), the
+     * reason written into why (len bytes; why may be NULL) for the init's
+     * log line when the algorithm was asked for */
+    int (*why_not)(const lc_env_t *env, const lc_mm_t *a, char *why, size_t len);
+    /* scratch bytes per rank of the closed form (LINCOLL_MATMUL_MAX_MEM) */
+    double (*memory)(const lc_env_t *env, const lc_mm_t *a);
+} lc_mm_alg_t;
+/* The registry in preference order (ties of the cost model: the first). */
+const lc_mm_alg_t *const *lc_mm_registry(size_t *n_p);
+const lc_mm_alg_t *lc_mm_alg(lincoll_matmul_algo_t algo);
+/* "auto" or the algorithm's name ("?" otherwise). */
+const char *lc_mm_algo_name(lincoll_matmul_algo_t algo);
 lincoll_status_t lc_mm_ring1d_build(lc_plan_t *p, const lc_mm_t *mm);
 lincoll_status_t lc_mm_summa_build(lc_plan_t *p, const lc_mm_t *mm);
 lincoll_status_t lc_mm_cannon_build(lc_plan_t *p, const lc_mm_t *mm);
@@ -99,17 +131,11 @@ lincoll_status_t lc_mm_cannon_layer(lc_plan_t *p, const lc_mm_t *mm, int layer, 
                                     const lc_mm_region_t *Bown, const lc_mm_region_t *C,
                                     double beta, int *round_end);
 
-/* can this algorithm serve the request? (logs why not when verbose) */
-lincoll_status_t lc_mm_ring1d_check(const lc_mm_t *mm, int verbose);
-lincoll_status_t lc_mm_summa_check(const lc_mm_t *mm, int verbose);
-lincoll_status_t lc_mm_cannon_check(const lc_mm_t *mm, int verbose);
-lincoll_status_t lc_mm_25d_check(const lc_mm_t *mm, int verbose);
+/* Cannon's why_not (cannon.c), which 2.5D applies to each layer */
+int lc_mm_cannon_why_not(const lc_env_t *env, const lc_mm_t *mm, char *why, size_t len);
 int64_t lc_mm_summa_default_panel(const lc_mm_t *mm);
-/* closed-form cost of each algorithm (its file) */
-void lc_mm_ring1d_cost(const lc_mm_t *mm, double *sec, double *mem);
-void lc_mm_summa_cost(const lc_mm_t *mm, double *sec, double *mem);
-void lc_mm_cannon_cost(const lc_mm_t *mm, double *sec, double *mem);
-void lc_mm_25d_cost(const lc_mm_t *mm, double *sec, double *mem);
+/* a why_not's reason: printf into why (len bytes) unless why is NULL */
+void lc_mm_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #define LC_MM_TRY(_st, _call)                                                                      \
     do {                                                                                           \

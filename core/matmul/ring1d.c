@@ -23,23 +23,23 @@
  */
 #include "core/matmul/mm_int.h"
 
-lincoll_status_t lc_mm_ring1d_check(const lc_mm_t *mm, int verbose)
+static int lc_mm_ring1d_why_not(const lc_env_t *env, const lc_mm_t *mm, char *why, size_t len)
 {
+    (void)env;
     const lincoll_matdesc_t *a = &mm->da, *c = &mm->dc;
     if (a->pc != 1 || a->layers != 1) {
-        if (verbose)
-            lc_error("matmul ring: needs a P x 1 grid on one layer, desc has %dx%dx%d", a->pr,
-                     a->pc, a->layers);
-        return LINCOLL_ERR_UNSUPPORTED;
+        lc_mm_why(why, len, "needs a P x 1 grid on one layer, desc has %dx%dx%d", a->pr, a->pc,
+                  a->layers);
+        return 1;
     }
     if (a->mb != c->mb || a->rsrc != c->rsrc) {
-        if (verbose)
-            lc_error("matmul ring: desca and descc must share the row distribution (mb %lld vs "
-                     "%lld, rsrc %d vs %d)",
-                     (long long)a->mb, (long long)c->mb, a->rsrc, c->rsrc);
-        return LINCOLL_ERR_UNSUPPORTED;
+        lc_mm_why(why, len,
+                  "desca and descc must share the row distribution (mb %lld vs "
+                  "%lld, rsrc %d vs %d)",
+                  (long long)a->mb, (long long)c->mb, a->rsrc, c->rsrc);
+        return 1;
     }
-    return LINCOLL_OK;
+    return 0;
 }
 
 lincoll_status_t lc_mm_ring1d_build(lc_plan_t *p, const lc_mm_t *mm)
@@ -109,14 +109,29 @@ lincoll_status_t lc_mm_ring1d_build(lc_plan_t *p, const lc_mm_t *mm)
     return st;
 }
 
-/* The closed form of the file comment: predicted seconds and scratch bytes. */
-void lc_mm_ring1d_cost(const lc_mm_t *mm, double *sec, double *mem)
+/* The closed form of the file comment: predicted seconds, scratch bytes. */
+static double lc_mm_ring1d_cost(const lc_env_t *env, const lc_mm_t *mm)
 {
-    const lc_config_t *cfg = mm->env.cfg;
-    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
-    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
-    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
-    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
-    *sec = (P - 1) * al + k * n * (P - 1) / P * be;
-    *mem = 2 * k * n / P * (double)mm->es;
+    const double al = env->cfg->model_alpha, be = (double)mm->es / env->cfg->model_bw;
+    const double n = (double)mm->n, k = (double)mm->k, P = mm->P;
+    return (P - 1) * al + k * n * (P - 1) / P * be;
 }
+
+static double lc_mm_ring1d_memory(const lc_env_t *env, const lc_mm_t *mm)
+{
+    (void)env;
+    return 2 * (double)mm->k * (double)mm->n / mm->P * (double)mm->es;
+}
+
+static int lc_mm_ring1d_applies(const lc_env_t *env, const lc_mm_t *mm)
+{
+    return !lc_mm_ring1d_why_not(env, mm, NULL, 0);
+}
+
+const lc_mm_alg_t lc_mm_alg_ring1d = {.name = "ring",
+                                      .applies = lc_mm_ring1d_applies,
+                                      .cost = lc_mm_ring1d_cost,
+                                      .compile = lc_mm_ring1d_build,
+                                      .algo = LINCOLL_MATMUL_RING,
+                                      .why_not = lc_mm_ring1d_why_not,
+                                      .memory = lc_mm_ring1d_memory};

@@ -41,22 +41,23 @@
 
 #include "core/matmul/mm_int.h"
 
-lincoll_status_t lc_mm_summa_check(const lc_mm_t *mm, int verbose)
+static int lc_mm_summa_why_not(const lc_env_t *env, const lc_mm_t *mm, char *why, size_t len)
 {
+    (void)env;
     const lincoll_matdesc_t *a = &mm->da, *b = &mm->db, *c = &mm->dc;
     if (a->layers != 1) {
-        if (verbose) lc_error("matmul summa: needs one layer, desc has %d", a->layers);
-        return LINCOLL_ERR_UNSUPPORTED;
+        lc_mm_why(why, len, "needs one layer, desc has %d", a->layers);
+        return 1;
     }
     if (a->mb != c->mb || a->rsrc != c->rsrc || b->nb != c->nb || b->csrc != c->csrc) {
-        if (verbose)
-            lc_error("matmul summa: desca must share descc's rows (mb %lld/%lld, rsrc %d/%d) "
-                     "and descb descc's columns (nb %lld/%lld, csrc %d/%d)",
-                     (long long)a->mb, (long long)c->mb, a->rsrc, c->rsrc, (long long)b->nb,
-                     (long long)c->nb, b->csrc, c->csrc);
-        return LINCOLL_ERR_UNSUPPORTED;
+        lc_mm_why(why, len,
+                  "desca must share descc's rows (mb %lld/%lld, rsrc %d/%d) "
+                  "and descb descc's columns (nb %lld/%lld, csrc %d/%d)",
+                  (long long)a->mb, (long long)c->mb, a->rsrc, c->rsrc, (long long)b->nb,
+                  (long long)c->nb, b->csrc, c->csrc);
+        return 1;
     }
-    return LINCOLL_OK;
+    return 0;
 }
 
 int64_t lc_mm_summa_default_panel(const lc_mm_t *mm)
@@ -285,18 +286,35 @@ lincoll_status_t lc_mm_summa_build(lc_plan_t *p, const lc_mm_t *mm)
     return st;
 }
 
-/* The closed form of the file comment: predicted seconds and scratch bytes. */
-void lc_mm_summa_cost(const lc_mm_t *mm, double *sec, double *mem)
+/* The closed form of the file comment: predicted seconds, scratch bytes. */
+static double lc_mm_summa_cost(const lc_env_t *env, const lc_mm_t *mm)
 {
-    const lc_config_t *cfg = mm->env.cfg;
-    const double al = cfg->model_alpha, be = (double)mm->es / cfg->model_bw;
-    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k, P = mm->P;
-    const double pr = mm->dc.pr, pc = mm->dc.pc, c = mm->dc.layers, q = pr;
-    (void)m, (void)n, (void)k, (void)P, (void)pr, (void)pc, (void)c, (void)q;
+    const double al = env->cfg->model_alpha, be = (double)mm->es / env->cfg->model_bw;
+    const double m = (double)mm->m, n = (double)mm->n, k = (double)mm->k;
+    const double pr = mm->dc.pr, pc = mm->dc.pc;
     double s = (double)lc_mm_summa_default_panel(mm), panels = k / s;
     double Q = pr > pc ? pr : pc;
     double tree = panels * (lc_mm_hibit((int)Q - 1) + 1), ring = panels + 2 * (Q - 1);
-    *sec = (tree < ring ? tree : ring) * al +
+    return (tree < ring ? tree : ring) * al +
            (m * k * (pc - 1) / (pr * pc) + k * n * (pr - 1) / (pr * pc)) * be;
-    *mem = 2 * s * (m / pr + n / pc) * (double)mm->es;
 }
+
+static double lc_mm_summa_memory(const lc_env_t *env, const lc_mm_t *mm)
+{
+    (void)env;
+    const double s = (double)lc_mm_summa_default_panel(mm);
+    return 2 * s * ((double)mm->m / mm->dc.pr + (double)mm->n / mm->dc.pc) * (double)mm->es;
+}
+
+static int lc_mm_summa_applies(const lc_env_t *env, const lc_mm_t *mm)
+{
+    return !lc_mm_summa_why_not(env, mm, NULL, 0);
+}
+
+const lc_mm_alg_t lc_mm_alg_summa = {.name = "summa",
+                                     .applies = lc_mm_summa_applies,
+                                     .cost = lc_mm_summa_cost,
+                                     .compile = lc_mm_summa_build,
+                                     .algo = LINCOLL_MATMUL_SUMMA,
+                                     .why_not = lc_mm_summa_why_not,
+                                     .memory = lc_mm_summa_memory};

@@ -181,12 +181,13 @@ typedef struct lc_topo_record {
 /*
  * Between bootstrap and transport in lincoll_init: allgather host identities
  * over ctx->boot, bind per ctx->cfg.bind, pick the NIC; sets
- * tp->net_devices (unless UCX_NET_DEVICES is in the environment, which wins)
+ * *nics_p to the NICs chosen, in UCX_NET_DEVICES syntax (left alone when
+ * UCX_NET_DEVICES is in the environment, which wins, or no NIC was found)
  * and ctx->ports when neither LINCOLL_PORTS nor params->ports chose it.
  * Failing to bind or to probe only logs; a failed allgather is an error.
  */
 lincoll_status_t lc_topo_setup(lincoll_context_t *ctx, const lincoll_init_params_t *params,
-                               lc_tl_params_t *tp);
+                               const char **nics_p);
 
 /* The record of the last lc_topo_setup() in this process, or NULL. */
 const lc_topo_record_t *lc_topo_record(void);

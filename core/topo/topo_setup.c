@@ -93,10 +93,10 @@ typedef struct {
 } lc_topo_wire_t;
 
 lincoll_status_t lc_topo_setup(lincoll_context_t *ctx, const lincoll_init_params_t *params,
-                               lc_tl_params_t *tp)
+                               const char **nics_p)
 {
-    LC_CHECK_ARG(ctx != NULL && ctx->boot != NULL && tp != NULL,
-                 "lc_topo_setup: ctx, ctx->boot and tp must not be NULL");
+    LC_CHECK_ARG(ctx != NULL && ctx->boot != NULL && nics_p != NULL,
+                 "lc_topo_setup: ctx, ctx->boot and nics_p must not be NULL");
     lc_topo_record_t *rec = &lc_rec;
     free(rec->host_of);
     memset(rec, 0, sizeof(*rec));
@@ -190,7 +190,7 @@ lincoll_status_t lc_topo_setup(lincoll_context_t *ctx, const lincoll_init_params
         rec->nic.reason = "UCX_NET_DEVICES set in the environment (kept)";
         snprintf(rec->nic.net_devices, sizeof(rec->nic.net_devices), "%s", user);
     } else if (rec->nic.ndev > 0) {
-        tp->net_devices = rec->nic.net_devices;
+        *nics_p = rec->nic.net_devices;
     }
     int ports_given = ctx->cfg.ports > 0 || (params != NULL && params->ports > 0);
     if (!ports_given) {

@@ -11,16 +11,26 @@
  * order with matching arguments (count, dtype, op, root, counts[]).
  *
  * Algorithms (chosen per call by an alpha-beta-gamma cost model with
- * LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW, or forced with
- * `LINCOLL_<OP>_ALGO=auto|rhd|ring|binomial`, OP one of ALLREDUCE,
- * REDUCE_SCATTER, ALLGATHER, BCAST, REDUCE):
- *  - rhd: recursive halving-doubling for all five operations (HCCL's
- *    non-power-of-two fold: pairs (2i, 2i+1), i < p - 2^floor(log2 p));
- *  - ring: allreduce, reduce-scatter, allgather;
- *  - binomial: broadcast and reduce.
- * A forced algorithm that cannot serve the operation falls back to the
- * automatic choice with a warning, or fails with ::LINCOLL_ERR_UNSUPPORTED
- * when LINCOLL_ALGO_FALLBACK=error.  The plan's algorithm name is in
+ * LINCOLL_MODEL_ALPHA / _BW / _COMPUTE_BW, or forced: per call with
+ * lincoll_coll_opts_t::algo through the `*_init_opts` inits, per process with
+ * `LINCOLL_<OP>_ALGO=auto|NAME`, OP one of ALLREDUCE, REDUCE_SCATTER,
+ * ALLGATHER, BCAST, REDUCE; `lincoll_info -a` lists every NAME from the
+ * registry, and test check_registry_docs holds this list to it):
+ *  - allreduce: rhd, ring, zcopy_rd, zcopy;
+ *  - reduce_scatter: rhd, ring, zcopy_rh, zcopy;
+ *  - allgather: rhd, ring, zcopy_rd, zcopy;
+ *  - bcast: rhd, binomial, zcopy, zcopy_direct;
+ *  - reduce: rhd, binomial, zcopy, zcopy_direct;
+ * where rhd is recursive halving-doubling (HCCL's non-power-of-two fold: pairs
+ * (2i, 2i+1), i < p - 2^floor(log2 p)); the zcopy algorithms load from and
+ * store into the peers' memory where every rank maps every other
+ * (lincoll memory on one host; docs/collectives.md).
+ * Precedence: opts->algo, then LINCOLL_<OP>_ALGO, then the cost model
+ * (lincoll_coll_opts_t).  A forced algorithm that cannot serve the call
+ * (its size or rank-count restrictions, or zero copy where the peers'
+ * memory is not mapped) falls back to the cost model's choice with a
+ * warning, or fails with ::LINCOLL_ERR_UNSUPPORTED when
+ * LINCOLL_ALGO_FALLBACK=error.  The plan's algorithm name is in
  * lincoll_plan_stats().
  *
  * Determinism: for a fixed algorithm and rank count every element is
@@ -28,7 +38,8 @@
  * identical on every rank and from run to run, and do not depend on count
  * or on the element's position.  They can differ between algorithms (and so
  * between message sizes when the choice is automatic): pin the algorithm
- * with LINCOLL_<OP>_ALGO for bitwise reproducibility across sizes.
+ * with opts->algo or LINCOLL_<OP>_ALGO for bitwise reproducibility across
+ * sizes.
  *
  * Operators: those of lincoll_reduce() (see reduce.h); a (dtype, op) pair
  * without meaning (BXOR on floats, arithmetic on LINCOLL_BYTE) is
@@ -72,6 +83,32 @@ extern "C" {
 #define LINCOLL_IN_PLACE ((const void *)1)
 
 /**
+ * @brief Options of the collective inits that take them (`*_init_opts`);
+ *        NULL = all defaults.  Zero-initialize, then set what you need.
+ *
+ * Every field must be equal on every rank, like the other arguments.
+ * Collectives have no port setting: each algorithm's schedule fixes the
+ * ports it uses (one for the tag algorithms, p - 1 for most zero-copy ones).
+ */
+typedef struct lincoll_coll_opts {
+    /**
+     * Algorithm of this call.  NULL, "" or "auto": LINCOLL_<OP>_ALGO, and
+     * where that is unset or auto the cost model.  Otherwise the name of one
+     * of the operation's algorithms, short or plan name, case-insensitive
+     * ("rhd", "ring", "binomial", "zcopy_rd", "rhd_allreduce", ...;
+     * `lincoll_info -a` lists them): it is used whatever LINCOLL_<OP>_ALGO
+     * says.  A name the operation has no algorithm of (another operation's
+     * included) is ::LINCOLL_ERR_INVALID with one log line naming opts->algo.
+     * An algorithm of the operation that cannot serve this call falls back
+     * to the cost model's choice with one warning, or is
+     * ::LINCOLL_ERR_UNSUPPORTED when LINCOLL_ALGO_FALLBACK=error, the same on
+     * every rank (for a zero-copy algorithm after the init's agreement, as
+     * with LINCOLL_<OP>_ALGO).  The string is read during the init only.
+     */
+    const char *algo;
+} lincoll_coll_opts_t;
+
+/**
  * @brief Persistent allreduce: rbuf[i] = sbuf_0[i] (+) ... (+) sbuf_(p-1)[i].
  * @param [in]  comm   communicator.
  * @param [in]  sbuf   count elements, or ::LINCOLL_IN_PLACE (or rbuf) for in place;
@@ -89,6 +126,20 @@ extern "C" {
 LINCOLL_API lincoll_status_t lincoll_allreduce_init(lincoll_comm_t *comm, const void *sbuf,
                                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                                     lincoll_op_t op, lincoll_plan_t **plan_p);
+
+/**
+ * @brief lincoll_allreduce_init() with options.
+ * @param [in] opts options (the algorithm), or NULL for all defaults.
+ * @return as the init without options; also ::LINCOLL_ERR_INVALID for an
+ *         opts->algo the operation has no algorithm of, and
+ *         ::LINCOLL_ERR_UNSUPPORTED for one that cannot serve the call under
+ *         LINCOLL_ALGO_FALLBACK=error (lincoll_coll_opts_t).
+ */
+LINCOLL_API lincoll_status_t lincoll_allreduce_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                         void *rbuf, size_t count,
+                                                         lincoll_dtype_t dtype, lincoll_op_t op,
+                                                         const lincoll_coll_opts_t *opts,
+                                                         lincoll_plan_t **plan_p);
 
 /**
  * @brief Blocking allreduce (compiles, runs and frees a plan).
@@ -119,6 +170,18 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatterv_init(lincoll_comm_t *comm, 
                                                           lincoll_plan_t **plan_p);
 
 /**
+ * @brief lincoll_reduce_scatterv_init() with options.
+ * @param [in] opts options (the algorithm), or NULL for all defaults.
+ * @return as the init without options; also ::LINCOLL_ERR_INVALID for an
+ *         opts->algo the operation has no algorithm of, and
+ *         ::LINCOLL_ERR_UNSUPPORTED for one that cannot serve the call under
+ *         LINCOLL_ALGO_FALLBACK=error (lincoll_coll_opts_t).
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_scatterv_init_opts(
+    lincoll_comm_t *comm, const void *sbuf, void *rbuf, const size_t *counts, lincoll_dtype_t dtype,
+    lincoll_op_t op, const lincoll_coll_opts_t *opts, lincoll_plan_t **plan_p);
+
+/**
  * @brief Blocking reduce-scatter, v form.
  * @return see lincoll_reduce_scatterv_init().
  */
@@ -135,6 +198,18 @@ LINCOLL_API lincoll_status_t lincoll_reduce_scatter_init(lincoll_comm_t *comm, c
                                                          void *rbuf, size_t count,
                                                          lincoll_dtype_t dtype, lincoll_op_t op,
                                                          lincoll_plan_t **plan_p);
+
+/**
+ * @brief lincoll_reduce_scatter_init() with options.
+ * @param [in] opts options (the algorithm), or NULL for all defaults.
+ * @return as the init without options; also ::LINCOLL_ERR_INVALID for an
+ *         opts->algo the operation has no algorithm of, and
+ *         ::LINCOLL_ERR_UNSUPPORTED for one that cannot serve the call under
+ *         LINCOLL_ALGO_FALLBACK=error (lincoll_coll_opts_t).
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_scatter_init_opts(
+    lincoll_comm_t *comm, const void *sbuf, void *rbuf, size_t count, lincoll_dtype_t dtype,
+    lincoll_op_t op, const lincoll_coll_opts_t *opts, lincoll_plan_t **plan_p);
 
 /**
  * @brief Blocking reduce-scatter, block form.
@@ -165,6 +240,20 @@ LINCOLL_API lincoll_status_t lincoll_allgatherv_init(lincoll_comm_t *comm, const
                                                      lincoll_plan_t **plan_p);
 
 /**
+ * @brief lincoll_allgatherv_init() with options.
+ * @param [in] opts options (the algorithm), or NULL for all defaults.
+ * @return as the init without options; also ::LINCOLL_ERR_INVALID for an
+ *         opts->algo the operation has no algorithm of, and
+ *         ::LINCOLL_ERR_UNSUPPORTED for one that cannot serve the call under
+ *         LINCOLL_ALGO_FALLBACK=error (lincoll_coll_opts_t).
+ */
+LINCOLL_API lincoll_status_t lincoll_allgatherv_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                          void *rbuf, const size_t *counts,
+                                                          lincoll_dtype_t dtype,
+                                                          const lincoll_coll_opts_t *opts,
+                                                          lincoll_plan_t **plan_p);
+
+/**
  * @brief Blocking allgather, v form.
  * @return see lincoll_allgatherv_init().
  */
@@ -178,6 +267,20 @@ LINCOLL_API lincoll_status_t lincoll_allgatherv(lincoll_comm_t *comm, const void
 LINCOLL_API lincoll_status_t lincoll_allgather_init(lincoll_comm_t *comm, const void *sbuf,
                                                     void *rbuf, size_t count, lincoll_dtype_t dtype,
                                                     lincoll_plan_t **plan_p);
+
+/**
+ * @brief lincoll_allgather_init() with options.
+ * @param [in] opts options (the algorithm), or NULL for all defaults.
+ * @return as the init without options; also ::LINCOLL_ERR_INVALID for an
+ *         opts->algo the operation has no algorithm of, and
+ *         ::LINCOLL_ERR_UNSUPPORTED for one that cannot serve the call under
+ *         LINCOLL_ALGO_FALLBACK=error (lincoll_coll_opts_t).
+ */
+LINCOLL_API lincoll_status_t lincoll_allgather_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                         void *rbuf, size_t count,
+                                                         lincoll_dtype_t dtype,
+                                                         const lincoll_coll_opts_t *opts,
+                                                         lincoll_plan_t **plan_p);
 
 /**
  * @brief Blocking allgather, block form.
@@ -201,6 +304,19 @@ LINCOLL_API lincoll_status_t lincoll_allgather(lincoll_comm_t *comm, const void 
 LINCOLL_API lincoll_status_t lincoll_bcast_init(lincoll_comm_t *comm, void *buf, size_t count,
                                                 lincoll_dtype_t dtype, int root,
                                                 lincoll_plan_t **plan_p);
+
+/**
+ * @brief lincoll_bcast_init() with options.
+ * @param [in] opts options (the algorithm), or NULL for all defaults.
+ * @return as the init without options; also ::LINCOLL_ERR_INVALID for an
+ *         opts->algo the operation has no algorithm of, and
+ *         ::LINCOLL_ERR_UNSUPPORTED for one that cannot serve the call under
+ *         LINCOLL_ALGO_FALLBACK=error (lincoll_coll_opts_t).
+ */
+LINCOLL_API lincoll_status_t lincoll_bcast_init_opts(lincoll_comm_t *comm, void *buf, size_t count,
+                                                     lincoll_dtype_t dtype, int root,
+                                                     const lincoll_coll_opts_t *opts,
+                                                     lincoll_plan_t **plan_p);
 
 /**
  * @brief Blocking broadcast.
@@ -227,6 +343,20 @@ LINCOLL_API lincoll_status_t lincoll_reduce_init(lincoll_comm_t *comm, const voi
                                                  size_t count, lincoll_dtype_t dtype,
                                                  lincoll_op_t op, int root,
                                                  lincoll_plan_t **plan_p);
+
+/**
+ * @brief lincoll_reduce_init() with options.
+ * @param [in] opts options (the algorithm), or NULL for all defaults.
+ * @return as the init without options; also ::LINCOLL_ERR_INVALID for an
+ *         opts->algo the operation has no algorithm of, and
+ *         ::LINCOLL_ERR_UNSUPPORTED for one that cannot serve the call under
+ *         LINCOLL_ALGO_FALLBACK=error (lincoll_coll_opts_t).
+ */
+LINCOLL_API lincoll_status_t lincoll_reduce_init_opts(lincoll_comm_t *comm, const void *sbuf,
+                                                      void *rbuf, size_t count,
+                                                      lincoll_dtype_t dtype, lincoll_op_t op,
+                                                      int root, const lincoll_coll_opts_t *opts,
+                                                      lincoll_plan_t **plan_p);
 
 /**
  * @brief Blocking reduce.

@@ -24,12 +24,65 @@ typedef struct lincoll_config_var {
     const char *current;       /**< value in the environment, or NULL when unset */
 } lincoll_config_var_t;
 
-/** @brief Number of LINCOLL_* variables. @return the count. */
+/**
+ * @brief The LINCOLL_* variables, by their index in lincoll_config_var().
+ *
+ * Programs that need a variable's name or value take it from the library's
+ * table with its index (lincoll_config_var(LINCOLL_CONFIG_TIMEOUT, &v): v.name,
+ * v.current) instead of spelling the name.  Indices from
+ * ::LINCOLL_CONFIG_LAST up to lincoll_config_var_count() are the UCX_*
+ * variables lincoll sets.
+ */
+typedef enum lincoll_config_id {
+    LINCOLL_CONFIG_LOG_LEVEL = 0,
+    LINCOLL_CONFIG_TIMEOUT,
+    LINCOLL_CONFIG_TRANSPORT,
+    LINCOLL_CONFIG_PORTS,
+    LINCOLL_CONFIG_PLAN_DUMP,
+    LINCOLL_CONFIG_KERNEL_ISA,
+    LINCOLL_CONFIG_GF_STREAM_BYTES,
+    LINCOLL_CONFIG_BOOTSTRAP_KIND,
+    LINCOLL_CONFIG_BOOTSTRAP,
+    LINCOLL_CONFIG_RANK,
+    LINCOLL_CONFIG_SIZE,
+    LINCOLL_CONFIG_JOB_SECRET,
+    LINCOLL_CONFIG_BOOTSTRAP_TIMEOUT,
+    LINCOLL_CONFIG_UCX_ERR_MODE,
+    LINCOLL_CONFIG_UCX_LANES,
+    LINCOLL_CONFIG_COLL_ZCOPY_THRESHOLD,
+    LINCOLL_CONFIG_BIND,
+    LINCOLL_CONFIG_ALGO_FALLBACK,
+    LINCOLL_CONFIG_MODEL_ALPHA,
+    LINCOLL_CONFIG_MODEL_ALPHA_MAPPED,
+    LINCOLL_CONFIG_MODEL_BW,
+    LINCOLL_CONFIG_MODEL_COMPUTE_BW,
+    LINCOLL_CONFIG_ALLREDUCE_ALGO,
+    LINCOLL_CONFIG_REDUCE_SCATTER_ALGO,
+    LINCOLL_CONFIG_ALLGATHER_ALGO,
+    LINCOLL_CONFIG_BCAST_ALGO,
+    LINCOLL_CONFIG_REDUCE_ALGO,
+    LINCOLL_CONFIG_MATMUL_ALGO,
+    LINCOLL_CONFIG_ENCODE_ALGO,
+    LINCOLL_CONFIG_ENCODE_CHUNK,
+    LINCOLL_CONFIG_COLL_CHUNK,
+    LINCOLL_CONFIG_MATMUL_MAX_MEM,
+    LINCOLL_CONFIG_MODEL_FLOPS,
+    LINCOLL_CONFIG_GEMM_THREADS,
+    LINCOLL_CONFIG_ENCODE_CHECKSUM,
+    LINCOLL_CONFIG_REPAIR_ALGO,
+    LINCOLL_CONFIG_REPAIR_SLICE,
+    LINCOLL_CONFIG_STORE_SECRET,
+    LINCOLL_CONFIG_LAST /**< number of LINCOLL_* variables (not a variable) */
+} lincoll_config_id_t;
+
+/** @brief Number of variables: the LINCOLL_* ones, then the UCX_* ones lincoll sets. @return the
+ * count. */
 LINCOLL_API size_t lincoll_config_var_count(void);
 
 /**
  * @brief Describe variable number @p index.
- * @param [in]  index 0 .. lincoll_config_var_count() - 1.
+ * @param [in]  index 0 .. lincoll_config_var_count() - 1 (a ::lincoll_config_id_t for a
+ *                   LINCOLL_* variable).
  * @param [out] var   filled with static strings.
  * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
  */

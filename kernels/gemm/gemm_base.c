@@ -46,7 +46,7 @@ lincoll_status_t lc_gemm_check(lincoll_layout_t layout, lincoll_trans_t ta, linc
         return LINCOLL_ERR_INVALID;
     }
     if (dtype != LINCOLL_FLOAT && dtype != LINCOLL_DOUBLE) {
-        lc_kerror("gemm: dtype %s is not float or double", lincoll_dtype_name(dtype));
+        lc_kerror("gemm: dtype %s is not float or double", lc_kdtype_name(dtype));
         return LINCOLL_ERR_UNSUPPORTED;
     }
     /* Rows of each operand as stored in column-major terms (columns for row-major). */

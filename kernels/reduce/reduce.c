@@ -72,8 +72,8 @@ static lincoll_status_t lc_reduce_lookup(const lc_reduce_fn_t (*tab)[LINCOLL_OP_
     }
     *fn = tab[dtype][op];
     if (*fn == NULL) {
-        lc_kerror("reduce: op %s is not defined on dtype %s", lincoll_op_name(op),
-                  lincoll_dtype_name(dtype));
+        lc_kerror("reduce: op %s is not defined on dtype %s", lc_kop_name(op),
+                  lc_kdtype_name(dtype));
         return LINCOLL_ERR_UNSUPPORTED;
     }
     if (count > 0 && (dst == NULL || a == NULL || b == NULL)) {

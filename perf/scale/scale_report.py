@@ -132,8 +132,8 @@ def predict(sim, calib, r):
         s = rows.get(algo)
         comm = None
     else:
-        sa = {"25d": "2.5d"}.get(algo, algo)
-        extra = ["--layers", "2"] if sa == "2.5d" else []
+        sa = algo  # lincoll_sim takes the matmul registry's names
+        extra = ["--layers", "2"] if sa == "25d" else []
         base = ["-t", "matmul", "-K", str(H), "-n", r["size"], "-A", sa] + extra + fig
         base += ["--gamma", "%.6g" % m["gamma_red"], "--flops", "%.6g" % m["flops"]]
         s = sim.rows("%s_matmul_K%d_n%s_%s" % (tag, H, r["size"], sa), base).get(sa)
@@ -188,7 +188,7 @@ def main():
             g = [x for x in g if x["algo"] != "dft"]  # the universal choice is among these
         best = min(g, key=lambda x: x["meas"]) if g else None
         r["fastest"] = best["algo"] if best else ""
-        ch = {"2.5d": "25d", "rhd_allreduce": "rhd"}.get(r["choice"], r["choice"])
+        ch = {"rhd_allreduce": "rhd"}.get(r["choice"], r["choice"])
         chosen = [x for x in g if x["algo"] == ch or x["plan"] == r["choice"]]
         if best and chosen:
             r["choice_vs_fastest"] = chosen[0]["meas"] / best["meas"]

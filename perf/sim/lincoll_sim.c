@@ -2,8 +2,9 @@
  * perf/sim/lincoll_sim.c: lincoll_sim, the real plans of an operation on K
  * virtual ranks of the sim transport, with the rounds, C2, bytes and
  * messages the sim measures and an alpha-beta-gamma prediction from a
- * machine profile.  See usage() for the command line and the output; which
- * init call compiles which algorithm is in sim_algos.c.
+ * machine profile.  See usage() for the command line and the output; the
+ * algorithms come from the library's registries (sim_algos.c) and are
+ * compiled in sim_job.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,6 +12,7 @@
 #include <lincoll/lincoll.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/context/context.h"
+#include "transports/sim/api.h"
 #include "sim_algos.h"
 
 #define SIM_MAX_ALGOS 64
@@ -697,6 +700,18 @@ static int plot_rows(const char *png, const sim_row_t *rows, int nrows, char var
 
 /* ---- usage ----------------------------------------------------------------------------------- */
 
+/* "    op              name name ...": the operation's algorithms, wrapped */
+static void usage_algos(FILE *f, sim_op_t op)
+{
+    int col = fprintf(f, "    %-15s", sim_op_name(op));
+    for (int i = 0; i < sim_algo_count(op); i++) {
+        const char *nm = sim_algo_name(op, i);
+        if (col + 1 + (int)strlen(nm) > 92) col = fprintf(f, "\n%19s", "") - 1;
+        col += fprintf(f, " %s", nm);
+    }
+    fprintf(f, "\n");
+}
+
 static void usage(FILE *f)
 {
     fprintf(
@@ -708,6 +723,7 @@ static void usage(FILE *f)
         "    lincoll_sim -t OP -K ranks [-p ports] [-s bytes] [-A algo|all] [-q field] [-f csv]\n"
         "                [--profile FILE | --alpha S --beta S/B --gamma S/B [--flops F]]\n"
         "                [--sweep K=4:4096 | --sweep s=1k:64m] [--plot out.png]\n"
+        "    lincoll_sim [-t OP] --list\n"
         "\n"
         "DESCRIPTION\n"
         "    Compiles the plan of every virtual rank exactly as lincoll_*_init does for a real\n"
@@ -717,32 +733,40 @@ static void usage(FILE *f)
         "    alpha-beta-gamma model and the algorithm the library picks by itself.\n"
         "\n"
         "OPERATIONS (-t) AND ALGORITHMS (-A, default all)\n"
-        "    encode          prepare_shoot best_window direct dft vandermonde lagrange zcopy\n"
-        "                    zcopy_split.  -s = packet bytes (default 256).  Universal ones and\n"
-        "                    zcopy: a dense random K x K matrix over GF(2^16); dft: K = (p+1)^L;\n"
-        "                    vandermonde (coset points) and lagrange (K = (p+1)^L): a prime\n"
-        "                    field q = cK+1 (--field Q overrides).  K <= 4096.\n"
-        "    rs_encode       prepare_shoot best_window direct: systematic [N=K, k] Cauchy code\n"
-        "                    over GF(2^16); --data k (default K - K/4).\n"
-        "    repair          prepare_shoot best_window direct star tree chain: rebuild --lost n\n"
-        "                    ranks (default 1: ranks 0..n-1) from the k ranks after them\n"
-        "                    (--data k, default K - n).  prepare_shoot, best_window, direct: the\n"
-        "                    N-rank encode (lincoll_encode_repair_init); star (gather k chunks),\n"
-        "                    tree (partial sums up a tree), chain (pipelined slices): on the\n"
-        "                    survivors and the lost ranks only (lincoll_encode_repair_k_init),\n"
-        "                    so K = k + n.\n"
-        "    allreduce reduce_scatter allgather bcast reduce\n"
-        "                    rhd, ring (allreduce/reduce_scatter/allgather), binomial (bcast,\n"
-        "                    reduce), and the zero-copy plans (the library's names): zcopy\n"
-        "                    (direct loads, every rank maps every peer, as on one node;\n"
-        "                    bcast/reduce: puts into a scratch ring, K <= 65), zcopy_direct\n"
-        "                    (bcast/reduce: direct loads), zcopy_rd / zcopy_rh (puts into\n"
-        "                    scratch, K = 2^k).  -s = bytes\n"
-        "                    of the whole vector (default 64k): allreduce/bcast/reduce count,\n"
-        "                    reduce_scatter input (output: its near-equal share), allgather\n"
-        "                    output.  --dtype float|double|int32|int64|uint8 (default float),\n"
-        "                    SUM; --root r (default 0).  K up to 65536, memory permitting.\n"
-        "    matmul          ring1d (K x 1), summa (squarest pr x pc), cannon (K = q^2), 2.5d\n"
+        "    The algorithms are the library's registries (lincoll_info -a), under their names.\n");
+    usage_algos(f, SIM_ENCODE);
+    fprintf(
+        f, "                    -s = packet bytes (default 256).  The universal algorithms\n"
+           "                    (LINCOLL_ENCODE_ALGO; zero copy: every rank maps every peer) on a\n"
+           "                    dense random K x K matrix over GF(2^8); the structured matrices\n"
+           "                    dft (K = (p+1)^L), vandermonde (coset points) and lagrange\n"
+           "                    (K = (p+1)^L) over a prime field q = cK+1 (--field Q overrides).\n"
+           "                    K <= 4096.\n");
+    usage_algos(f, SIM_RS_ENCODE);
+    fprintf(
+        f,
+        "                    the tag universal algorithms: a systematic [N=K, k] Cauchy code\n"
+        "                    over GF(2^8) (GF(2^16) above K = 256); --data k (default K - K/4).\n");
+    usage_algos(f, SIM_REPAIR);
+    fprintf(
+        f, "                    rebuild --lost n ranks (default 1: ranks 0..n-1) from the k ranks\n"
+           "                    after them (--data k, default K - n).  The universal algorithms:\n"
+           "                    the N-rank encode (lincoll_encode_repair_init); the repair\n"
+           "                    schedules (LINCOLL_REPAIR_ALGO): on the survivors and the lost\n"
+           "                    ranks only (lincoll_encode_repair_k_init), so K = k + n.\n");
+    for (int op = SIM_ALLREDUCE; op <= SIM_REDUCE; op++)
+        usage_algos(f, (sim_op_t)op);
+    fprintf(
+        f, "                    the LINCOLL_<OP>_ALGO names; zcopy*: zero copy, every rank maps\n"
+           "                    every peer, as on one node, at any size.  -s = bytes of the whole\n"
+           "                    vector (default 64k): allreduce/bcast/reduce count,\n"
+           "                    reduce_scatter input (output: its near-equal share), allgather\n"
+           "                    output.  --dtype float|double|int32|int64|uint8 (default float),\n"
+           "                    SUM; --root r (default 0).  K up to 65536, memory permitting.\n");
+    usage_algos(f, SIM_MATMUL);
+    fprintf(
+        f,
+        "                    ring (K x 1), summa (squarest pr x pc), cannon (K = q^2), 25d\n"
         "                    (K = q^2 c, c <= q; --layers c, default the largest c <= K^(1/3)):\n"
         "                    C = A B, doubles, n x n block distributions, -n N (default 1024);\n"
         "                    --comm-only skips the local GEMMs (flops are then 0).\n"
@@ -751,7 +775,10 @@ static void usage(FILE *f)
         "    -K ranks        virtual ranks (required).\n"
         "    -p ports        ports p per rank (default: the profile's, else 1).\n"
         "    -s bytes        size, with k/m/g suffixes; a multiple of the element size.\n"
-        "    -A algo|all     one algorithm, or all of the operation.\n"
+        "    -A algo|all     one algorithm, or all of the operation (matmul also takes the old\n"
+        "                    names ring1d and 2.5d).\n"
+        "    --list          the operations' algorithms, one 'operation algorithm' line each\n"
+        "                    (with -t: that operation's), and exit.\n"
         "    -f csv          CSV: op,algo,K,p,size,rounds,c2,bytes_max,msgs_max,pred_us,choice,\n"
         "                    bytes_mean,msgs_mean,rbytes_max,rmsgs_max,compute,moved,flops,\n"
         "                    plan_us,wall_s,status,note.\n"
@@ -815,6 +842,50 @@ static void usage(FILE *f)
 /* ---- main ---------------------------------------------------------------------------------------
  */
 
+/* --list: "operation algorithm" per line, of op_s or of every operation */
+static int list_algos(const char *op_s)
+{
+    sim_op_t one;
+    if (op_s != NULL && sim_op_parse(op_s, &one) != 0) die("-t %s: unknown operation", op_s);
+    for (int op = 0; op < SIM_NOPS; op++) {
+        if (op_s != NULL && op != (int)one) continue;
+        for (int i = 0; i < sim_algo_count((sim_op_t)op); i++)
+            printf("%s %s\n", sim_op_name((sim_op_t)op), sim_algo_name((sim_op_t)op, i));
+    }
+    return 0;
+}
+
+/* The variables that force an algorithm (their default is "auto") would
+ * change the library's automatic choice the choice column reports: the
+ * rows force theirs with -A, so lincoll_sim refuses them. */
+static void check_no_forced_algos(void)
+{
+    lc_config_t cfg;
+    if (lc_config_load(&cfg) != LINCOLL_OK) die("LINCOLL_* environment: invalid value");
+    static const size_t forced[] = {
+        offsetof(lc_config_t, algo_allreduce), offsetof(lc_config_t, algo_reduce_scatter),
+        offsetof(lc_config_t, algo_allgather), offsetof(lc_config_t, algo_bcast),
+        offsetof(lc_config_t, algo_reduce),    offsetof(lc_config_t, algo_matmul),
+        offsetof(lc_config_t, algo_encode),    offsetof(lc_config_t, repair_algo)};
+    lc_config_t dflt;
+    size_t n;
+    const lc_config_field_t *tab = lc_config_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        int is_forced = 0;
+        for (size_t k = 0; k < sizeof(forced) / sizeof(forced[0]); k++)
+            is_forced |= tab[i].offset == forced[k];
+        if (!is_forced) continue;
+        memcpy(&dflt, &cfg, sizeof(cfg));
+        if (lc_config_parse_field(&tab[i], tab[i].dflt, &dflt) != LINCOLL_OK) continue;
+        const char *d = (const char *)&dflt + tab[i].offset,
+                   *v = (const char *)&cfg + tab[i].offset;
+        if (tab[i].type == LC_CFG_STRING ? strcasecmp(d, v) != 0 : memcmp(d, v, sizeof(int)) != 0)
+            die("%s is set: lincoll_sim forces algorithms with -A only (and reports the "
+                "library's own choice); unset it",
+                tab[i].name);
+    }
+}
+
 static double mem_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -853,7 +924,7 @@ int main(int argc, char **argv)
     long K = 0, p = 0, have_K = 0, data_k = 0, n_lost = 0, root = 0, layers = 0;
     int64_t mm_n = 0;
     size_t size = 0;
-    int have_size = 0, comm_only = 0;
+    int have_size = 0, comm_only = 0, list = 0;
     sim_sweep_t sweep = {0, NULL, 0};
     lincoll_dtype_t dtype = LINCOLL_FLOAT;
     sim_limits_t lim = {mem_available() * 0.8, 20.0, 1e9, 1.5e-6, 4e-6, 5e9};
@@ -873,7 +944,8 @@ int main(int argc, char **argv)
         O_LAYERS,
         O_COMMONLY,
         O_MAXMEM,
-        O_TLIMIT
+        O_TLIMIT,
+        O_LIST
     };
     static const struct option lopts[] = {{"profile", required_argument, NULL, O_PROFILE},
                                           {"alpha", required_argument, NULL, O_ALPHA},
@@ -891,6 +963,7 @@ int main(int argc, char **argv)
                                           {"comm-only", no_argument, NULL, O_COMMONLY},
                                           {"max-mem", required_argument, NULL, O_MAXMEM},
                                           {"time-limit", required_argument, NULL, O_TLIMIT},
+                                          {"list", no_argument, NULL, O_LIST},
                                           {"help", no_argument, NULL, 'h'},
                                           {NULL, 0, NULL, 0}};
     const char *q_field = NULL;
@@ -991,6 +1064,9 @@ int main(int argc, char **argv)
             lim.mem_bytes = (double)v;
             break;
         }
+        case O_LIST:
+            list = 1;
+            break;
         case O_TLIMIT:
             if (parse_pos_double(optarg, &lim.time_s) != 0 || lim.time_s <= 0)
                 die("--time-limit %s: expected seconds > 0", optarg);
@@ -1002,6 +1078,7 @@ int main(int argc, char **argv)
         }
     }
     if (optind < argc) die("%s: unexpected argument (lincoll_sim -h)", argv[optind]);
+    if (list) return list_algos(op_s);
     if (op_s == NULL)
         die("-t: missing (encode, rs_encode, repair, allreduce, reduce_scatter, "
             "allgather, bcast, reduce, matmul)");
@@ -1126,12 +1203,7 @@ int main(int argc, char **argv)
         }
     }
     /* a forced algorithm comes from -A only */
-    static const char *const algo_vars[] = {"LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO",
-                                            "LINCOLL_ALLGATHER_ALGO", "LINCOLL_BCAST_ALGO",
-                                            "LINCOLL_REDUCE_ALGO",    "LINCOLL_MATMUL_ALGO",
-                                            "LINCOLL_ENCODE_ALGO"};
-    for (size_t i = 0; i < sizeof(algo_vars) / sizeof(algo_vars[0]); i++)
-        unsetenv(algo_vars[i]);
+    check_no_forced_algos();
     if (fmt != NULL && q_field == NULL)
         print_csv_header();
     else if (q_field == NULL)

@@ -2,12 +2,11 @@
  * perf/sim/sim_algos.h: how lincoll_sim compiles algorithm X of operation Y
  * for virtual rank r.
  *
- * Everything lincoll_sim knows about the library's algorithm families (their
- * names, which init call builds them, how an algorithm is forced, what data a
- * call needs, which fields and grids fit, what the automatic choice is) lives
- * in sim_algos.c behind this interface; the driver (lincoll_sim.c) only sees
- * operations, algorithm indices, jobs and plans.  When the library gains one
- * registry per family, sim_algos.c is the one file to change.
+ * The driver (lincoll_sim.c) only sees operations, algorithm indices, jobs
+ * and plans.  The algorithms of an operation are the library's registries'
+ * entries, in the registry's order, under the registry's names
+ * (sim_algos.c: lists, checks, estimates); sim_job.c compiles and binds
+ * them.  Adding an algorithm to a registry adds it here with no edit.
  */
 #ifndef LC_SIM_ALGOS_H
 #define LC_SIM_ALGOS_H

@@ -6,7 +6,11 @@
  * {0, 1, P-1, P, P+1, 1001, 1 Mi (COLL_UCX_BIG=0 skips it)} x in place / out
  * of place x every root (two roots at 1 Mi) x dtype/op pairs in rotation is
  * checked bitwise against a serial reference each rank computes itself
- * (values are small integers, exact in any order); a persistent plan is
+ * (values are small integers, exact in any order); every algorithm of the
+ * registry (lincoll_info_algorithms), zero copy included, is forced through
+ * lincoll_coll_opts_t::algo over lincoll memory and checked against the
+ * closed forms, and names that are not the operation's are refused with
+ * LINCOLL_ERR_INVALID; a persistent plan is
  * restarted; bad arguments are rejected locally; ranks that pass different
  * counts all return an error (MISMATCH, or TIMEOUT on ranks left waiting) and
  * nothing is written past count.  Exits 0 only if every check
@@ -303,8 +307,9 @@ static void check_blocking_cache(lincoll_comm_t *w)
 
 /* Zero copy: lincoll_mem_alloc buffers on every rank, automatic choice (the
  * zcopy_allreduce plan on one node); results bitwise equal to the forced RHD
- * plan on random doubles, over three starts of each plan. */
-static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
+ * plan on random doubles, over three starts of each plan.  Returns how many
+ * of the automatic allreduce plans ran zero copy. */
+static int check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
 {
     const size_t ns[] = {1, (size_t)P + 1, 1001, (size_t)1 << 17};
     int zc = 0;
@@ -315,7 +320,7 @@ static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
             if (lincoll_mem_alloc(ctx, bytes, (void **)&in) != LINCOLL_OK ||
                 lincoll_mem_alloc(ctx, bytes, (void **)&out) != LINCOLL_OK) {
                 CHECK(0, "zcopy: lincoll_mem_alloc of %zu bytes", bytes);
-                return;
+                return 0;
             }
             lincoll_plan_t *pz = NULL, *pr = NULL;
             lincoll_status_t st = lincoll_allreduce_init(w, ip ? LINCOLL_IN_PLACE : in, out, n,
@@ -481,6 +486,208 @@ static void check_zcopy(lincoll_context_t *ctx, lincoll_comm_t *w)
             free(ry);
         }
     }
+    return zc;
+}
+
+/* ---- every algorithm of the registry through lincoll_coll_opts_t::algo ----------- */
+
+/* The collectives' algorithms as lincoll_info_algorithms() lists them (the
+ * registry, in its order): operation, name, plan name, zero copy. */
+typedef struct reg_alg {
+    int op, zc;
+    char name[32], plan[48];
+} reg_alg_t;
+
+static int registry_algs(reg_alg_t *out, int max)
+{
+    static const lincoll_config_id_t vars[5] = {
+        LINCOLL_CONFIG_ALLREDUCE_ALGO, LINCOLL_CONFIG_REDUCE_SCATTER_ALGO,
+        LINCOLL_CONFIG_ALLGATHER_ALGO, LINCOLL_CONFIG_BCAST_ALGO, LINCOLL_CONFIG_REDUCE_ALGO};
+    char *buf = malloc(1 << 16);
+    int n = 0;
+    if (buf == NULL || lincoll_info_algorithms(buf, 1 << 16) != LINCOLL_OK) {
+        free(buf);
+        return 0;
+    }
+    for (char *line = strtok(buf, "\n"); line != NULL && n < max; line = strtok(NULL, "\n")) {
+        char var[64], name[32], plan[48], zc[8];
+        if (sscanf(line, "%63s %31s %47s %7s", var, name, plan, zc) != 4) continue;
+        for (int op = 0; op < 5; op++) {
+            lincoll_config_var_t v;
+            if (lincoll_config_var(vars[op], &v) != LINCOLL_OK || strcmp(v.name, var) != 0)
+                continue;
+            out[n].op = op;
+            out[n].zc = strcmp(zc, "yes") == 0;
+            snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+            snprintf(out[n].plan, sizeof(out[n].plan), "%s", plan);
+            n++;
+        }
+    }
+    free(buf);
+    return n;
+}
+
+/* Input of rank r at element i, start it (small integers: exact sums). */
+static double opts_in(int r, size_t i, int it)
+{
+    return r * 1000.0 + (double)i + it;
+}
+
+/* One init of op through opts with algo over lincoll memory (in, out),
+ * n elements (reduce-scatter/allgather: blocks of b = max(1, n / P)), root
+ * P - 1; two starts checked against the closed forms.  Returns 1 when the
+ * forced plan ran, 0 when the init fell back (another algorithm ran), -1 on
+ * an error.  Every rank must get the same outcome (one allgather). */
+static int opts_case(lincoll_comm_t *w, int op, const char *algo, const char *plan, size_t n,
+                     double *in, double *out)
+{
+    const int root = P - 1, vec = op == RS || op == AG;
+    const size_t b = n / (size_t)P ? n / (size_t)P : 1, tot = vec ? b * (size_t)P : n;
+    lincoll_coll_opts_t o = {.algo = algo};
+    lincoll_plan_t *pl = NULL;
+    lincoll_status_t st = LINCOLL_ERR_INTERNAL;
+    switch (op) {
+    case AR:
+        st = lincoll_allreduce_init_opts(w, in, out, n, LINCOLL_DOUBLE, LINCOLL_SUM, &o, &pl);
+        break;
+    case RS:
+        st = lincoll_reduce_scatter_init_opts(w, in, out, b, LINCOLL_DOUBLE, LINCOLL_SUM, &o, &pl);
+        break;
+    case AG:
+        st = lincoll_allgather_init_opts(w, in, out, b, LINCOLL_DOUBLE, &o, &pl);
+        break;
+    case BC:
+        st = lincoll_bcast_init_opts(w, out, n, LINCOLL_DOUBLE, root, &o, &pl);
+        break;
+    case RD:
+        st = lincoll_reduce_init_opts(w, in, out, n, LINCOLL_DOUBLE, LINCOLL_SUM, root, &o, &pl);
+        break;
+    }
+    /* LINCOLL_ALGO_FALLBACK=error makes a forced algorithm that cannot serve UNSUPPORTED */
+    CHECK(st == LINCOLL_OK || st == LINCOLL_ERR_UNSUPPORTED, "%s opts->algo=%s n=%zu init: %s",
+          op_name[op], algo, n, lincoll_strerror(st));
+    int ran = -1;
+    lincoll_plan_stats_t s;
+    if (st == LINCOLL_OK && lincoll_plan_stats(pl, &s) == LINCOLL_OK)
+        ran = strcmp(s.algorithm, plan) == 0;
+    else if (st == LINCOLL_ERR_UNSUPPORTED)
+        ran = 0;
+    for (int it = 0; st == LINCOLL_OK && it < 2; it++) {
+        const size_t in_n = op == AG ? b : tot;
+        for (size_t i = 0; i < in_n; i++)
+            in[i] = opts_in(me, op == AG ? (size_t)me * b + i : i, it);
+        for (size_t i = 0; i < tot; i++)
+            out[i] = op == BC && me == root ? opts_in(root, i, it) : -1.0;
+        st = lincoll_start(pl);
+        if (st == LINCOLL_OK) st = lincoll_wait(pl);
+        CHECK(st == LINCOLL_OK, "%s opts->algo=%s n=%zu start %d: %s", op_name[op], algo, n, it,
+              lincoll_strerror(st));
+        const double sum_r = 1000.0 * P * (P - 1) / 2;
+        const size_t m = op == RS ? b : tot;
+        int ok = st == LINCOLL_OK;
+        for (size_t i = 0; ok && i < m && (op != RD || me == root); i++) {
+            double want = op == RS   ? sum_r + P * ((double)((size_t)me * b + i) + it)
+                          : op == AG ? opts_in((int)(i / b), i, it)
+                          : op == BC ? opts_in(root, i, it)
+                                     : sum_r + P * ((double)i + it);
+            ok = out[i] == want;
+        }
+        CHECK(ok, "%s opts->algo=%s (ran %s) n=%zu start %d: wrong result", op_name[op], algo,
+              ran == 1 ? plan : "another", n, it);
+    }
+    lincoll_plan_free(pl);
+    /* the same outcome on every rank */
+    int32_t mine = ran, *all = malloc((size_t)P * sizeof(int32_t));
+    if (lincoll_allgather(w, &mine, all, 1, LINCOLL_INT32) == LINCOLL_OK) {
+        for (int r = 0; r < P; r++)
+            CHECK(all[r] == mine, "%s opts->algo=%s n=%zu: rank %d ran %s, rank %d %s", op_name[op],
+                  algo, n, r, all[r] == 1 ? "it" : "another", me, mine == 1 ? "it" : "another");
+    } else {
+        CHECK(0, "allgather of the outcomes");
+    }
+    free(all);
+    return ran;
+}
+
+/* Every collective algorithm of the registry forced through opts->algo (by
+ * short name at the small size, by plan name at the large one) over
+ * lincoll memory, at a small size (3 elements) and a large one (5000):
+ * results in closed form, the same outcome on every rank.  Tag algorithms
+ * must run at both sizes.  Where zero copy works here (zc: the automatic
+ * allreduce ran it) every operation runs at least one of its zero-copy
+ * algorithms, and on a power of two every zero-copy algorithm runs at one
+ * of the sizes (the registry's restrict the size, a power of two and
+ * p <= 65).  A name that is not one of the operation's algorithms is
+ * LINCOLL_ERR_INVALID on every rank. */
+static void check_opts(lincoll_context_t *ctx, lincoll_comm_t *w, int zc)
+{
+    reg_alg_t algs[64];
+    const int na = registry_algs(algs, 64);
+    CHECK(na >= 10, "lincoll_info_algorithms listed %d collective algorithms", na);
+    const size_t ns[2] = {3, 5000}, bytes = 5000 * sizeof(double);
+    double *in, *out;
+    if (lincoll_mem_alloc(ctx, bytes, (void **)&in) != LINCOLL_OK ||
+        lincoll_mem_alloc(ctx, bytes, (void **)&out) != LINCOLL_OK) {
+        CHECK(0, "opts: lincoll_mem_alloc of %zu bytes", bytes);
+        return;
+    }
+    const int pow2 = P >= 2 && (P & (P - 1)) == 0;
+    int zc_ran[5] = {0}, nran = 0;
+    for (int a = 0; a < na; a++) {
+        int runs = 0;
+        for (int ni = 0; ni < 2; ni++) {
+            int r = opts_case(w, algs[a].op, ni ? algs[a].plan : algs[a].name, algs[a].plan, ns[ni],
+                              in, out);
+            runs += r == 1;
+            CHECK(algs[a].zc || r == 1, "%s: tag algorithm %s did not run at n=%zu",
+                  op_name[algs[a].op], algs[a].name, ns[ni]);
+        }
+        nran += runs > 0;
+        if (algs[a].zc) {
+            zc_ran[algs[a].op] += runs > 0;
+            CHECK(!zc || !pow2 || runs > 0, "%s: zero-copy %s ran at no size on %d ranks",
+                  op_name[algs[a].op], algs[a].name, P);
+        }
+    }
+    for (int op = 0; op < 5; op++)
+        CHECK(!zc || zc_ran[op] > 0, "%s: no zero-copy algorithm ran through opts->algo",
+              op_name[op]);
+    if (me == 0)
+        printf("coll_ucx: opts->algo: %d of %d algorithms ran forced (zero copy %s here)\n", nran,
+               na, zc ? "works" : "does not work");
+    /* names that are not the operation's: refused locally, on every rank */
+    for (int op = 0; op < 5; op++) {
+        const char *bad[2] = {"nonsense", op >= BC ? "ring" : "binomial"};
+        for (int k = 0; k < 2; k++) {
+            lincoll_coll_opts_t o = {.algo = bad[k]};
+            lincoll_plan_t *pl = NULL;
+            lincoll_status_t st = LINCOLL_ERR_INTERNAL;
+            switch (op) {
+            case AR:
+                st = lincoll_allreduce_init_opts(w, in, out, 3, LINCOLL_DOUBLE, LINCOLL_SUM, &o,
+                                                 &pl);
+                break;
+            case RS:
+                st = lincoll_reduce_scatter_init_opts(w, in, out, 1, LINCOLL_DOUBLE, LINCOLL_SUM,
+                                                      &o, &pl);
+                break;
+            case AG:
+                st = lincoll_allgather_init_opts(w, in, out, 1, LINCOLL_DOUBLE, &o, &pl);
+                break;
+            case BC:
+                st = lincoll_bcast_init_opts(w, out, 3, LINCOLL_DOUBLE, 0, &o, &pl);
+                break;
+            case RD:
+                st = lincoll_reduce_init_opts(w, in, out, 3, LINCOLL_DOUBLE, LINCOLL_SUM, 0, &o,
+                                              &pl);
+                break;
+            }
+            CHECK(st == LINCOLL_ERR_INVALID && pl == NULL, "%s opts->algo=%s gave %s", op_name[op],
+                  bad[k], lincoll_strerror(st));
+        }
+    }
+    lincoll_mem_free(ctx, in);
+    lincoll_mem_free(ctx, out);
 }
 
 static void check_bad_input(lincoll_comm_t *w)
@@ -535,7 +742,8 @@ int main(void)
     const char *big = getenv("COLL_UCX_BIG");
     check_all(w, big == NULL || strcmp(big, "0") != 0);
     check_blocking_and_persistent(w);
-    check_zcopy(ctx, w);
+    int zc = check_zcopy(ctx, w);
+    check_opts(ctx, w, zc);
     check_blocking_cache(w);
     check_bad_input(w);
     CHECK(lincoll_barrier(w) == LINCOLL_OK, "final barrier");

@@ -1,6 +1,8 @@
 /*
  * test/coll/test_coll_misc.c: determinism, persistence, selection, forced
- * algorithms and bad input for the collectives, on the sim transport.
+ * algorithms (LINCOLL_<OP>_ALGO and lincoll_coll_opts_t::algo, every
+ * algorithm of the registry) and bad input for the collectives, on the sim
+ * transport.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include <lincoll/coll.h>
+#include <lincoll/log.h>
 
 #include "common/sim_harness.h"
 #include "core/coll/coll_int.h"
@@ -157,6 +160,325 @@ static void test_forced(void **state)
         lc_simh_destroy(&h);
     }
     unsetenv("LINCOLL_ALGO_FALLBACK");
+}
+
+/* ---- the algorithm forced through lincoll_coll_opts_t ------------------------------ */
+
+static const char *const op_var_name[LC_COLL_NOPS] = {
+    "LINCOLL_ALLREDUCE_ALGO", "LINCOLL_REDUCE_SCATTER_ALGO", "LINCOLL_ALLGATHER_ALGO",
+    "LINCOLL_BCAST_ALGO", "LINCOLL_REDUCE_ALGO"};
+
+/* log lines at error level that name opts->algo */
+static int opts_log_errors;
+static char opts_log_last[256];
+static void opts_log(lincoll_log_level_t level, int rank, const char *file, int line,
+                     const char *msg, void *arg)
+{
+    (void)rank;
+    (void)file;
+    (void)line;
+    (void)arg;
+    if (level == LINCOLL_LOG_ERROR && strstr(msg, "opts->algo=") != NULL) {
+        opts_log_errors++;
+        snprintf(opts_log_last, sizeof(opts_log_last), "%s", msg);
+    }
+}
+
+/* Input of rank r at element i, start it. */
+static int32_t opts_in(int r, size_t i, int it)
+{
+    return (int32_t)(r * 1000 + (int)i + it);
+}
+
+/* Init op on every rank of h (P ranks, n elements per rank block, int32
+ * sum, root P - 1) with opts; every rank must return the same status.  On
+ * LINCOLL_OK: the plans' algorithm (equal on every rank) into algo, two
+ * starts with new data, results against the closed forms. */
+static lincoll_status_t opts_run(lc_simh_t *h, int op, size_t n, const lincoll_coll_opts_t *o,
+                                 char *algo, size_t algo_len)
+{
+    const int P = h->K, root = P - 1;
+    const size_t tot = (size_t)P * n,
+                 len = op == LC_COLL_REDUCE_SCATTER || op == LC_COLL_ALLGATHER ? tot : n;
+    int32_t **in = calloc((size_t)P, sizeof(*in)), **out = calloc((size_t)P, sizeof(*out));
+    lincoll_plan_t **pl = calloc((size_t)P, sizeof(*pl));
+    lincoll_status_t st0 = LINCOLL_OK;
+    for (int r = 0; r < P; r++) {
+        in[r] = calloc(len + 1, sizeof(int32_t));
+        out[r] = calloc(len + 1, sizeof(int32_t));
+        lincoll_comm_t *c = h->comm[r];
+        lincoll_status_t st = LINCOLL_ERR_INTERNAL;
+        switch (op) {
+        case LC_COLL_ALLREDUCE:
+            st = lincoll_allreduce_init_opts(c, in[r], out[r], n, LINCOLL_INT32, LINCOLL_SUM, o,
+                                             &pl[r]);
+            break;
+        case LC_COLL_REDUCE_SCATTER:
+            st = lincoll_reduce_scatter_init_opts(c, in[r], out[r], n, LINCOLL_INT32, LINCOLL_SUM,
+                                                  o, &pl[r]);
+            break;
+        case LC_COLL_ALLGATHER:
+            st = lincoll_allgather_init_opts(c, in[r], out[r], n, LINCOLL_INT32, o, &pl[r]);
+            break;
+        case LC_COLL_BCAST:
+            st = lincoll_bcast_init_opts(c, out[r], n, LINCOLL_INT32, root, o, &pl[r]);
+            break;
+        default:
+            st = lincoll_reduce_init_opts(c, in[r], out[r], n, LINCOLL_INT32, LINCOLL_SUM, root, o,
+                                          &pl[r]);
+            break;
+        }
+        if (r == 0) st0 = st;
+        assert_int_equal(st, st0); /* the same verdict on every rank */
+    }
+    if (st0 == LINCOLL_OK) {
+        lincoll_plan_stats_t s;
+        for (int r = 0; r < P; r++) {
+            assert_int_equal(lincoll_plan_stats(pl[r], &s), LINCOLL_OK);
+            if (r == 0) snprintf(algo, algo_len, "%s", s.algorithm);
+            assert_string_equal(s.algorithm, algo);
+        }
+        const int32_t sum_r = 1000 * P * (P - 1) / 2; /* sum over ranks of r * 1000 */
+        for (int it = 0; it < 2; it++) {
+            for (int r = 0; r < P; r++) {
+                for (size_t i = 0; i < len; i++) {
+                    in[r][i] = opts_in(r, i, it);
+                    out[r][i] = op == LC_COLL_BCAST && r == root ? opts_in(root, i, it) : -1;
+                }
+            }
+            assert_int_equal(lc_simh_run(h, pl), LINCOLL_OK);
+            for (int r = 0; r < P; r++) {
+                if (op == LC_COLL_REDUCE && r != root) continue;
+                size_t m = op == LC_COLL_REDUCE_SCATTER ? n : len;
+                for (size_t i = 0; i < m; i++) {
+                    int32_t want;
+                    if (op == LC_COLL_REDUCE_SCATTER)
+                        want = sum_r + P * (int32_t)((size_t)r * n + i + (size_t)it);
+                    else if (op == LC_COLL_ALLGATHER)
+                        want = opts_in((int)(i / n), i % n, it);
+                    else if (op == LC_COLL_BCAST)
+                        want = opts_in(root, i, it);
+                    else
+                        want = sum_r + P * (int32_t)(i + (size_t)it);
+                    if (out[r][i] != want)
+                        fail_msg("%s (opts->algo %s) P=%d n=%zu start %d: rank %d element %zu is "
+                                 "%d, not %d",
+                                 lc_coll_op_name((lc_coll_op_t)op), o && o->algo ? o->algo : "NULL",
+                                 P, n, it, r, i, out[r][i], want);
+                }
+            }
+        }
+    }
+    for (int r = 0; r < P; r++) {
+        lincoll_plan_free(pl[r]);
+        free(in[r]);
+        free(out[r]);
+    }
+    free(in);
+    free(out);
+    free(pl);
+    return st0;
+}
+
+/* Whether g can serve op's call of opts_run on rank 0 of h: zero copy only
+ * where peers can be mapped, and its applicability test. */
+static int opts_serves(lc_simh_t *h, const lc_coll_alg_t *g, size_t n)
+{
+    lincoll_comm_t *c = h->comm[0];
+    const int P = h->K, can_map = lc_exec_can_map(c);
+    if (g->mapped && !can_map) return 0;
+    if (g->applies == NULL) return 1;
+    size_t *counts = malloc((size_t)P * sizeof(size_t)),
+           *displs = malloc((size_t)P * sizeof(size_t));
+    for (int i = 0; i < P; i++) {
+        counts[i] = n;
+        displs[i] = (size_t)i * n;
+    }
+    const int vec = g->op == LC_COLL_REDUCE_SCATTER || g->op == LC_COLL_ALLGATHER;
+    int32_t dummy[2];
+    lc_coll_args_t a = {.op = g->op,
+                        .sbuf = g->op == LC_COLL_BCAST ? NULL : dummy,
+                        .rbuf = dummy + 1,
+                        .count = vec ? 0 : n,
+                        .counts = vec ? counts : NULL,
+                        .displs = vec ? displs : NULL,
+                        .total = vec ? (size_t)P * n : n,
+                        .dtype = LINCOLL_INT32,
+                        .rop = LINCOLL_SUM,
+                        .root = g->op == LC_COLL_BCAST || g->op == LC_COLL_REDUCE ? P - 1 : 0,
+                        .inplace = g->op == LC_COLL_BCAST,
+                        .es = 4};
+    lc_env_t env = lc_exec_env(c, can_map);
+    int ok = g->applies(&env, &a);
+    free(counts);
+    free(displs);
+    return ok;
+}
+
+/* Every algorithm of the registry, of every operation, forced through
+ * opts->algo (short name and plan name) with LINCOLL_<OP>_ALGO naming
+ * another algorithm: the plan is the forced one where it can serve the
+ * call, else (zero copy on sim ranks, which cannot agree at init) the cost
+ * model's choice under LINCOLL_ALGO_FALLBACK=warn, LINCOLL_ERR_UNSUPPORTED
+ * on every rank under =error.  Results in closed form.  NULL opts, a NULL
+ * algo, "" and "auto" leave the choice to the variable; a name that is not
+ * one of the operation's algorithms is LINCOLL_ERR_INVALID on every rank
+ * with one log line each naming opts->algo. */
+static void test_opts_algo(void **state)
+{
+    (void)state;
+    size_t nreg;
+    const lc_coll_alg_t *const *reg = lc_coll_registry(&nreg);
+    const int Ps[] = {4, 5};
+    const size_t ns[] = {3, 1024};
+    unsigned forced = 0, fell_back = 0, refused = 0;
+    lincoll_log_set_handler(opts_log, NULL);
+    for (int mode = 0; mode < 2; mode++) {
+        setenv("LINCOLL_ALGO_FALLBACK", mode ? "error" : "warn", 1);
+        for (unsigned pi = 0; pi < 2; pi++) {
+            lc_simh_t h;
+            assert_int_equal(lc_simh_create(&h, Ps[pi], 1), 0);
+            for (unsigned ni = 0; ni < 2; ni++) {
+                const size_t n = ns[ni];
+                for (size_t gi = 0; gi < nreg; gi++) {
+                    const lc_coll_alg_t *g = reg[gi];
+                    const int op = (int)g->op;
+                    char model[32] = "", env_alg[32] = "", got[32] = "";
+                    /* the model's choice, and the variable's (a tag algorithm other than g) */
+                    assert_int_equal(opts_run(&h, op, n, NULL, model, sizeof(model)), LINCOLL_OK);
+                    const lc_coll_alg_t *other = NULL;
+                    for (size_t k = 0; k < nreg && other == NULL; k++)
+                        if (reg[k]->op == g->op && reg[k] != g && !reg[k]->mapped) other = reg[k];
+                    assert_non_null(other);
+                    setenv(op_var_name[op], other->name, 1);
+                    assert_int_equal(opts_run(&h, op, n, NULL, env_alg, sizeof(env_alg)),
+                                     LINCOLL_OK);
+                    assert_string_equal(env_alg, other->plan_name);
+                    const int serves = opts_serves(&h, g, n);
+                    for (int pn = 0; pn < 2; pn++) { /* short name, then plan name */
+                        lincoll_coll_opts_t o = {.algo = pn ? g->plan_name : g->name};
+                        lincoll_status_t st = opts_run(&h, op, n, &o, got, sizeof(got));
+                        if (serves) {
+                            assert_int_equal(st, LINCOLL_OK);
+                            assert_string_equal(got, g->plan_name);
+                            forced++;
+                        } else if (mode == 0) {
+                            assert_int_equal(st, LINCOLL_OK);
+                            assert_string_equal(got, model); /* not the variable's */
+                            fell_back++;
+                        } else {
+                            assert_int_equal(st, LINCOLL_ERR_UNSUPPORTED);
+                            refused++;
+                        }
+                    }
+                    /* no choice in opts: the variable's */
+                    const char *autos[] = {NULL, "", "auto", "AUTO"};
+                    for (int k = 0; k < 4; k++) {
+                        lincoll_coll_opts_t o = {.algo = autos[k]};
+                        assert_int_equal(opts_run(&h, op, n, &o, got, sizeof(got)), LINCOLL_OK);
+                        assert_string_equal(got, other->plan_name);
+                    }
+                    /* names that are not this operation's: INVALID, one line per rank */
+                    const char *bad[3] = {"nonsense", NULL, NULL};
+                    char list[160] = "(";
+                    for (size_t k = 0; k < nreg; k++) {
+                        if (reg[k]->op == g->op) {
+                            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                                     list[1] ? ", " : "", reg[k]->name);
+                        } else if (lc_coll_find(g->op, reg[k]->name) == NULL) {
+                            bad[1] = reg[k]->name;      /* another operation's short name */
+                            bad[2] = reg[k]->plan_name; /* and plan name */
+                        }
+                    }
+                    snprintf(list + strlen(list), sizeof(list) - strlen(list), ")");
+                    assert_non_null(bad[1]);
+                    for (int k = 0; k < 3; k++) {
+                        lincoll_coll_opts_t o = {.algo = bad[k]};
+                        opts_log_errors = 0;
+                        assert_int_equal(opts_run(&h, op, n, &o, got, sizeof(got)),
+                                         LINCOLL_ERR_INVALID);
+                        assert_int_equal(opts_log_errors, Ps[pi]);
+                        char want[96];
+                        snprintf(want, sizeof(want), "_init_opts: opts->algo=%s: no %s algorithm",
+                                 bad[k], lc_coll_op_name(g->op));
+                        if (strstr(opts_log_last, want) == NULL ||
+                            strstr(opts_log_last, list) == NULL)
+                            fail_msg("log line \"%s\" lacks \"%s\" or \"%s\"", opts_log_last, want,
+                                     list);
+                    }
+                    unsetenv(op_var_name[op]);
+                }
+            }
+            lc_simh_destroy(&h);
+        }
+    }
+    unsetenv("LINCOLL_ALGO_FALLBACK");
+    lincoll_log_set_handler(NULL, NULL);
+    printf("opts->algo: %u inits ran the forced algorithm, %u fell back, %u refused\n", forced,
+           fell_back, refused);
+    assert_true(forced > 0);
+}
+
+/* The v forms take opts too. */
+static void test_opts_vform(void **state)
+{
+    (void)state;
+    const int P = 3;
+    lc_simh_t h;
+    assert_int_equal(lc_simh_create(&h, P, 1), 0);
+    size_t counts[3] = {2, 0, 3};
+    int32_t in[3][5], out[3][5];
+    lincoll_plan_t *pl[3];
+    const char *algos[] = {"ring", "rhd_reduce_scatter"};
+    for (int k = 0; k < 2; k++) {
+        lincoll_coll_opts_t o = {.algo = algos[k]};
+        for (int r = 0; r < P; r++) {
+            for (int i = 0; i < 5; i++)
+                in[r][i] = r * 10 + i;
+            assert_int_equal(lincoll_reduce_scatterv_init_opts(h.comm[r], in[r], out[r], counts,
+                                                               LINCOLL_INT32, LINCOLL_SUM, &o,
+                                                               &pl[r]),
+                             LINCOLL_OK);
+            lincoll_plan_stats_t s;
+            lincoll_plan_stats(pl[r], &s);
+            assert_string_equal(s.algorithm, k ? "rhd_reduce_scatter" : "ring_reduce_scatter");
+        }
+        assert_int_equal(lc_simh_run(&h, pl), LINCOLL_OK);
+        assert_int_equal(out[0][1], 30 + 3 * 1);
+        assert_int_equal(out[2][0], 30 + 3 * 2);
+        assert_int_equal(out[2][2], 30 + 3 * 4);
+        for (int r = 0; r < P; r++)
+            lincoll_plan_free(pl[r]);
+    }
+    lincoll_coll_opts_t o = {.algo = "rhd"};
+    for (int r = 0; r < P; r++) {
+        for (int i = 0; i < 5; i++)
+            out[r][i] = -1;
+        const int32_t *sb = r == 1 ? NULL : in[r]; /* counts[1] = 0 */
+        assert_int_equal(
+            lincoll_allgatherv_init_opts(h.comm[r], sb, out[r], counts, LINCOLL_INT32, &o, &pl[r]),
+            LINCOLL_OK);
+        lincoll_plan_stats_t s;
+        lincoll_plan_stats(pl[r], &s);
+        assert_string_equal(s.algorithm, "rhd_allgather");
+    }
+    for (int r = 0; r < P; r++)
+        for (int i = 0; i < 3; i++)
+            in[r][i] = r * 100 + i;
+    assert_int_equal(lc_simh_run(&h, pl), LINCOLL_OK);
+    for (int r = 0; r < P; r++) {
+        const int32_t want[5] = {0, 1, 200, 201, 202}; /* rank 0's 2, rank 2's 3 */
+        assert_memory_equal(out[r], want, sizeof(want));
+        lincoll_plan_free(pl[r]);
+    }
+    o.algo = "binomial";
+    assert_int_equal(
+        lincoll_allgatherv_init_opts(h.comm[0], in[0], out[0], counts, LINCOLL_INT32, &o, &pl[0]),
+        LINCOLL_ERR_INVALID);
+    assert_int_equal(lincoll_reduce_scatterv_init_opts(h.comm[0], in[0], out[0], counts,
+                                                       LINCOLL_INT32, LINCOLL_SUM, &o, &pl[0]),
+                     LINCOLL_ERR_INVALID);
+    lc_simh_destroy(&h);
 }
 
 /* The cost model: rhd for small messages on many ranks, ring for large
@@ -335,7 +657,8 @@ int main(void)
         cmocka_unit_test(test_determinism),  cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_forced),       cmocka_unit_test(test_selection),
         cmocka_unit_test(test_bad_input),    cmocka_unit_test(test_mismatch),
-        cmocka_unit_test(test_hccl_formula),
+        cmocka_unit_test(test_hccl_formula), cmocka_unit_test(test_opts_algo),
+        cmocka_unit_test(test_opts_vform),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
 
 #include <lincoll/lincoll.h>
 
-#include "transports/transport.h"
+#include "transports/sim/api.h"
 
 typedef struct lc_simh {
     int K;

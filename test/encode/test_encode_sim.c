@@ -27,6 +27,7 @@
 
 #include "encode/enc_common.h"
 #include "encode/model_table.h"
+#include "core/encode/encode_int.h"
 
 /* LC_TEST_SCALE=reduced: the sanitizer/memcheck scale (see the top) */
 static int reduced_scale(void)
@@ -263,12 +264,65 @@ static void test_large_and_fields(void **state)
     lincoll_gf_field_destroy(fg);
 }
 
+/* ---- every tag algorithm of the encode registry, one line each --------------- */
+
+/* The universal tag algorithms (the zero-copy ones: test_encode_zcopy.c).
+ * Adding one to core/encode/registry.c means adding its line here
+ * (test_registry fails otherwise); its result is then checked on K = 1..13
+ * ranks, p = 1..3, over GF(2^8) and a prime field. */
+static const char *const tag_algs[] = {"direct", "best_window", "prepare_shoot"};
+#define NTAG (sizeof(tag_algs) / sizeof(tag_algs[0]))
+
+static void test_registry(void **state)
+{
+    (void)state;
+    size_t n;
+    const lc_enc_alg_t *const *reg = lc_enc_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        int listed = reg[i]->mapped;
+        for (size_t t = 0; t < NTAG && !listed; t++)
+            listed = strcmp(tag_algs[t], reg[i]->name) == 0;
+        if (!listed) fail_msg("encode registry algorithm %s has no line in tag_algs", reg[i]->name);
+    }
+    lincoll_field_t *f8, *fp;
+    assert_int_equal(lincoll_gf_field_create(256, &f8), LINCOLL_OK);
+    assert_int_equal(lincoll_gf_field_create(65537, &fp), LINCOLL_OK);
+    for (size_t t = 0; t < NTAG; t++) {
+        lincoll_encode_algo_t algo;
+        assert_true(lc_enc_algo_named(tag_algs[t], &algo));
+        for (int K = 1; K <= 13; K++) {
+            for (int p = 1; p <= 3; p++) {
+                const lincoll_field_t *f = (K + p) % 2 ? f8 : fp;
+                uint64_t seed = (uint64_t)K * 31 + (uint64_t)p, q = lincoll_gf_field_order(f);
+                const size_t B = 64;
+                uint64_t *A = malloc(sizeof(uint64_t) * (size_t)K * (size_t)K);
+                for (size_t i = 0; i < (size_t)K * (size_t)K; i++)
+                    A[i] = enc_rand(&seed) % q;
+                uint8_t **x = enc_bufs(f, K, B, &seed, 1), **y = enc_bufs(f, K, B, &seed, 0);
+                uarg_t u = {.f = f, .A = A, .K = K, .p = p, .B = B, .algo = algo};
+                enc_run_t res;
+                assert_int_equal(enc_run(K, p, x, y, init_universal, &u, 2, &res), 0);
+                if (res.init_st != LINCOLL_OK || res.run_st != LINCOLL_OK)
+                    fail_msg("%s K=%d p=%d: init %s run %s", tag_algs[t], K, p,
+                             lincoll_strerror(res.init_st), lincoll_strerror(res.run_st));
+                if (enc_check_matrix(f, K, A, x, y, B))
+                    fail_msg("%s K=%d p=%d: wrong result", tag_algs[t], K, p);
+                assert_string_equal(res.st0.algorithm, tag_algs[t]);
+                enc_free_bufs(x, K);
+                enc_free_bufs(y, K);
+                free(A);
+            }
+        }
+    }
+    lincoll_gf_field_destroy(f8);
+    lincoll_gf_field_destroy(fp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_profiles),
-        cmocka_unit_test(test_direct),
-        cmocka_unit_test(test_large_and_fields),
+        cmocka_unit_test(test_registry),        cmocka_unit_test(test_round_profiles),
+        cmocka_unit_test(test_direct),          cmocka_unit_test(test_large_and_fields),
         cmocka_unit_test(test_universal_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

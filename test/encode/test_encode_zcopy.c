@@ -42,17 +42,15 @@ static lc_plan_t *zc_ir(lincoll_comm_t *comm, const lincoll_field_t *f, const ui
 {
     int K = lincoll_comm_size(comm);
     lc_enc_b_t b;
-    lincoll_encode_opts_t o = {.ports = 1};
-    assert_int_equal(lc_enc_begin(comm, "encode", 1, f, B, &o, &b), LINCOLL_OK);
+    lc_env_t env = lc_exec_env(comm, 1);
+    assert_int_equal(lc_enc_builder(&b, &env, "encode", 1, f, B, 0), LINCOLL_OK);
     b.plan->env.mapped = 1;
     int si = lc_plan_slot_user(b.plan, in, B), so = lc_plan_slot_user(b.plan, out, B);
     assert_true(si >= 0 && so >= 0);
     lc_enc_dense_t d = {.A = A, .K = K, .q = lincoll_gf_field_order(f), .bad_j = -1};
-    lincoll_status_t st =
-        split ? lc_enc_zcopy_split_build(&b, K, lincoll_comm_rank(comm), lc_enc_dense_coef, &d,
-                                         lc_ref(si, 0), lc_ref(so, 0))
-              : lc_enc_zcopy_build(&b, K, lincoll_comm_rank(comm), lc_enc_dense_coef, &d,
-                                   lc_ref(si, 0), lc_ref(so, 0));
+    const lc_enc_args_t a = lc_enc_args(&b, K, lincoll_comm_rank(comm), lc_enc_dense_coef, &d,
+                                        lc_ref(si, 0), lc_ref(so, 0));
+    lincoll_status_t st = split ? lc_enc_zcopy_split_build(&b, &a) : lc_enc_zcopy_build(&b, &a);
     assert_int_equal(st, LINCOLL_OK);
     assert_int_equal(lc_plan_finalize(b.plan), LINCOLL_OK);
     return b.plan;

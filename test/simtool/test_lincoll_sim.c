@@ -11,9 +11,9 @@
  *    of test/coll/coll_expect.c (the C port of the RHD model), for K = 2, 3,
  *    7, 12, 16, 33, 100 and vector lengths that do not divide evenly; the
  *    zero-copy allreduce: 2 rounds and 2 (K - 1) zero-byte puts per rank;
- *  - matmul: ring1d K - 1 rounds and n (n - n/K) words sent by every rank;
+ *  - matmul: ring K - 1 rounds and n (n - n/K) words sent by every rank;
  *    cannon q rounds carrying messages ((q + 1) alpha in cannon.c counts the
- *    final multiply too) and 2 n^2/q words per rank; 2.5d 2 log2 c + q/c;
+ *    final multiply too) and 2 n^2/q words per rank; 25d 2 log2 c + q/c;
  *  - pred_us = rounds alpha + (c2 + moved) beta + compute gamma + flops/F
  *    with the figures given by flags and by a profile file;
  *  - the CSV header, the -q output, sweeps over K and s;
@@ -386,7 +386,7 @@ static void test_matmul_counts(void **state)
         const int P = Ks[i];
         const long n = 12L * P; /* every rank holds n/P rows */
         csv_t c;
-        run_csv(&c, "-t matmul -K %d -n %ld -A ring1d", P, n);
+        run_csv(&c, "-t matmul -K %d -n %ld -A ring", P, n);
         expect_ok(&c, 0);
         assert_int_equal(getu(&c, 0, "rounds"), P - 1);
         assert_int_equal(getu(&c, 0, "bytes_max"), 8 * n * (n - n / P));
@@ -406,12 +406,13 @@ static void test_matmul_counts(void **state)
         const long b = n / q;
         assert_int_equal(getu(&c, 0, "bytes_max"), 8 * (2 * b * b + 2 * b * (n - b)));
     }
-    /* 2.5d on 4 x 4 x 4: broadcast (2 rounds), skew, q/c - 1 shifts, reduction (2 rounds) */
+    /* 25d on 4 x 4 x 4: broadcast (2 rounds), skew, q/c - 1 shifts, reduction (2 rounds) */
     csv_t c;
-    run_csv(&c, "-t matmul -K 64 -n 64 -A 2.5d");
+    run_csv(&c, "-t matmul -K 64 -n 64 -A 25d");
     expect_ok(&c, 0);
     assert_int_equal(getu(&c, 0, "rounds"), 2 * 2 + 4 / 4);
-    run_csv(&c, "-t matmul -K 128 -n 64 -A 2.5d --layers 2");
+    run_csv(&c, "-t matmul -K 128 -n 64 -A 2.5d --layers 2"); /* the old name of 25d */
+    assert_string_equal(get(&c, 0, "algo"), "25d");
     expect_ok(&c, 0);
     assert_int_equal(getu(&c, 0, "rounds"), 2 * 1 + 8 / 2);
     /* K = 12: no square grid */
@@ -485,7 +486,7 @@ static void test_csv_format(void **state)
     assert_true(out[strlen(want)] == ',' || out[strlen(want)] == '\n');
     csv_t c;
     run_csv(&c, "-t allreduce -K 6 -A all");
-    assert_int_equal(c.nrows, 4); /* rhd ring zcopy zcopy_rd */
+    assert_int_equal(c.nrows, 4); /* rhd ring zcopy_rd zcopy */
     /* -q: one value per row, nothing else */
     assert_int_equal(
         run("-t encode -K 9 -p 2 -s 16 -A all -q rounds", out, sizeof(out), err, sizeof(err)), 0);

@@ -21,7 +21,8 @@
 #ifndef LC_TEST_TRANSPORT_CT_H
 #define LC_TEST_TRANSPORT_CT_H
 
-#include "transports/transport.h"
+#include "transports/sim/api.h"
+#include "transports/ucx/api.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -457,7 +457,8 @@ int ct_env_sim(ct_env_t *e, int nranks)
     const void *addrs[CT_NRANKS];
     size_t lens[CT_NRANKS];
     for (int r = 0; r < nranks; r++) {
-        lc_tl_params_t p = {.rank = r, .size = nranks, .sim_world = e->world};
+        lc_tl_sim_params_t sp = {.world = e->world};
+        lc_tl_params_t p = {.rank = r, .size = nranks, .ext = &sp};
         if (e->ops->init(&p, &e->tl[r]) != LINCOLL_OK ||
             e->ops->address(e->tl[r], &addrs[r], &lens[r]) != LINCOLL_OK) {
             return -1;
@@ -583,12 +584,13 @@ int ct_env_multiproc(ct_env_t *e, const lc_tl_ops_t *ops, int nranks)
     }
 
     const char *ep = getenv("CT_ERR_MODE_PEER");
-    lc_tl_params_t p = {.rank = e->me, .size = nranks, .err_mode_peer = ep && *ep == '1'};
+    lc_tl_ucx_params_t up = {0};
+    lc_tl_params_t p = {.rank = e->me, .size = nranks, .ext = &up};
     /* the UCX settings lincoll applies (config table), as lincoll_init does */
     lc_config_t cfg;
     if (lc_config_load(&cfg) != LINCOLL_OK) return -1;
-    cfg.ucx_err_mode = p.err_mode_peer ? LC_UCX_ERR_PEER : LC_UCX_ERR_NONE;
-    lc_config_ucx_params(&cfg, &p);
+    cfg.ucx.err_mode = ep && *ep == '1' ? LC_TL_UCX_ERR_PEER : LC_TL_UCX_ERR_NONE;
+    lc_tl_ucx_params_set(&up, &cfg.ucx);
     lincoll_status_t st = ops->init(&p, &e->tl[e->me]);
     if (st != LINCOLL_OK) {
         fprintf(stderr, "ct: rank %d: %s init failed: %d\n", e->me, ops->name, st);

@@ -9,7 +9,7 @@
  * LC_TEST_SCALE=reduced (deploy/sanitize.sh, deploy/valgrind.sh): still
  * K = 4096 ranks, but the first pattern runs its first 511 rounds only.
  */
-#include "transports/transport.h"
+#include "transports/sim/api.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,7 +53,8 @@ static int setup(void **state)
         return -1;
     }
     for (int r = 0; r < K; r++) {
-        lc_tl_params_t p = {.rank = r, .size = K, .sim_world = S.w};
+        lc_tl_sim_params_t sp = {.world = S.w};
+        lc_tl_params_t p = {.rank = r, .size = K, .ext = &sp};
         if (lc_tl_sim_ops.init(&p, &S.tl[r]) != LINCOLL_OK) {
             return -1;
         }

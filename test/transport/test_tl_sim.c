@@ -40,7 +40,8 @@ static void sw_open(sim_w_t *s, int n)
     s->n = n;
     assert_int_equal(lc_sim_world_create(n, &s->w), LINCOLL_OK);
     for (int r = 0; r < n; r++) {
-        lc_tl_params_t p = {.rank = r, .size = n, .sim_world = s->w};
+        lc_tl_sim_params_t sp = {.world = s->w};
+        lc_tl_params_t p = {.rank = r, .size = n, .ext = &sp};
         assert_int_equal(lc_tl_sim_ops.init(&p, &s->tl[r]), LINCOLL_OK);
     }
 }
@@ -370,12 +371,15 @@ static void test_keys_and_errors(void **state)
     sim_w_t s;
     sw_open(&s, 2);
     lc_tl_t *tl = NULL;
-    lc_tl_params_t p = {.rank = 0, .size = 2, .sim_world = s.w};
+    lc_tl_sim_params_t sp = {.world = s.w};
+    lc_tl_params_t p = {.rank = 0, .size = 2, .ext = &sp};
     assert_int_equal(lc_tl_sim_ops.init(&p, &tl), LINCOLL_ERR_BUSY);
     p.rank = 2;
     assert_int_equal(lc_tl_sim_ops.init(&p, &tl), LINCOLL_ERR_INVALID);
     p.rank = 0;
-    p.sim_world = NULL;
+    sp.world = NULL;
+    assert_int_equal(lc_tl_sim_ops.init(&p, &tl), LINCOLL_ERR_INVALID);
+    p.ext = NULL;
     assert_int_equal(lc_tl_sim_ops.init(&p, &tl), LINCOLL_ERR_INVALID);
     assert_int_equal(lc_tl_sim_ops.event_fd(s.tl[0]), -1);
 

@@ -1,6 +1,6 @@
 /*
  * test/transport/test_tl_ucx_alive.c: the ucx transport's peer liveness
- * probe (transports/ucx/tl_ucx_alive.c) against real child processes: a
+ * probe (transports/ucx/alive.c) against real child processes: a
  * running child is alive, a killed one is dead both as a zombie (not yet
  * reaped) and once reaped, and an identity whose start time does not match
  * the pid (a reused pid) is dead.  Identities from another host or pid
@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "transports/ucx/tl_ucx_alive.h"
+#include "transports/ucx/alive.h"
 
 /* A child that publishes its identity through a pipe, then sleeps. */
 static pid_t spawn_child(lc_ucx_ident_t *id)

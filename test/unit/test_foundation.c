@@ -15,6 +15,7 @@
 
 #include "core/base/config.h"
 #include "core/base/log.h"
+#include "core/context/context.h"
 #include "transports/transport.h"
 
 /* ---- log capture ----------------------------------------------------------- */
@@ -69,7 +70,17 @@ static void test_config_defaults(void **state)
     assert_int_equal(lc_config_load(&cfg), LINCOLL_OK);
     assert_true(cfg.timeout == 60.0);
     assert_int_equal(cfg.log_level, LINCOLL_LOG_WARN);
-    assert_int_equal(cfg.transport, LC_TRANSPORT_UCX);
+    char tname[32];
+    assert_non_null(lc_transport_configured(&cfg, tname, sizeof(tname)));
+    assert_string_equal(tname, "ucx");
+    /* every value of LINCOLL_TRANSPORT names one entry of the transport array */
+    for (cfg.transport = 0; lc_transport_configured(&cfg, tname, sizeof(tname)); cfg.transport++) {
+        int found = 0;
+        for (const lc_transport_t *const *t = lc_transports; *t != NULL; t++)
+            found += strcmp((*t)->ops->name, tname) == 0;
+        assert_int_equal(found, 1);
+    }
+    assert_int_equal(cfg.transport, 2); /* ucx, sim */
     assert_int_equal(cfg.zcopy_threshold, 2 * 1024);
     assert_int_equal(cfg.rank, -1);
     /* every variable has a name, a default that parses, and a doc */

@@ -1,0 +1,130 @@
+/*
+ * transports/ucx/alive.c: liveness of peer processes on this host,
+ * from /proc (see alive.h), and peer_status(), which asks it now and then
+ * while a wait is stuck.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Read /proc/<pid>/stat: its state letter and start time (field 22).
+ * Returns 0 on success, -ENOENT when the process does not exist, another
+ * negative errno when /proc cannot tell. */
+static int lc_ucx_proc_stat(int pid, char *state, uint64_t *starttime)
+{
+    char path[48], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -errno;
+    }
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    int err = errno;
+    close(fd);
+    if (n <= 0) {
+        /* a process that exits between open and read reads as empty/ESRCH */
+        return n == 0 || err == ESRCH ? -ENOENT : -err;
+    }
+    buf[n] = '\0';
+    /* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
+    char *p = strrchr(buf, ')');
+    if (p == NULL || p[1] != ' ' || p[2] == '\0') {
+        return -EINVAL;
+    }
+    *state = p[2];
+    p += 3; /* now before field 4 */
+    for (int field = 4; field < 22; field++) {
+        p = strchr(p + 1, ' ');
+        if (p == NULL) {
+            return -EINVAL;
+        }
+    }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(p + 1, &end, 10);
+    if (errno != 0 || end == p + 1) {
+        return -EINVAL;
+    }
+    *starttime = v;
+    return 0;
+}
+
+void lc_ucx_ident_self(lc_ucx_ident_t *id)
+{
+    memset(id, 0, sizeof(*id));
+    id->magic = LC_UCX_IDENT_MAGIC;
+    id->pid = (int32_t)getpid();
+    char state;
+    uint64_t st;
+    if (lc_ucx_proc_stat(id->pid, &state, &st) == 0) {
+        id->starttime = st;
+    }
+    char boot[40] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f != NULL) {
+        if (fgets(boot, sizeof(boot), f) == NULL) {
+            boot[0] = '\0';
+        }
+        fclose(f);
+    }
+    boot[strcspn(boot, "\n")] = '\0';
+    struct stat ns;
+    if (boot[0] != '\0' && id->starttime != 0 && stat("/proc/self/ns/pid", &ns) == 0) {
+        snprintf(id->host, sizeof(id->host), "%s/pidns:%llu:%llu", boot,
+                 (unsigned long long)ns.st_dev, (unsigned long long)ns.st_ino);
+    }
+}
+
+int lc_ucx_ident_probeable(const lc_ucx_ident_t *self, const lc_ucx_ident_t *peer)
+{
+    return self->host[0] != '\0' && peer->magic == LC_UCX_IDENT_MAGIC && peer->pid > 0 &&
+           peer->starttime != 0 && strncmp(self->host, peer->host, sizeof(self->host)) == 0;
+}
+
+int lc_ucx_ident_alive(const lc_ucx_ident_t *id)
+{
+    char state;
+    uint64_t st;
+    int rc = lc_ucx_proc_stat(id->pid, &state, &st);
+    if (rc == -ENOENT || rc == -ESRCH) {
+        return 0;
+    }
+    if (rc != 0) {
+        /* /proc hides it (hidepid) or is unreadable: kill(pid, 0) still
+         * tells whether the pid exists (EPERM: it does, not ours) */
+        return kill(id->pid, 0) == 0 || errno == EPERM;
+    }
+    if (state == 'Z' || state == 'X' || state == 'x') {
+        return 0; /* exited, not yet reaped */
+    }
+    return st == id->starttime; /* otherwise the pid now names another process */
+}
+
+/* The executor asks while a wait is stuck (after a batch of idle progress
+ * calls, every microsecond or so): look in /proc every LC_UCX_PROBE_EVERY-th
+ * time, a few milliseconds apart, each a few microseconds. */
+#define LC_UCX_PROBE_EVERY 2048u
+
+lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
+{
+    peer = LC_TL_PEER_RANKOF(peer);
+    if (peer < 0 || peer >= tl->size) {
+        return LINCOLL_ERR_INVALID;
+    }
+    if (!tl->failed[peer] && peer != tl->rank && tl->idents != NULL &&
+        ++tl->probe_calls[peer] % LC_UCX_PROBE_EVERY == 0 &&
+        lc_ucx_ident_probeable(&tl->self, &tl->idents[peer]) &&
+        !lc_ucx_ident_alive(&tl->idents[peer]) && !tl->closing) {
+        lc_tl_warn("ucx: peer %d (pid %d on this host) has exited", peer,
+                   (int)tl->idents[peer].pid);
+        tl->failed[peer] = 1;
+    }
+    return tl->failed[peer] ? LINCOLL_ERR_PEER_FAILED : LINCOLL_OK;
+}
