@@ -52,6 +52,7 @@
 #include "core/base/log.h"
 #include "core/coll/coll_int.h"
 #include "core/exec/exec.h"
+#include "core/exec/wait.h"
 
 #define LC_SHRINK_MAGIC   0x6c63736bu /* "lcsk" */
 #define LC_SHRINK_DECIDED 1u
@@ -154,7 +155,10 @@ static lincoll_status_t lc_shrink_round(lc_shrink_t *s, unsigned iter, int recv,
         s->sst[j] = LINCOLL_INPROGRESS;
         s->st[j] = recv ? LINCOLL_INPROGRESS : LINCOLL_OK;
     }
-    const unsigned every = comm->ctx->oversubscribed ? 1 : 64;
+    lincoll_context_t *ctx = comm->ctx;
+    /* spinning: give the core away every 64 idle sweeps; sleeping
+     * (LINCOLL_WAIT): after every other one, on the transport's descriptor */
+    const unsigned every = ctx->wait_sleep ? 2 : 64;
     unsigned left = every;
     for (int pending = 1; pending;) {
         pending = 0;
@@ -184,7 +188,11 @@ static lincoll_status_t lc_shrink_round(lc_shrink_t *s, unsigned iter, int recv,
             }
         }
         if (pending && --left == 0) {
-            sched_yield();
+            if (ctx->wait_sleep) {
+                lc_wait_nap(ctx);
+            } else {
+                sched_yield();
+            }
             left = every;
         }
     }

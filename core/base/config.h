@@ -51,6 +51,7 @@ typedef struct lc_config {
     lc_tl_ucx_settings_t ucx; /* LINCOLL_UCX_*: the ucx transport's rows (transports/ucx) */
     size_t zcopy_threshold;   /* LINCOLL_COLL_ZCOPY_THRESHOLD bytes */
     int bind;                 /* LINCOLL_BIND: auto|core|numa|none */
+    int wait;                 /* LINCOLL_WAIT: auto|spin|sleep (lc_wait_mode_t) */
     int algo_fallback;        /* LINCOLL_ALGO_FALLBACK: warn|error */
     double model_alpha;       /* LINCOLL_MODEL_ALPHA: seconds per message round */
     double model_alpha_mapped; /* LINCOLL_MODEL_ALPHA_MAPPED: seconds per round of stores/flags */
@@ -74,6 +75,7 @@ typedef struct lc_config {
 
 enum { LC_BOOT_AUTO = 0, LC_BOOT_PMIX, LC_BOOT_TCP, LC_BOOT_SINGLE };
 enum { LC_FALLBACK_WARN = 0, LC_FALLBACK_ERROR = 1 };
+typedef enum { LC_WAIT_AUTO = 0, LC_WAIT_SPIN = 1, LC_WAIT_SLEEP = 2 } lc_wait_mode_t;
 
 typedef struct lc_config_field {
     const char *name; /* full variable name, LINCOLL_... */

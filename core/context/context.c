@@ -100,6 +100,19 @@ static lincoll_status_t lc_exchange_addresses(lincoll_context_t *ctx)
     return st;
 }
 
+/* LINCOLL_WAIT against what the topology found (ctx->oversubscribed) */
+static void lc_context_wait_mode(lincoll_context_t *ctx)
+{
+    ctx->wait_sleep =
+        ctx->cfg.wait == LC_WAIT_SLEEP || (ctx->cfg.wait == LC_WAIT_AUTO && ctx->oversubscribed);
+    lc_info("wait: %s (%s %s; %.2f ranks per processing unit on the most crowded machine)",
+            ctx->wait_sleep ? "sleep" : "spin", lc_config_name(LINCOLL_CONFIG_WAIT),
+            ctx->cfg.wait == LC_WAIT_AUTO    ? "auto"
+            : ctx->cfg.wait == LC_WAIT_SLEEP ? "sleep"
+                                             : "spin",
+            ctx->ranks_per_pu);
+}
+
 lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_context_t **ctx_p)
 {
     LC_CHECK_ARG(ctx_p != NULL, "lincoll_init: ctx_p must not be NULL");
@@ -144,6 +157,7 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
     if (st != LINCOLL_OK) {
         goto err_boot;
     }
+    lc_context_wait_mode(ctx);
     st = lc_transport_start(ctx, tport, &launch);
     if (st != LINCOLL_OK) {
         goto err_boot;
@@ -167,6 +181,7 @@ err_tl:
     ctx->tl_ops->fini(ctx->tl);
 err_boot:
     lc_bootstrap_close(ctx->boot);
+    lc_topo_share_free(ctx);
     free(ctx);
     return st;
 }
@@ -196,6 +211,7 @@ lincoll_status_t lc_context_create_sim(struct lc_sim_world *world, int rank, int
     }
     ctx->rank = rank;
     ctx->size = size;
+    lc_context_wait_mode(ctx);
     st = lc_transport_start(ctx, tport, &launch);
     if (st == LINCOLL_OK) {
         st = lc_comm_world_create(ctx);
@@ -271,6 +287,7 @@ lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
     }
     free(ctx->world->to_world);
     free(ctx->world);
+    lc_topo_share_free(ctx);
     free(ctx);
     return st;
 }

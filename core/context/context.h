@@ -29,10 +29,16 @@ struct lincoll_context {
     int rank;
     int size;
     int ports;
-    /* more ranks on this machine than processing units (lc_topo_setup):
-     * lincoll_wait gives the core away after every idle test, so the peer
-     * it waits for runs sooner */
+    /* ranks sharing processing units (core/topo/topo_share.c): per world
+     * rank its machine and the PUs of its CPU set after binding, the same
+     * on every rank; ranks_per_pu of the world; oversubscribed when > 1 */
+    int *cpu_machine;
+    uint64_t *cpu_masks; /* LC_TOPO_CPU_WORDS words per world rank */
+    double ranks_per_pu;
     int oversubscribed;
+    /* blocking waits sleep (LINCOLL_WAIT, auto: oversubscribed): see
+     * core/exec/wait.c; writers of mapped flags then wake their waiters */
+    int wait_sleep;
     double timeout; /* seconds, 0 = never */
     lincoll_comm_t *world;
     unsigned next_comm_id; /* see lc_comm_id_agree() */

@@ -46,7 +46,6 @@
  * a subset of ranks talking point to point never shifts the tags of the
  * communicator's next collective.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +53,10 @@
 #include "core/base/log.h"
 #include "core/exec/low.h"
 #include "core/exec/steps.h"
+#include "core/exec/wait.h"
 
 _Static_assert(LC_PLAN_MAX_ROUNDS <= LC_TAG_MAX_ROUND, "plan rounds fit the tag's round field");
 
-/* reqs[i] of a wait that has not seen its signals yet */
-#define LC_WAIT_PENDING ((lc_tl_req_t *)(uintptr_t)1)
 /* progress calls per test() before it returns INPROGRESS */
 #define LC_EXEC_SPINS 32
 /* counter reads before a wait on a mapped peer gives way to progress */
@@ -155,6 +153,7 @@ static lincoll_status_t lc_exec_put(lincoll_plan_t *p, const lc_lx_t *x, lc_tl_r
             memcpy(x->mdata + roff, src, x->len);
         }
         __atomic_fetch_add(x->msig, 1, __ATOMIC_RELEASE);
+        if (__builtin_expect(p->ctx->wait_sleep, 0)) lc_wait_wake_flag(x->msig);
         *slot = NULL;
         return LINCOLL_OK;
     }
@@ -599,25 +598,6 @@ lincoll_status_t lincoll_test(lincoll_plan_t *plan)
 {
     LC_CHECK_ARG(plan != NULL, "lincoll_test: plan must not be NULL");
     return lc_exec_test(plan);
-}
-
-lincoll_status_t lincoll_wait(lincoll_plan_t *plan)
-{
-    LC_CHECK_ARG(plan != NULL, "lincoll_wait: plan must not be NULL");
-    lincoll_status_t st;
-    /* spin, but give the core away now and then: with more ranks than
-     * cores the peer we wait for may need this CPU to make progress (then
-     * after every idle test, each of which polls the transport a batch of
-     * times first) */
-    const unsigned every = plan->ctx->oversubscribed ? 1 : 64;
-    unsigned left = every;
-    while ((st = lc_exec_test(plan)) == LINCOLL_INPROGRESS) {
-        if (--left == 0) {
-            sched_yield();
-            left = every;
-        }
-    }
-    return st;
 }
 
 const lc_plan_t *lc_plan_of(const lincoll_plan_t *plan)

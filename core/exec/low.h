@@ -16,6 +16,8 @@
 #include "core/exec/exec.h"
 
 enum { LC_LX_RECV = 0, LC_LX_SEND, LC_LX_PUT, LC_LX_WAIT };
+/* reqs[i] of a wait that has not seen its signals yet */
+#define LC_WAIT_PENDING ((lc_tl_req_t *)(uintptr_t)1)
 
 typedef struct lc_lx {
     uint8_t kind;

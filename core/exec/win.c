@@ -16,6 +16,7 @@
 
 #include "core/base/config.h"
 #include "core/base/log.h"
+#include "core/exec/wait.h"
 
 static void lc_win_free_keys(lc_win_t *w)
 {
@@ -360,7 +361,10 @@ lincoll_status_t lc_win_put(lc_win_t *w, int peer, const void *src, size_t len, 
             return LINCOLL_ERR_INVALID;
         }
         if (len > 0) memcpy(d + roff, src, len);
-        if (signal) __atomic_fetch_add(w->msig[peer], 1, __ATOMIC_RELEASE);
+        if (signal) {
+            __atomic_fetch_add(w->msig[peer], 1, __ATOMIC_RELEASE);
+            if (w->comm->ctx->wait_sleep) lc_wait_wake_flag(w->msig[peer]);
+        }
         *req_p = NULL;
         return LINCOLL_OK;
     }

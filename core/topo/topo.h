@@ -189,6 +189,37 @@ typedef struct lc_topo_record {
 lincoll_status_t lc_topo_setup(lincoll_context_t *ctx, const lincoll_init_params_t *params,
                                const char **nics_p);
 
+/* ---- ranks sharing processing units (topo_share.c) --------------------- */
+/* PUs tracked per rank: os indices 0 .. 64 * LC_TOPO_CPU_WORDS - 1 */
+#define LC_TOPO_CPU_WORDS 16
+
+/*
+ * Ranks per processing unit on the most crowded machine among the m world
+ * ranks members[] (pure): on each machine (machine_of[r], below
+ * nmachines_max), the members there divided by the PUs their CPU sets
+ * (masks[r * LC_TOPO_CPU_WORDS ...]) cover together.  A machine whose CPU
+ * sets are unknown (empty) counts 1.  Above 1.0: ranks take turns on a PU.
+ */
+double lc_topo_ranks_per_pu(int nmachines_max, const int *machine_of, const uint64_t *masks,
+                            const int *members, int m);
+
+/* Part of lc_topo_setup, after binding: allgather (machine, CPU set) and
+ * set ctx->cpu_machine, cpu_masks, ranks_per_pu and oversubscribed. */
+lincoll_status_t lc_topo_share_setup(lincoll_context_t *ctx, uint64_t machine_hash,
+                                     const uint64_t *mask);
+/* Frees what lc_topo_share_setup allocated (lincoll_finalize). */
+void lc_topo_share_free(lincoll_context_t *ctx);
+
+/*
+ * The figure for a communicator: lc_topo_ranks_per_pu over its members,
+ * the same value on every member (from the allgathered table; no
+ * communication).  0 where there is no table (sim ranks).  The cost model
+ * adds a handoff (a context switch) per dependent step when it is above 1;
+ * lc_comm_oversubscribed() is that test.
+ */
+double lc_comm_ranks_per_pu(const lincoll_comm_t *comm);
+int lc_comm_oversubscribed(const lincoll_comm_t *comm);
+
 /* The record of the last lc_topo_setup() in this process, or NULL. */
 const lc_topo_record_t *lc_topo_record(void);
 

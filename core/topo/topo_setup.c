@@ -152,6 +152,7 @@ lincoll_status_t lc_topo_setup(lincoll_context_t *ctx, const lincoll_init_params
         }
     }
     lc_topo_where_t where = {~UINT64_C(0), ~UINT64_C(0)};
+    uint64_t mask[LC_TOPO_CPU_WORDS] = {0};
     if (have_topo) {
         hwloc_bitmap_t cur = hwloc_bitmap_alloc();
         int got = cur != NULL && hwloc_get_cpubind(t, cur, HWLOC_CPUBIND_PROCESS) == 0;
@@ -162,15 +163,23 @@ lincoll_status_t lc_topo_setup(lincoll_context_t *ctx, const lincoll_init_params
                             hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE), rec->machine_rank,
                             rec->machine_size, &bc);
         lc_bind(t, &bc, rec->bind_how, sizeof(rec->bind_how));
-        ctx->oversubscribed = rec->machine_size > hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
         if (cur != NULL && hwloc_get_cpubind(t, cur, HWLOC_CPUBIND_PROCESS) == 0) {
             hwloc_bitmap_list_snprintf(rec->binding, sizeof(rec->binding), cur);
             lc_where(t, cur, &where);
+            for (int w = 0; w < LC_TOPO_CPU_WORDS; w++)
+                mask[w] = hwloc_bitmap_to_ith_ulong(cur, (unsigned)w);
         }
         hwloc_bitmap_free(cur);
     } else {
         snprintf(rec->bind_how, sizeof(rec->bind_how), "not bound: hwloc could not load");
         lc_warn("topology: hwloc could not load the topology; not binding");
+    }
+
+    /* who shares my PUs, from every rank's CPU set after binding */
+    st = lc_topo_share_setup(ctx, rec->ident.machine_hash, mask);
+    if (st != LINCOLL_OK) {
+        if (have_topo) hwloc_topology_destroy(t);
+        return st;
     }
 
     /* 3. NIC */
