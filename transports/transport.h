@@ -298,11 +298,14 @@ typedef struct lc_tl_ops {
     lincoll_status_t (*test_release)(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
     /* LINCOLL_OK, or LINCOLL_ERR_PEER_FAILED once the peer is known dead.
      * Callers ask while a wait is stuck; a transport may then look for
-     * itself now and then (ucx: same-host peers in /proc, every 2048th
-     * call per peer), so this is not for a fast path. */
+     * itself now and then (ucx: same-host peers in /proc, at most every
+     * millisecond per peer), so this is not for a fast path. */
     lincoll_status_t (*peer_status)(lc_tl_t *tl, int peer);
     /* File descriptor that becomes readable when progress may be needed
-     * (-1 if none), and arm it before blocking on it. */
+     * (-1 if none), and arm it before blocking on it.  It also becomes
+     * readable when a peer the transport can watch dies (ucx: a pidfd per
+     * same-host peer); arm() then marks it failed and returns
+     * LINCOLL_ERR_BUSY, so the caller tests again and sees the failure. */
     int (*event_fd)(lc_tl_t *tl);
     lincoll_status_t (*arm)(lc_tl_t *tl);
     void (*counters)(lc_tl_t *tl, lc_tl_counters_t *out);

@@ -1,7 +1,8 @@
 /*
  * transports/ucx/alive.c: liveness of peer processes on this host,
  * from /proc (see alive.h), and peer_status(), which asks it now and then
- * while a wait is stuck.
+ * while a wait is stuck; and a pidfd per same-host peer in the event
+ * descriptor, so that a rank asleep on it wakes when a peer exits.
  */
 #include "internal.h"
 
@@ -11,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Read /proc/<pid>/stat: its state letter and start time (field 22).
@@ -108,9 +112,30 @@ int lc_ucx_ident_alive(const lc_ucx_ident_t *id)
 }
 
 /* The executor asks while a wait is stuck (after a batch of idle progress
- * calls, every microsecond or so): look in /proc every LC_UCX_PROBE_EVERY-th
- * time, a few milliseconds apart, each a few microseconds. */
-#define LC_UCX_PROBE_EVERY 2048u
+ * calls, every microsecond or so when spinning, after every sleep when
+ * sleeping): look in /proc when LC_UCX_PROBE_NS have passed since the last
+ * look at this peer, each a few microseconds.  Spinning or sleeping, a dead
+ * same-host peer is found within about that, plus one sleep. */
+#define LC_UCX_PROBE_NS 1000000u
+
+static uint64_t lc_ucx_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void lc_ucx_peer_exited(lc_tl_t *tl, int peer)
+{
+    lc_tl_warn("ucx: peer %d (pid %d on this host) has exited", peer, (int)tl->idents[peer].pid);
+    tl->failed[peer] = 1;
+    if (tl->pidfds != NULL && tl->pidfds[peer] >= 0) {
+        /* readable for ever once exited: out of the event descriptor */
+        (void)epoll_ctl(tl->pidep, EPOLL_CTL_DEL, tl->pidfds[peer], NULL);
+        close(tl->pidfds[peer]);
+        tl->pidfds[peer] = -1;
+    }
+}
 
 lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
 {
@@ -118,13 +143,76 @@ lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer)
     if (peer < 0 || peer >= tl->size) {
         return LINCOLL_ERR_INVALID;
     }
-    if (!tl->failed[peer] && peer != tl->rank && tl->idents != NULL &&
-        ++tl->probe_calls[peer] % LC_UCX_PROBE_EVERY == 0 &&
-        lc_ucx_ident_probeable(&tl->self, &tl->idents[peer]) &&
-        !lc_ucx_ident_alive(&tl->idents[peer]) && !tl->closing) {
-        lc_tl_warn("ucx: peer %d (pid %d on this host) has exited", peer,
-                   (int)tl->idents[peer].pid);
-        tl->failed[peer] = 1;
+    if (!tl->failed[peer] && peer != tl->rank && tl->idents != NULL && !tl->closing &&
+        lc_ucx_ident_probeable(&tl->self, &tl->idents[peer])) {
+        uint64_t now = lc_ucx_now_ns();
+        if (now - tl->probe_ns[peer] >= LC_UCX_PROBE_NS) {
+            tl->probe_ns[peer] = now;
+            if (!lc_ucx_ident_alive(&tl->idents[peer])) lc_ucx_peer_exited(tl, peer);
+        }
     }
     return tl->failed[peer] ? LINCOLL_ERR_PEER_FAILED : LINCOLL_OK;
+}
+
+/* ---- pidfds: a sleeping rank wakes when a same-host peer exits ---------- */
+
+void lc_ucx_pidfds_open(lc_tl_t *tl)
+{
+    tl->pidfds = malloc((size_t)tl->size * sizeof(int));
+    if (tl->pidfds == NULL) return; /* the /proc probe still finds them */
+    for (int i = 0; i < tl->size; i++)
+        tl->pidfds[i] = -1;
+#ifdef SYS_pidfd_open
+    for (int i = 0; i < tl->size; i++) {
+        if (i == tl->rank || !lc_ucx_ident_probeable(&tl->self, &tl->idents[i])) continue;
+        int fd = (int)syscall(SYS_pidfd_open, (pid_t)tl->idents[i].pid, 0);
+        if (fd < 0) {
+            if (errno == ENOSYS) break; /* an older kernel: the /proc probe only */
+            continue;
+        }
+        /* the pid named the peer when the fd was opened: it still runs with
+         * the start time it published (else the pid was reused) */
+        if (!lc_ucx_ident_alive(&tl->idents[i])) {
+            close(fd);
+            continue;
+        }
+        if (tl->pidep < 0 && (tl->pidep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+            close(fd);
+            break;
+        }
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (epoll_ctl(tl->pidep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            close(fd);
+            continue;
+        }
+        tl->pidfds[i] = fd;
+    }
+#endif
+}
+
+void lc_ucx_pidfds_close(lc_tl_t *tl)
+{
+    if (tl->pidfds != NULL) {
+        for (int i = 0; i < tl->size; i++)
+            if (tl->pidfds[i] >= 0) close(tl->pidfds[i]);
+        free(tl->pidfds);
+        tl->pidfds = NULL;
+    }
+    if (tl->pidep >= 0) close(tl->pidep);
+    tl->pidep = -1;
+}
+
+int lc_ucx_pidfds_reap(lc_tl_t *tl)
+{
+    if (tl->pidep < 0 || tl->closing) return 0;
+    struct epoll_event ev[16];
+    int n = epoll_wait(tl->pidep, ev, 16, 0), dead = 0;
+    for (int i = 0; i < n; i++) {
+        int peer = (int)ev[i].data.u32;
+        if (peer >= 0 && peer < tl->size && !tl->failed[peer]) {
+            lc_ucx_peer_exited(tl, peer);
+            dead++;
+        }
+    }
+    return dead;
 }

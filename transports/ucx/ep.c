@@ -197,9 +197,9 @@ lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, const siz
     /* slots [0, size) hold address copies, [size, 2*size) the error-callback args */
     tl->peer_addrs = calloc(2 * (size_t)tl->size, sizeof(void *));
     tl->idents = calloc((size_t)tl->size, sizeof(*tl->idents));
-    tl->probe_calls = calloc((size_t)tl->size, sizeof(*tl->probe_calls));
+    tl->probe_ns = calloc((size_t)tl->size, sizeof(*tl->probe_ns));
     tl->peer_lanes = calloc((size_t)tl->size, 1);
-    if (tl->peer_addrs == NULL || tl->idents == NULL || tl->probe_calls == NULL ||
+    if (tl->peer_addrs == NULL || tl->idents == NULL || tl->probe_ns == NULL ||
         tl->peer_lanes == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
@@ -219,6 +219,7 @@ lincoll_status_t lc_ucx_connect(lc_tl_t *tl, const void *const *addrs, const siz
             return st;
         }
     }
+    lc_ucx_pidfds_open(tl);
     return LINCOLL_OK;
 }
 

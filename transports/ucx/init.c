@@ -219,6 +219,7 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     tl->err_mode_peer = own->err_mode_peer;
     tl->efd = -1;
     tl->epfd = -1;
+    tl->pidep = -1;
     lincoll_status_t st = lc_ucx_parse_lanes(tl, own->lanes);
     if (st != LINCOLL_OK) {
         free(tl);
@@ -285,7 +286,8 @@ static void lc_ucx_fini(lc_tl_t *tl)
     lc_ucx_close(tl->context, tl->worker, tl->address);
     free(tl->blob);
     free(tl->idents);
-    free(tl->probe_calls);
+    free(tl->probe_ns);
+    lc_ucx_pidfds_close(tl);
     /* no callback runs any more: free every request, pooled or orphaned */
     while (tl->all_reqs != NULL) {
         lc_tl_req_t *n = tl->all_reqs->all_next;

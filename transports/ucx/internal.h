@@ -125,7 +125,9 @@ struct lc_tl {
     size_t blob_len;
     lc_ucx_ident_t self;    /* this process (pid, start time, host key) */
     lc_ucx_ident_t *idents; /* every rank's, from connect() */
-    unsigned *probe_calls;  /* per peer: peer_status calls; a probe every LC_UCX_PROBE_EVERY */
+    uint64_t *probe_ns;     /* per peer: when /proc was last looked at (CLOCK_MONOTONIC ns) */
+    int *pidfds;            /* per peer: a pidfd of a same-host peer, -1 none (alive.c) */
+    int pidep;              /* epoll over the pidfds (in the event descriptor), -1 none */
     lc_tl_req_t *free_reqs;
     lc_tl_req_t *all_reqs;
     lc_tl_mem_t *reg_cache; /* registrations of user memory, by reference */
@@ -137,7 +139,7 @@ struct lc_tl {
     lc_ucx_lane_t lane[LC_TL_MAX_LANES];
     char lane_dev[LC_TL_MAX_LANES][64];
     unsigned char *peer_lanes; /* per peer: the lanes it offers (from connect) */
-    int epfd;                  /* several lanes: epoll over every worker's event fd */
+    int epfd; /* several lanes or pidfds: epoll over every worker's event fd and pidep */
 };
 
 /* The lanes this rank and peer both have (>= 1). */
@@ -238,6 +240,11 @@ lincoll_status_t lc_ucx_arm(lc_tl_t *tl);
 
 /* alive.c */
 lincoll_status_t lc_ucx_peer_status(lc_tl_t *tl, int peer);
+/* a pidfd per same-host peer (connect), gathered in tl->pidep; closed at fini */
+void lc_ucx_pidfds_open(lc_tl_t *tl);
+void lc_ucx_pidfds_close(lc_tl_t *tl);
+/* mark the peers whose pidfd became readable (exited) failed; returns how many */
+int lc_ucx_pidfds_reap(lc_tl_t *tl);
 
 /* mem.c */
 lincoll_status_t lc_ucx_mem_alloc(lc_tl_t *tl, size_t len, lc_tl_mem_t **mem_p, void **addr_p);
