@@ -270,10 +270,10 @@ static void test_ucx_table(void **state)
     (void)state;
     size_t n;
     const lc_tl_ucx_var_row_t *t = lc_tl_ucx_var_table(&n);
-    assert_true(n >= 7 && n <= LC_TL_UCX_MAX_VARS);
+    assert_true(n >= 8 && n <= LC_TL_UCX_MAX_VARS);
     static const char *const must[] = {
         "UCX_MM_ERROR_HANDLING", "UCX_TLS",         "UCX_KEEPALIVE_INTERVAL", "UCX_TCP_TX_SEG_SIZE",
-        "UCX_TCP_RX_SEG_SIZE",   "UCX_NET_DEVICES", "UCX_MAX_EAGER_LANES"};
+        "UCX_TCP_RX_SEG_SIZE",   "UCX_NET_DEVICES", "UCX_MAX_EAGER_LANES",    "UCX_RNDV_THRESH"};
     for (size_t m = 0; m < sizeof(must) / sizeof(must[0]); m++) {
         size_t i = 0;
         while (i < n && strcmp(t[i].name, must[m]) != 0)
@@ -293,6 +293,7 @@ static void test_ucx_table(void **state)
     assert_null(find_var(&tp, "UCX_NET_DEVICES")->value); /* the topology's */
     assert_false(find_var(&tp, "UCX_NET_DEVICES")->in_env);
     assert_null(find_var(&tp, "UCX_MAX_EAGER_LANES"));
+    assert_null(find_var(&tp, "UCX_RNDV_THRESH")); /* shared memory: rendezvous kept */
     /* no error handling: no shared-memory or keepalive settings */
     params_for("none", NULL, &tp);
     assert_null(find_var(&tp, "UCX_MM_ERROR_HANDLING"));
@@ -304,10 +305,16 @@ static void test_ucx_table(void **state)
     assert_null(find_var(&tp, "UCX_MM_ERROR_HANDLING"));
     assert_string_equal(find_var(&tp, "UCX_MAX_EAGER_LANES")->value, "2");
     assert_false(find_var(&tp, "UCX_MAX_EAGER_LANES")->in_env);
+    /* tcp only: eager at every size (full-duplex exchanges), either error mode */
+    assert_string_equal(find_var(&tp, "UCX_RNDV_THRESH")->value, "inf");
+    assert_false(find_var(&tp, "UCX_RNDV_THRESH")->in_env);
+    params_for("none", "tcp", &tp);
+    assert_string_equal(find_var(&tp, "UCX_RNDV_THRESH")->value, "inf");
     /* a UCX_TLS naming shared memory keeps MM_ERROR_HANDLING */
     params_for("peer", "sm,tcp", &tp);
     assert_non_null(find_var(&tp, "UCX_MM_ERROR_HANDLING"));
     assert_null(find_var(&tp, "UCX_MAX_EAGER_LANES"));
+    assert_null(find_var(&tp, "UCX_RNDV_THRESH"));
     clear_ucx_env();
     assert_int_equal(nlines, 0);
 }
