@@ -461,6 +461,14 @@ REWRITES = {
         'perf/rhd_sweep.sh --quick -b build -a anchors-build -o "$DOCS_TMP/rhd" -n 2 -r 1 '
         '-m 16384 -t "allreduce bcast"',
         why="a synopsis: every option given, up to 16 KiB, two operations"),
+    "perf/shared_cores.sh -b build -B build-main -a anchors-build -o shared-cores-out -r 3 -n 50":
+    Run('perf/shared_cores.sh -b build -a anchors-build -o "$DOCS_TMP/shared_cores" -r 1 '
+        '-s 8,4k -n 5 --no-emu', order=50,
+        why="one build (no baseline build here), one round, two sizes, 5 iterations, no "
+            "emulated cluster (the full run takes 30 minutes); -o: not in the tree"),
+    "perf/shared_cores_report.py shared-cores-out": Run(
+        'perf/shared_cores_report.py "$DOCS_TMP/shared_cores"', order=51,
+        why="the tables of the shortened run above"),
     "perf/rhd_sweep.sh -b build -r 7": Run(
         'perf/rhd_sweep.sh --quick -b build -r 1 -m 4096 -t reduce_scatter '
         '-o "$DOCS_TMP/rhd_sweep_out"',
