@@ -190,13 +190,45 @@ static void test_group_ident(void **state)
     assert_non_null(strstr(a.host, "/netns:"));
 }
 
+/* ranks per PU: the union of the CPU sets on each machine, the worst machine */
+static void test_ranks_per_pu(void **state)
+{
+    (void)state;
+    enum { W = LC_TOPO_CPU_WORDS };
+    uint64_t m[6 * W];
+    memset(m, 0, sizeof(m));
+    int machine[6] = {0, 0, 0, 0, 1, 1};
+    int all[6] = {0, 1, 2, 3, 4, 5};
+    /* machine 0: 4 unbound ranks on 2 PUs; machine 1: 2 ranks on PUs 0 and 1 */
+    for (int r = 0; r < 4; r++)
+        m[r * W] = 0x3;
+    m[4 * W] = 0x1;
+    m[5 * W] = 0x2;
+    assert_true(lc_topo_ranks_per_pu(2, machine, m, all, 6) == 2.0);
+    /* a communicator of machine 1 alone: a PU each */
+    assert_true(lc_topo_ranks_per_pu(2, machine, m, all + 4, 2) == 1.0);
+    /* 2 of machine 0's ranks and both of machine 1's: 2 ranks on 2 PUs, 1 on 1 */
+    int some[4] = {0, 3, 4, 5};
+    assert_true(lc_topo_ranks_per_pu(2, machine, m, some, 4) == 1.0);
+    /* machine 0 pinned to PU 0 (taskset -c 0): 4 per PU */
+    for (int r = 0; r < 4; r++)
+        m[r * W] = 0x1;
+    assert_true(lc_topo_ranks_per_pu(2, machine, m, all, 6) == 4.0);
+    /* 4 ranks bound to 4 distinct cores, one of them above PU 63 */
+    m[0] = 0x1, m[1 * W] = 0x2, m[2 * W] = 0x4, m[3 * W + 1] = 0x1, m[3 * W] = 0;
+    assert_true(lc_topo_ranks_per_pu(2, machine, m, all, 4) == 1.0);
+    /* unknown CPU sets (empty) make no claim */
+    memset(m, 0, sizeof(m));
+    assert_true(lc_topo_ranks_per_pu(2, machine, m, all, 6) == 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_rdma),          cmocka_unit_test(test_two_sockets),
         cmocka_unit_test(test_ports_speed),      cmocka_unit_test(test_gpu_affinity),
         cmocka_unit_test(test_unknown_locality), cmocka_unit_test(test_bind),
-        cmocka_unit_test(test_group_ident),
+        cmocka_unit_test(test_group_ident),      cmocka_unit_test(test_ranks_per_pu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
