@@ -520,6 +520,13 @@ lincoll_status_t lincoll_win_wait_signal(lincoll_win_t *w, int peer, size_t coun
                      count, peer, lc_config_name(LINCOLL_CONFIG_TIMEOUT));
             return LINCOLL_ERR_TIMEOUT;
         }
+        if (ctx->wait_sleep) { /* ranks share PUs: hand this one over (wait.h) */
+            if (w->mdata[peer] != NULL) {
+                lc_wait_sleep_flag(&w->sig[peer], __atomic_load_n(&w->sig[peer], __ATOMIC_ACQUIRE));
+            } else {
+                lc_wait_nap(ctx);
+            }
+        }
     }
     return LINCOLL_OK;
 }
