@@ -1,11 +1,12 @@
 /*
  * core/exec/wait.c: lincoll_wait, spinning or sleeping (wait.h).
  *
- * Spinning (every rank has its own PU, LINCOLL_WAIT=spin): test until done,
- * with a sched_yield every 64 idle tests.  Sleeping (ranks share PUs,
- * LINCOLL_WAIT=sleep or auto): after LC_WAIT_SPIN_TESTS idle tests, sleep
- * once — on the flag the current round waits for when a mapped peer
- * stores it, else on the transport's descriptor — and test again.  Each
+ * Spinning (every rank has its own PU, or LINCOLL_WAIT=spin): test until
+ * done, with a sched_yield every 64 idle tests (every one where ranks share
+ * PUs).  Sleeping (ranks share PUs, LINCOLL_WAIT=sleep or auto): after
+ * LC_WAIT_SPIN_TESTS idle tests, sleep once — on the flag the current round
+ * waits for when a mapped peer stores it, 20 us behind a send in flight,
+ * else on the transport's descriptor — and test again.  Each
  * test after a sleep runs the usual stuck checks (peer liveness, timeout),
  * so a sleeping wait fails as a spinning one does.
  */
@@ -122,12 +123,14 @@ lincoll_status_t lincoll_wait(lincoll_plan_t *plan)
     LC_CHECK_ARG(plan != NULL, "lincoll_wait: plan must not be NULL");
     if (plan->ctx->wait_sleep) return lc_wait_sleeping(plan);
     lincoll_status_t st;
-    /* spin, but give the core away now and then */
-    unsigned left = 64;
+    /* spin, but give the core away now and then (after every idle test
+     * where ranks share PUs and LINCOLL_WAIT=spin) */
+    const unsigned every = plan->ctx->oversubscribed ? 1 : 64;
+    unsigned left = every;
     while ((st = lc_exec_test(plan)) == LINCOLL_INPROGRESS) {
         if (--left == 0) {
             sched_yield();
-            left = 64;
+            left = every;
         }
     }
     return st;
