@@ -116,7 +116,7 @@ def main():
         cols = " ,".join(
             f"'{dat}' index {i} using 1:{j + 2} with linespoints title '{op} {b}'"
             for i, op in enumerate(OPS) for j, b in enumerate(builds))
-        script = (f"set terminal pngcairo size 900,560; set output '{png}'; set logscale x 2; "
+        script = (f"set terminal pngcairo noenhanced size 900,560; set output '{png}'; set logscale x 2; "
                   f"set logscale y 2; set xlabel 'bytes'; set ylabel 'lincoll avg / Open MPI avg'; "
                   f"set title '4 ranks on 2 cores, {mem} memory: ratio to Open MPI (median of rounds)'; "
                   f"set key outside right; set grid; plot {cols}, 1 with lines lc rgb 'black' "
