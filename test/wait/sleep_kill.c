@@ -21,6 +21,8 @@
  */
 #include <lincoll/lincoll.h>
 
+#include "../common/fork_victim.h"
+
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -67,23 +69,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: sleep_kill eventloop|wait   (under lincoll-run --keep-going)\n");
         return 2;
     }
-    const char *rank_env = getenv("LINCOLL_RANK");
-    int victim = rank_env != NULL && atoi(rank_env) == 1;
-    if (victim) {
-        pid_t child = fork();
-        if (child < 0) {
-            perror("fork");
-            return 1;
-        }
-        if (child > 0) {
-            int status;
-            waitpid(child, &status, 0);
-            int killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-            printf("sleep_kill: victim %s\n",
-                   killed ? "died by SIGKILL as planned" : "did not die");
-            return killed ? 0 : 1;
-        }
-    }
+    int victim = lc_test_fork_victim("sleep_kill");
     double timeout = getenv("LINCOLL_TIMEOUT") ? atof(getenv("LINCOLL_TIMEOUT")) : 60.0;
     lincoll_context_t *ctx;
     lincoll_comm_t *world;
