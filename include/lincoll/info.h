@@ -72,6 +72,10 @@ typedef enum lincoll_config_id {
     LINCOLL_CONFIG_REPAIR_ALGO,
     LINCOLL_CONFIG_REPAIR_SLICE,
     LINCOLL_CONFIG_STORE_SECRET,
+    LINCOLL_CONFIG_PROFILE,
+    LINCOLL_CONFIG_MODEL_ALPHA_NET,
+    LINCOLL_CONFIG_MODEL_BW_NET,
+    LINCOLL_CONFIG_MODEL_HANDOFF,
     LINCOLL_CONFIG_LAST /**< number of LINCOLL_* variables (not a variable) */
 } lincoll_config_id_t;
 
