@@ -10,6 +10,8 @@
  *   alpha_mapped  p50 of an 8-byte zcopy_rd_allreduce over lincoll memory
  *                 (one round of stores and flags);
  *   beta          1 / tag_bw at 4 MiB (ranks of this host);
+ *   beta_mapped   from the p50 t of a 1 MiB zcopy_allgather over lincoll
+ *                 memory: (t - 2 alpha_mapped) / (n / 2);
  *   alpha_net, beta_net  the same over UCX tcp (UCX_TLS=tcp,self): the
  *                 network transport between hosts, measured over loopback;
  *   handoff       both ranks on one CPU: the mean of the 8-byte
@@ -186,6 +188,16 @@ int lc_calibrate(const char *out, FILE *log)
     cal_cmd2(cmd, sizeof(cmd), noprof, "", "-t tag_bw -s 4m -n 50");
     double mbps = cal_median(cmd, "tag_bw", 8, 0, NULL);
     cal_set(&p, LC_PROF_BETA, mbps > 0 ? 1.0 / (mbps * 1e6) : -1);
+
+    fprintf(log, "calibrate: beta_mapped (zcopy_allgather 1 MiB, lincoll memory)\n");
+    cal_cmd2(cmd, sizeof(cmd), noprof, "", "-t allgather -s 1m -n 200 -A zcopy_allgather");
+    us = cal_median(cmd, "allgather", 6, 10, "zcopy_allgather");
+    {
+        /* two flag rounds and half the vector copied in: 2 alpha_mapped + n/2 beta_mapped */
+        double am = lc_profile_has(&p, LC_PROF_ALPHA_MAPPED) ? p.v[LC_PROF_ALPHA_MAPPED] : 0;
+        double t = us * 1e-6 - 2 * am;
+        cal_set(&p, LC_PROF_BETA_MAPPED, us > 0 && t > 0 ? t / (0.5 * 1048576.0) : -1);
+    }
 
     fprintf(log, "calibrate: alpha_net, beta_net (the same over UCX tcp)\n");
     cal_cmd2(cmd, sizeof(cmd), tcp, "", "-t allreduce -s 8 -n 500 -A rhd_allreduce -m host");

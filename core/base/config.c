@@ -175,6 +175,9 @@ static const lc_config_decl_t lc_config_decls[] = {
     LC_F(MODEL_HANDOFF, LC_CFG_DOUBLE, "20e-6", NULL, model_handoff,
          "cost model: seconds to hand a core to a peer rank that shares it (a context switch); "
          "added to every round's latency when ranks share cores"),
+    LC_F(MODEL_BW_MAPPED, LC_CFG_DOUBLE, "10e9", NULL, model_bw_mapped,
+         "cost model: bytes per second a rank copies from or into a peer's mapped memory "
+         "(the zero-copy algorithms' beta)"),
     /* the sim transport's rows (transports/sim/config.c: none, no settings) */
     LC_NEST(LAST, lc_tl_sim_config, 0),
 };
@@ -452,7 +455,8 @@ static unsigned lc_config_model_env(void)
         {LINCOLL_CONFIG_MODEL_ALPHA, LC_MODEL_GIVEN_ALPHA_E},
         {LINCOLL_CONFIG_MODEL_BW, LC_MODEL_GIVEN_BW_E},
         {LINCOLL_CONFIG_MODEL_ALPHA_NET, LC_MODEL_GIVEN_ALPHA_NET_E | LC_MODEL_GIVEN_ALPHA_NET},
-        {LINCOLL_CONFIG_MODEL_BW_NET, LC_MODEL_GIVEN_BW_NET_E | LC_MODEL_GIVEN_BW_NET}};
+        {LINCOLL_CONFIG_MODEL_BW_NET, LC_MODEL_GIVEN_BW_NET_E | LC_MODEL_GIVEN_BW_NET},
+        {LINCOLL_CONFIG_MODEL_BW_MAPPED, LC_MODEL_GIVEN_BW_MAPPED}};
     unsigned bits = 0;
     for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
         if (getenv(lc_config_name(m[i].id)) != NULL) bits |= m[i].bit;
@@ -484,6 +488,8 @@ static lincoll_status_t lc_config_fill(lc_config_t *cfg, int quiet)
         }
     }
     cfg->model_given |= lc_config_model_env();
+    /* zero copy moves at the messages' rate unless told its own */
+    if (!(cfg->model_given & LC_MODEL_GIVEN_BW_MAPPED)) cfg->model_bw_mapped = cfg->model_bw;
     return status;
 }
 

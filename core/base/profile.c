@@ -22,6 +22,7 @@ static const char *const lc_profile_keys[LC_PROF_NKEYS] = {
     [LC_PROF_GAMMA_GF] = "gamma_gf",
     [LC_PROF_GAMMA_REDUCE] = "gamma_reduce",
     [LC_PROF_HANDOFF] = "handoff",
+    [LC_PROF_BETA_MAPPED] = "beta_mapped",
     [LC_PROF_NAME] = "name",
     [LC_PROF_PORTS] = "ports",
 };
@@ -60,7 +61,7 @@ static int lc_profile_line(const char *path, int ln, char *line, lc_profile_t *p
         return lc_profile_fail(err, errlen,
                                "%s:%d: unknown key %s (name, alpha, beta, gamma, flops, ports, "
                                "alpha_mapped, alpha_net, beta_net, gamma_gf, gamma_reduce, "
-                               "handoff)",
+                               "handoff, beta_mapped)",
                                path, ln, key);
     if (prof->have & (1u << k))
         return lc_profile_fail(err, errlen, "%s:%d: %s given twice", path, ln, key);

@@ -16,6 +16,7 @@
  *   gamma_gf      s/B of the GF(2^8) lincomb
  *   gamma_reduce  s/B of the float sum reduction
  *   handoff       s, one hand-off of a core to a peer rank that shares it
+ *   beta_mapped   s/B of copies from or into peers' mapped memory (zero copy)
  *
  * alpha, beta and gamma are required, the others optional.  lincoll_info
  * --calibrate writes one for this machine; the library reads one at every
@@ -42,6 +43,7 @@ typedef enum lc_profile_key {
     LC_PROF_GAMMA_GF,
     LC_PROF_GAMMA_REDUCE,
     LC_PROF_HANDOFF,
+    LC_PROF_BETA_MAPPED,
     LC_PROF_NFIGURES, /* the figures above are v[key]; name and ports follow */
     LC_PROF_NAME = LC_PROF_NFIGURES,
     LC_PROF_PORTS,

@@ -37,6 +37,7 @@ typedef struct sim_model {
     double gamma;        /* s per byte of local compute */
     double flops;        /* flop/s of the local GEMM */
     double alpha_mapped; /* s per round of stores and flags (zero copy) */
+    double beta_mapped;  /* s/B of zero-copy loads and stores (0: beta) */
     int ports;           /* default p (0: none given) */
     char name[64];
     int have_alpha, have_beta, have_gamma, have_flops;
@@ -195,6 +196,7 @@ static void load_profile(const char *arg, sim_model_t *m)
     m->gamma = prof.v[LC_PROF_GAMMA], m->have_gamma = 1;
     if (lc_profile_has(&prof, LC_PROF_FLOPS)) m->flops = prof.v[LC_PROF_FLOPS], m->have_flops = 1;
     if (lc_profile_has(&prof, LC_PROF_ALPHA_MAPPED)) m->alpha_mapped = prof.v[LC_PROF_ALPHA_MAPPED];
+    if (lc_profile_has(&prof, LC_PROF_BETA_MAPPED)) m->beta_mapped = prof.v[LC_PROF_BETA_MAPPED];
     if (prof.ports > 0) m->ports = prof.ports;
     snprintf(m->name, sizeof(m->name), "%.63s", prof.name[0] ? prof.name : arg);
 }
@@ -251,6 +253,7 @@ static int world_create(sim_world_t *sw, int K, int p, const sim_model_t *m)
         c->model_compute_bw = m->gamma > 0 ? 1.0 / m->gamma : 1e30;
         c->model_flops = m->flops;
         c->model_alpha_mapped = m->alpha_mapped > 0 ? m->alpha_mapped : 1e-30;
+        c->model_bw_mapped = m->beta_mapped > 0 ? 1.0 / m->beta_mapped : c->model_bw;
         c->algo_fallback = LC_FALLBACK_ERROR; /* a forced algorithm never turns into another */
         sw->ctx[r]->timeout = 0;              /* lincoll_sim keeps its own deadline */
     }
