@@ -178,6 +178,9 @@ static const lc_config_decl_t lc_config_decls[] = {
     LC_F(MODEL_BW_MAPPED, LC_CFG_DOUBLE, "10e9", NULL, model_bw_mapped,
          "cost model: bytes per second a rank copies from or into a peer's mapped memory "
          "(the zero-copy algorithms' beta)"),
+    LC_F(MODEL_REDUCE_BW, LC_CFG_DOUBLE, "20e9", NULL, model_reduce_bw,
+         "cost model: bytes per second a reduction of the collectives processes (their gamma; "
+         "unset: LINCOLL_MODEL_COMPUTE_BW, the GF kernels' rate)"),
     /* the sim transport's rows (transports/sim/config.c: none, no settings) */
     LC_NEST(LAST, lc_tl_sim_config, 0),
 };
@@ -456,7 +459,8 @@ static unsigned lc_config_model_env(void)
         {LINCOLL_CONFIG_MODEL_BW, LC_MODEL_GIVEN_BW_E},
         {LINCOLL_CONFIG_MODEL_ALPHA_NET, LC_MODEL_GIVEN_ALPHA_NET_E | LC_MODEL_GIVEN_ALPHA_NET},
         {LINCOLL_CONFIG_MODEL_BW_NET, LC_MODEL_GIVEN_BW_NET_E | LC_MODEL_GIVEN_BW_NET},
-        {LINCOLL_CONFIG_MODEL_BW_MAPPED, LC_MODEL_GIVEN_BW_MAPPED}};
+        {LINCOLL_CONFIG_MODEL_BW_MAPPED, LC_MODEL_GIVEN_BW_MAPPED},
+        {LINCOLL_CONFIG_MODEL_REDUCE_BW, LC_MODEL_GIVEN_REDUCE_BW}};
     unsigned bits = 0;
     for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
         if (getenv(lc_config_name(m[i].id)) != NULL) bits |= m[i].bit;
@@ -490,6 +494,8 @@ static lincoll_status_t lc_config_fill(lc_config_t *cfg, int quiet)
     cfg->model_given |= lc_config_model_env();
     /* zero copy moves at the messages' rate unless told its own */
     if (!(cfg->model_given & LC_MODEL_GIVEN_BW_MAPPED)) cfg->model_bw_mapped = cfg->model_bw;
+    if (!(cfg->model_given & LC_MODEL_GIVEN_REDUCE_BW))
+        cfg->model_reduce_bw = cfg->model_compute_bw;
     return status;
 }
 

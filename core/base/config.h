@@ -75,6 +75,7 @@ typedef struct lc_config {
     double model_bw_net;    /* LINCOLL_MODEL_BW_NET: bytes/s per port across hosts */
     double model_handoff;   /* LINCOLL_MODEL_HANDOFF: seconds to hand a shared core over */
     double model_bw_mapped; /* LINCOLL_MODEL_BW_MAPPED: bytes/s of loads/stores in peers' memory */
+    double model_reduce_bw; /* LINCOLL_MODEL_REDUCE_BW: bytes/s of a reduction (collectives) */
     /* not variables: what lc_config_load made of the profile and the job */
     char profile_used[1024]; /* the profile whose figures the model holds; "" none */
     unsigned model_given;    /* bit LC_MODEL_GIVEN_*: a figure the profile or environment set */
@@ -91,6 +92,7 @@ enum {
     LC_MODEL_GIVEN_ALPHA_NET_E = 1u << 4,
     LC_MODEL_GIVEN_BW_NET_E = 1u << 5,
     LC_MODEL_GIVEN_BW_MAPPED = 1u << 6, /* profile or environment */
+    LC_MODEL_GIVEN_REDUCE_BW = 1u << 7, /* profile or environment */
 };
 
 enum { LC_BOOT_AUTO = 0, LC_BOOT_PMIX, LC_BOOT_TCP, LC_BOOT_SINGLE };

@@ -34,6 +34,10 @@ static void lc_config_apply_profile(lc_config_t *cfg, const lc_profile_t *p)
     }
     if (lc_profile_has(p, LC_PROF_HANDOFF)) cfg->model_handoff = LC_FIG(LC_PROF_HANDOFF);
     /* zero copy moves at the copy rate; a profile without it: the messages' */
+    if (lc_profile_has(p, LC_PROF_GAMMA_REDUCE)) {
+        cfg->model_reduce_bw = 1.0 / LC_FIG(LC_PROF_GAMMA_REDUCE);
+        cfg->model_given |= LC_MODEL_GIVEN_REDUCE_BW;
+    }
     if (lc_profile_has(p, LC_PROF_BETA_MAPPED)) {
         cfg->model_bw_mapped = 1.0 / LC_FIG(LC_PROF_BETA_MAPPED);
         cfg->model_given |= LC_MODEL_GIVEN_BW_MAPPED;

@@ -113,7 +113,7 @@ static lincoll_status_t lc_model_agree(lincoll_context_t *ctx)
     lc_config_model_job(c, nhosts, 1.0);
     double *fig[] = {&c->model_alpha,      &c->model_alpha_mapped, &c->model_bw,
                      &c->model_compute_bw, &c->model_flops,        &c->model_handoff,
-                     &c->model_bw_mapped};
+                     &c->model_bw_mapped,  &c->model_reduce_bw};
     enum { NFIG = sizeof(fig) / sizeof(fig[0]) };
     double mine[NFIG];
     for (int i = 0; i < NFIG; i++)

@@ -13,7 +13,8 @@
  *           + pre_r + post_r,
  *   (alpha = LINCOLL_MODEL_ALPHA_MAPPED for a round of puts and waits only
  *   in a plan compiled for mapped peers: stores and flags, no messages)
- *   where a step costs work gamma + flops / F, except a COPY through a peer
+ *   where a step costs work gamma + flops / F (a reduction's gamma:
+ *   1/LINCOLL_MODEL_REDUCE_BW), except a COPY through a peer
  *   view, whose bytes move at beta_mapped = 1/LINCOLL_MODEL_BW_MAPPED (a
  *   transfer in all but name; a round of stores moves at it too).
  * C1 = rounds with transfers, C2 = sum of x_r (bytes; elements when the
@@ -71,7 +72,8 @@ static void lc_steps_cost(const lc_plan_t *p, const lc_step_t *s, unsigned n, lc
         if (s[i].kind == LC_STEP_COPY && rem > 0) {
             c->time += s[i].work / cfg->model_bw_mapped;
         } else {
-            c->time += s[i].work / cfg->model_compute_bw;
+            c->time += s[i].work /
+                       (s[i].kind == LC_STEP_REDUCE ? cfg->model_reduce_bw : cfg->model_compute_bw);
         }
         c->time += s[i].flops / cfg->model_flops;
     }

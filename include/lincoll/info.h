@@ -77,6 +77,7 @@ typedef enum lincoll_config_id {
     LINCOLL_CONFIG_MODEL_BW_NET,
     LINCOLL_CONFIG_MODEL_HANDOFF,
     LINCOLL_CONFIG_MODEL_BW_MAPPED,
+    LINCOLL_CONFIG_MODEL_REDUCE_BW,
     LINCOLL_CONFIG_LAST /**< number of LINCOLL_* variables (not a variable) */
 } lincoll_config_id_t;
 

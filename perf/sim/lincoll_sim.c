@@ -38,6 +38,7 @@ typedef struct sim_model {
     double flops;        /* flop/s of the local GEMM */
     double alpha_mapped; /* s per round of stores and flags (zero copy) */
     double beta_mapped;  /* s/B of zero-copy loads and stores (0: beta) */
+    double gamma_reduce; /* s/B of a reduction (0: gamma) */
     int ports;           /* default p (0: none given) */
     char name[64];
     int have_alpha, have_beta, have_gamma, have_flops;
@@ -197,6 +198,7 @@ static void load_profile(const char *arg, sim_model_t *m)
     if (lc_profile_has(&prof, LC_PROF_FLOPS)) m->flops = prof.v[LC_PROF_FLOPS], m->have_flops = 1;
     if (lc_profile_has(&prof, LC_PROF_ALPHA_MAPPED)) m->alpha_mapped = prof.v[LC_PROF_ALPHA_MAPPED];
     if (lc_profile_has(&prof, LC_PROF_BETA_MAPPED)) m->beta_mapped = prof.v[LC_PROF_BETA_MAPPED];
+    if (lc_profile_has(&prof, LC_PROF_GAMMA_REDUCE)) m->gamma_reduce = prof.v[LC_PROF_GAMMA_REDUCE];
     if (prof.ports > 0) m->ports = prof.ports;
     snprintf(m->name, sizeof(m->name), "%.63s", prof.name[0] ? prof.name : arg);
 }
@@ -254,6 +256,7 @@ static int world_create(sim_world_t *sw, int K, int p, const sim_model_t *m)
         c->model_flops = m->flops;
         c->model_alpha_mapped = m->alpha_mapped > 0 ? m->alpha_mapped : 1e-30;
         c->model_bw_mapped = m->beta_mapped > 0 ? 1.0 / m->beta_mapped : c->model_bw;
+        c->model_reduce_bw = m->gamma_reduce > 0 ? 1.0 / m->gamma_reduce : c->model_compute_bw;
         c->algo_fallback = LC_FALLBACK_ERROR; /* a forced algorithm never turns into another */
         sw->ctx[r]->timeout = 0;              /* lincoll_sim keeps its own deadline */
     }
@@ -1115,6 +1118,8 @@ int main(int argc, char **argv)
         if (parse_pos_double(vals[i], dst[i]) != 0 || (i == 3 && *dst[i] <= 0))
             die("%s %s: expected a number >= 0%s", flag[i], vals[i], i == 3 ? " (> 0)" : "");
         custom = 1;
+        if (i == 1) m.beta_mapped = 0;  /* --beta: zero copy at it too */
+        if (i == 2) m.gamma_reduce = 0; /* --gamma: the reductions too */
     }
     if (custom) {
         char nm[80];
