@@ -100,8 +100,10 @@ set title "lincoll collectives on this machine: model fit, built-in figures vs m
 set key outside
 set arrow from graph 0, first 1.3 to graph 1, first 1.3 nohead dt 2
 set arrow from graph 0, first 0.77 to graph 1, first 0.77 nohead dt 2
-plot "$out/ratio_builtin.dat" using (\$2 * (1 + 0.06 * (\$1 - 3))):3 with points pt 6 title "built-in figures", \
-     "$out/ratio_profile.dat" using (\$2 * (1 + 0.06 * (\$1 - 3))):3 with points pt 7 title "machine profile"
+plot "$out/ratio_builtin.dat" using (\$1 == 2 ? \$2 * 0.9 : 1/0):3 with points pt 6 lc 1 title "P = 2, built-in figures", \
+     "$out/ratio_profile.dat" using (\$1 == 2 ? \$2 * 0.9 : 1/0):3 with points pt 7 lc 1 title "P = 2, machine profile", \
+     "$out/ratio_builtin.dat" using (\$1 != 2 ? \$2 * 1.1 : 1/0):3 with points pt 4 lc 2 title "P = 4, built-in figures", \
+     "$out/ratio_profile.dat" using (\$1 != 2 ? \$2 * 1.1 : 1/0):3 with points pt 5 lc 2 title "P = 4, machine profile"
 GP
 fi
 cat "$out/fit.md"

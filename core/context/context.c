@@ -110,6 +110,8 @@ static lincoll_status_t lc_model_agree(lincoll_context_t *ctx)
     if (host_of == NULL) return LINCOLL_ERR_NOMEM;
     int nhosts = lc_topo_world_hosts(ctx, host_of);
     free(host_of);
+    /* ranks per core: 1 (each rank its own core) until the topology reports
+     * how many ranks share each core; then the hand-off joins alpha here */
     lc_config_model_job(c, nhosts, 1.0);
     double *fig[] = {&c->model_alpha,      &c->model_alpha_mapped, &c->model_bw,
                      &c->model_compute_bw, &c->model_flops,        &c->model_handoff,
