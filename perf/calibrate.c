@@ -219,7 +219,7 @@ int lc_calibrate(const char *out, FILE *log)
     }
 
     fprintf(log, "calibrate: gamma (GF(2^8) lincomb, float sum), flops (dgemm 512)\n");
-    cal_cmd1(cmd, sizeof(cmd), "-t gf");
+    cal_cmd1(cmd, sizeof(cmd), "-t gf -K 10 -M 4 -s 65536 -q 256");
     double gf = cal_median(cmd, "10+4", 6, 5, "lincomb");
     cal_set(&p, LC_PROF_GAMMA_GF, gf > 0 ? 1.0 / (gf * 1e9) : -1);
     cal_cmd1(cmd, sizeof(cmd), "-t reduce -s 1m");
