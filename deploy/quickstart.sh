@@ -11,7 +11,11 @@
 #      aggregate (lincoll_perf).
 # Every table puts the cost model's prediction beside the measurement (the
 # plans' lincoll_plan_stats().predicted_us, lincoll_matmul_info(), and for
-# point to point LINCOLL_MODEL_ALPHA / LINCOLL_MODEL_BW).  Ends with a one-line
+# point to point the profile's alpha and beta).  The model's figures are this
+# machine's: when no machine profile exists yet ($XDG_CACHE_HOME/lincoll/profile,
+# else ~/.cache/lincoll/profile) the quickstart first measures the machine
+# (lincoll_info --calibrate, about a minute) and says so; LINCOLL_PROFILE=FILE
+# uses another profile, LINCOLL_PROFILE=none the built-in figures.  Ends with a one-line
 # summary; exit status 0 when every step ran and the file came back intact.
 # After the first build a run takes well under 2 minutes on 2 cores.
 set -euo pipefail
@@ -35,6 +39,25 @@ run=("$bin/lincoll-run" -n 4 --timeout 300)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+section "calibration: the cost model's figures for this machine (lincoll_info --calibrate)"
+prof=${LINCOLL_PROFILE:-}
+if [ "$prof" = none ]; then
+  echo "LINCOLL_PROFILE=none: the model's built-in figures (predictions may be far off)"
+else
+  if [ -z "$prof" ]; then
+    if [ -n "${XDG_CACHE_HOME:-}" ]; then prof=$XDG_CACHE_HOME/lincoll/profile; else prof=$HOME/.cache/lincoll/profile; fi
+  fi
+  if [ -f "$prof" ]; then
+    echo "machine profile $prof ($(sed -n '1s/^# //p' "$prof"))"
+    echo "(delete it, or run lincoll_info --calibrate, to measure again)"
+  else
+    echo "no machine profile at $prof: measuring this machine first (about a minute)"
+    "$bin/lincoll_info" --calibrate -o "$prof"
+  fi
+  export LINCOLL_PROFILE="$prof"
+  grep -v '^#' "$prof"
+fi
+
 section "1/4 erasure coding: RS(3,1) encode of README.md across 4 ranks, then rank 1 is lost and rebuilt"
 "${run[@]}" "$bin/lincoll_ec_file" --file "$top/README.md" --parity 1 --lose 1 \
   --out "$tmp/README.reassembled" | tee "$tmp/ec.log"
@@ -54,11 +77,17 @@ gflops=$(sed -n 's/.*# matmul-row .*gflops=\([0-9.]*\).*/\1/p' "$tmp/matmul.log"
 mm_algo=$(sed -n 's/.*# matmul-row algo=\([a-z0-9]*\).*/\1/p' "$tmp/matmul.log" | head -1)
 
 section "4/4 point to point on 4 ranks: pairs 0-1 and 2-3 at once, then the aggregate (all)"
-# the model's prediction for one message at a time: alpha + size / BW
-read -r alpha bw < <("$bin/lincoll_info" -c |
-  awk -F'[= ]' '/^LINCOLL_MODEL_ALPHA=/ {a = $2} /^LINCOLL_MODEL_BW=/ {b = $2} END {print a, b}')
-awk -v a="$alpha" -v b="$bw" 'BEGIN {
-  printf "model (LINCOLL_MODEL_ALPHA %.2f us, LINCOLL_MODEL_BW %.0f MB/s per pair), one message at a time:\n", a * 1e6, b / 1048576
+# the model's prediction for one message at a time: alpha + size / BW (the
+# profile's alpha and beta; without one, LINCOLL_MODEL_ALPHA and _BW)
+if [ -n "${LINCOLL_PROFILE:-}" ] && [ "$LINCOLL_PROFILE" != none ]; then
+  read -r alpha bw src < <(awk '$1 == "alpha" {a = $2} $1 == "beta" {b = 1 / $2}
+    END {print a, b, "profile"}' "$LINCOLL_PROFILE")
+else
+  read -r alpha bw src < <("$bin/lincoll_info" -c |
+    awk -F'[= ]' '/^LINCOLL_MODEL_ALPHA=/ {a = $2} /^LINCOLL_MODEL_BW=/ {b = $2} END {print a, b, "LINCOLL_MODEL_ALPHA, _BW"}')
+fi
+awk -v a="$alpha" -v b="$bw" -v src="$src" 'BEGIN {
+  printf "model (%s: alpha %.2f us, %.0f MB/s per pair), one message at a time:\n", src, a * 1e6, b / 1048576
   printf "  tag_lat       8 B: %8.2f us    4096 B: %8.2f us\n", (a + 8 / b) * 1e6, (a + 4096 / b) * 1e6
   printf "  tag_bw/put_bw 64 KiB: %8.0f MB/s  4 MiB: %8.0f MB/s  (a window of 32 hides alpha)\n",
          65536 / (a + 65536 / b) / 1048576, 4194304 / (a + 4194304 / b) / 1048576 }'

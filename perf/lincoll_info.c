@@ -10,13 +10,21 @@
  *                       (lincoll-run, mpirun, srun --mpi=pmix) every rank
  *                       initializes lincoll and rank 0 prints one "rank:"
  *                       line per rank (host, binding, NIC, ports)
+ *   lincoll_info --calibrate [-o FILE]
+ *                       measure this machine's cost model figures and write
+ *                       its machine profile (default: the location the
+ *                       library reads, $XDG_CACHE_HOME/lincoll/profile)
  */
+#include "core/base/profile.h"
+#include "perf/calibrate.h"
+
 #include <lincoll/coll.h>
 #include <lincoll/lincoll.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <getopt.h>
 #include <unistd.h>
 
 static void print_summary(void)
@@ -161,21 +169,38 @@ static int print_ranks(void)
 
 static void usage(const char *prog)
 {
-    printf("usage: %s [-a] [-c] [-t] [-h]\n"
+    printf("usage: %s [-a] [-c] [-t] [-h] | --calibrate [-o FILE]\n"
            "  (none)  version, build options, transports, kernel dispatch\n"
            "  -a      the algorithms each LINCOLL_*_ALGO variable accepts\n"
            "  -c      every LINCOLL_* configuration variable with its documentation, and\n"
            "          the UCX_* variables lincoll sets\n"
            "  -t      topology: cores, NUMA nodes, NICs, GPUs, binding; under a launcher\n"
-           "          also the host, binding and NIC of every rank\n",
+           "          also the host, binding and NIC of every rank\n"
+           "  --calibrate [-o FILE]\n"
+           "          measure this machine (about a minute: alpha and beta of shared memory\n"
+           "          and of UCX tcp, the kernels' rates, the GEMM rate, the cost of handing\n"
+           "          a shared core over) and write the machine profile every lincoll_init\n"
+           "          then reads: FILE, default $XDG_CACHE_HOME/lincoll/profile (else\n"
+           "          ~/.cache/lincoll/profile); LINCOLL_PROFILE=FILE points the library at\n"
+           "          another\n",
            prog);
 }
 
 int main(int argc, char **argv)
 {
-    int opt, want_config = 0, want_topo = 0, want_algos = 0;
-    while ((opt = getopt(argc, argv, "acth")) != -1) {
+    int opt, want_config = 0, want_topo = 0, want_algos = 0, want_cal = 0;
+    const char *out = NULL;
+    static const struct option lopts[] = {{"calibrate", no_argument, NULL, 'C'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {NULL, 0, NULL, 0}};
+    while ((opt = getopt_long(argc, argv, "actho:", lopts, NULL)) != -1) {
         switch (opt) {
+        case 'C':
+            want_cal = 1;
+            break;
+        case 'o':
+            out = optarg;
+            break;
         case 'a':
             want_algos = 1;
             break;
@@ -192,6 +217,19 @@ int main(int argc, char **argv)
             usage(argv[0]);
             return 2;
         }
+    }
+    if (optind < argc || (out != NULL && !want_cal)) {
+        usage(argv[0]);
+        return 2;
+    }
+    if (want_cal) {
+        char def[4096];
+        if (out == NULL && lc_profile_default_path(def, sizeof(def)) != 0) {
+            fprintf(stderr, "lincoll_info --calibrate: neither XDG_CACHE_HOME nor HOME is set: "
+                            "give -o FILE\n");
+            return 2;
+        }
+        return lc_calibrate(out != NULL ? out : def, stdout);
     }
     if (want_topo && !want_config && under_launcher()) {
         return print_ranks();

@@ -165,6 +165,28 @@ static const lc_config_decl_t lc_config_decls[] = {
     LC_F(STORE_SECRET, LC_CFG_STRING, "", NULL, store_secret,
          "lincoll-store (daemon/lincoll-store.c): the secret its clients must present, when "
          "it is not given as the first line of stdin (never on the command line)"),
+    LC_F(PROFILE, LC_CFG_STRING, "", NULL, profile,
+         "machine profile whose measured figures the cost model uses (lincoll_info --calibrate "
+         "writes one): a path; unset or empty: $XDG_CACHE_HOME/lincoll/profile (else "
+         "~/.cache/lincoll/profile) when it exists; none: the built-in figures.  A bad profile "
+         "named here fails lincoll_init (LINCOLL_ERR_INVALID, one log line naming file and "
+         "line); a bad one at the default location is warned about once and ignored.  "
+         "LINCOLL_MODEL_* variables override its figures"),
+    LC_F(MODEL_ALPHA_NET, LC_CFG_DOUBLE, "2e-6", NULL, model_alpha_net,
+         "cost model: seconds of latency per message round when the ranks span hosts "
+         "(replaces LINCOLL_MODEL_ALPHA there)"),
+    LC_F(MODEL_BW_NET, LC_CFG_DOUBLE, "10e9", NULL, model_bw_net,
+         "cost model: bytes per second one port moves between hosts (replaces LINCOLL_MODEL_BW "
+         "when the ranks span hosts)"),
+    LC_F(MODEL_HANDOFF, LC_CFG_DOUBLE, "20e-6", NULL, model_handoff,
+         "cost model: seconds to hand a core to a peer rank that shares it (a context switch); "
+         "added to every round's latency when ranks share cores"),
+    LC_F(MODEL_BW_MAPPED, LC_CFG_DOUBLE, "10e9", NULL, model_bw_mapped,
+         "cost model: bytes per second a rank copies from or into a peer's mapped memory "
+         "(the zero-copy algorithms' beta)"),
+    LC_F(MODEL_REDUCE_BW, LC_CFG_DOUBLE, "20e9", NULL, model_reduce_bw,
+         "cost model: bytes per second a reduction of the collectives processes (their gamma; "
+         "unset: LINCOLL_MODEL_COMPUTE_BW, the GF kernels' rate)"),
     /* the sim transport's rows (transports/sim/config.c: none, no settings) */
     LC_NEST(LAST, lc_tl_sim_config, 0),
 };
@@ -432,6 +454,25 @@ lincoll_status_t lc_config_parse_field(const lc_config_field_t *f, const char *t
     return lc_config_parse(f, text, cfg, 0);
 }
 
+/* Which model figures the environment sets (they override the profile's). */
+static unsigned lc_config_model_env(void)
+{
+    static const struct {
+        lincoll_config_id_t id;
+        unsigned bit;
+    } m[] = {
+        {LINCOLL_CONFIG_MODEL_ALPHA, LC_MODEL_GIVEN_ALPHA_E},
+        {LINCOLL_CONFIG_MODEL_BW, LC_MODEL_GIVEN_BW_E},
+        {LINCOLL_CONFIG_MODEL_ALPHA_NET, LC_MODEL_GIVEN_ALPHA_NET_E | LC_MODEL_GIVEN_ALPHA_NET},
+        {LINCOLL_CONFIG_MODEL_BW_NET, LC_MODEL_GIVEN_BW_NET_E | LC_MODEL_GIVEN_BW_NET},
+        {LINCOLL_CONFIG_MODEL_BW_MAPPED, LC_MODEL_GIVEN_BW_MAPPED},
+        {LINCOLL_CONFIG_MODEL_REDUCE_BW, LC_MODEL_GIVEN_REDUCE_BW}};
+    unsigned bits = 0;
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+        if (getenv(lc_config_name(m[i].id)) != NULL) bits |= m[i].bit;
+    return bits;
+}
+
 /* Every row of the table into @p cfg: its default, then the environment's
  * value (a bad one logged unless @p quiet, and its default kept). */
 static lincoll_status_t lc_config_fill(lc_config_t *cfg, int quiet)
@@ -445,6 +486,9 @@ static lincoll_status_t lc_config_fill(lc_config_t *cfg, int quiet)
             return LINCOLL_ERR_INTERNAL;
         }
     }
+    /* the machine profile's figures, between the defaults and the environment */
+    if (lc_config_profile(cfg, getenv(lc_config_name(LINCOLL_CONFIG_PROFILE)), quiet) != LINCOLL_OK)
+        status = LINCOLL_ERR_INVALID;
     for (size_t i = 0; i < n; i++) {
         const char *v = getenv(t[i].name);
         if (v != NULL && lc_config_parse(&t[i], v, cfg, quiet) != LINCOLL_OK) {
@@ -453,6 +497,11 @@ static lincoll_status_t lc_config_fill(lc_config_t *cfg, int quiet)
             lc_debug("%s set by environment to %s", t[i].name, v);
         }
     }
+    cfg->model_given |= lc_config_model_env();
+    /* zero copy moves at the messages' rate unless told its own */
+    if (!(cfg->model_given & LC_MODEL_GIVEN_BW_MAPPED)) cfg->model_bw_mapped = cfg->model_bw;
+    if (!(cfg->model_given & LC_MODEL_GIVEN_REDUCE_BW))
+        cfg->model_reduce_bw = cfg->model_compute_bw;
     return status;
 }
 

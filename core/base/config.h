@@ -71,7 +71,30 @@ typedef struct lc_config {
     int repair_algo;        /* LINCOLL_REPAIR_ALGO: a lincoll_repair_algo_t */
     size_t repair_slice;    /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
     char store_secret[256]; /* LINCOLL_STORE_SECRET (read by lincoll-store only) */
+    char profile[1024];     /* LINCOLL_PROFILE: a machine profile's path; "" default, "none" */
+    double model_alpha_net; /* LINCOLL_MODEL_ALPHA_NET: seconds per round across hosts */
+    double model_bw_net;    /* LINCOLL_MODEL_BW_NET: bytes/s per port across hosts */
+    double model_handoff;   /* LINCOLL_MODEL_HANDOFF: seconds to hand a shared core over */
+    double model_bw_mapped; /* LINCOLL_MODEL_BW_MAPPED: bytes/s of loads/stores in peers' memory */
+    double model_reduce_bw; /* LINCOLL_MODEL_REDUCE_BW: bytes/s of a reduction (collectives) */
+    /* not variables: what lc_config_load made of the profile and the job */
+    char profile_used[1024]; /* the profile whose figures the model holds; "" none */
+    unsigned model_given;    /* bit LC_MODEL_GIVEN_*: a figure the profile or environment set */
+    int model_hosts;         /* lc_config_model_job: hosts > 1 (the _net figures apply) */
+    int model_shared;        /* lc_config_model_job: ranks share cores (+ handoff) */
 } lc_config_t;
+
+/* lc_config_t.model_given: which figures a profile (P) or the environment (E) gave */
+enum {
+    LC_MODEL_GIVEN_ALPHA_E = 1u << 0,
+    LC_MODEL_GIVEN_BW_E = 1u << 1,
+    LC_MODEL_GIVEN_ALPHA_NET = 1u << 2, /* profile or environment */
+    LC_MODEL_GIVEN_BW_NET = 1u << 3,
+    LC_MODEL_GIVEN_ALPHA_NET_E = 1u << 4,
+    LC_MODEL_GIVEN_BW_NET_E = 1u << 5,
+    LC_MODEL_GIVEN_BW_MAPPED = 1u << 6, /* profile or environment */
+    LC_MODEL_GIVEN_REDUCE_BW = 1u << 7, /* profile or environment */
+};
 
 enum { LC_BOOT_AUTO = 0, LC_BOOT_PMIX, LC_BOOT_TCP, LC_BOOT_SINGLE };
 enum { LC_FALLBACK_WARN = 0, LC_FALLBACK_ERROR = 1 };
@@ -117,6 +140,28 @@ lincoll_status_t lc_config_reread(const char *name, lc_config_t *cfg);
 
 /** lc_config_reread of variable @p id. */
 lincoll_status_t lc_config_reread_id(lincoll_config_id_t id, lc_config_t *cfg);
+
+/**
+ * The machine profile into @p cfg's model figures (lc_config_load calls it
+ * between the defaults and the environment): @p value is LINCOLL_PROFILE's
+ * value (NULL: unset).  A path: that profile; NULL or "": the default
+ * location's when it exists (lc_profile_default_path); "none": no profile.
+ * The rule for a bad profile: one named by LINCOLL_PROFILE is an error (one
+ * log line naming the file and line, unless @p quiet) and
+ * LINCOLL_ERR_INVALID, so lincoll_init fails; a bad one at the default
+ * location is warned about once per process and the built-in figures stay.
+ */
+lincoll_status_t lc_config_profile(lc_config_t *cfg, const char *value, int quiet);
+
+/**
+ * Fit the model's figures to the job, once its shape is known (lincoll_init
+ * calls it; idempotent): @p nhosts > 1 makes model_alpha and model_bw the
+ * figures across hosts (model_alpha_net, model_bw_net); @p ranks_per_core >
+ * 1 (ranks that share cores: each round waits for the peer's time slice)
+ * adds model_handoff to model_alpha and model_alpha_mapped.  Figures set in
+ * the environment (LINCOLL_MODEL_ALPHA, _BW) are the user's: kept.
+ */
+void lc_config_model_job(lc_config_t *cfg, int nhosts, double ranks_per_core);
 
 /** Hand the kernel settings of @p cfg (ISA, GF streaming, GEMM threads) to kernels/. */
 void lc_config_push_kernels(const lc_config_t *cfg);

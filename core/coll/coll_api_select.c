@@ -163,6 +163,14 @@ lincoll_status_t lc_coll_compile_any(const lc_coll_alg_t *alg, const lc_env_t *e
         lc_plan_destroy(ir);
         return st;
     }
+    /* a rooted call's rank may finish its own rounds early (the root of a
+     * zero-copy bcast only flags; a leaf of a reduce only sends), but calls
+     * back to back run at the slowest rank's pace: its prediction is the
+     * call's, the algorithm's closed form (the registry's cost), when larger */
+    if (n == 0 && (a->op == LC_COLL_BCAST || a->op == LC_COLL_REDUCE) && alg->cost != NULL) {
+        const double call_us = 1e6 * alg->cost(env, a);
+        if (call_us > ir->stats.predicted_us) ir->stats.predicted_us = call_us;
+    }
     *ir_p = ir;
     return LINCOLL_OK;
 }

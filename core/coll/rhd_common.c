@@ -38,7 +38,7 @@ int lc_coll_model(const lc_env_t *env, const lc_coll_args_t *a, lc_coll_model_t 
     const lc_config_t *cfg = env->cfg;
     m->al = cfg->model_alpha;
     m->be = 1.0 / cfg->model_bw;
-    m->ga = 2.0 / cfg->model_compute_bw; /* a reduce reads two operands */
+    m->ga = 2.0 / cfg->model_reduce_bw; /* a reduce reads two operands */
     m->n = (double)a->total * (double)a->es;
     m->k = f.k;
     m->P = f.P;

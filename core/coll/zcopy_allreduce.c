@@ -43,7 +43,7 @@ static double lc_zc_allreduce_cost(const lc_env_t *env, const lc_coll_args_t *a)
 {
     const lc_config_t *c = env->cfg;
     const double n = (double)lc_coll_bytes(a), f = (double)(env->P - 1) / env->P;
-    return 2 * c->model_alpha_mapped + f * n / c->model_bw + 2 * f * n / c->model_compute_bw;
+    return 2 * c->model_alpha_mapped + f * n / c->model_bw_mapped + 2 * f * n / c->model_reduce_bw;
 }
 
 static lincoll_status_t lc_zc_allreduce_build(lc_plan_t *p, const lc_coll_args_t *a)

@@ -39,7 +39,7 @@ static double lc_zc_bcast_cost(const lc_env_t *env, const lc_coll_args_t *a)
 {
     const lc_config_t *c = env->cfg;
     const double n = (double)lc_coll_bytes(a);
-    return 1.5 * c->model_alpha_mapped + 2 * n / c->model_bw;
+    return 1.5 * c->model_alpha_mapped + 2 * n / c->model_bw_mapped;
 }
 
 static lincoll_status_t lc_zc_bcast_build(lc_plan_t *p, const lc_coll_args_t *a)

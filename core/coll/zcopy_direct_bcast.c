@@ -24,7 +24,7 @@ static int lc_zc_dbcast_applies(const lc_env_t *env, const lc_coll_args_t *a)
 static double lc_zc_dbcast_cost(const lc_env_t *env, const lc_coll_args_t *a)
 {
     const lc_config_t *c = env->cfg;
-    return 2 * c->model_alpha_mapped + (double)lc_coll_bytes(a) / c->model_bw;
+    return 2 * c->model_alpha_mapped + (double)lc_coll_bytes(a) / c->model_bw_mapped;
 }
 
 static lincoll_status_t lc_zc_dbcast_build(lc_plan_t *p, const lc_coll_args_t *a)

@@ -27,7 +27,7 @@ static double lc_zc_rd_allreduce_cost(const lc_env_t *env, const lc_coll_args_t 
 {
     const lc_config_t *c = env->cfg;
     const double k = lc_zc_log2(env->P), n = (double)lc_coll_bytes(a);
-    return k * (c->model_alpha_mapped + n / c->model_bw + 2 * n / c->model_compute_bw);
+    return k * (c->model_alpha_mapped + n / c->model_bw_mapped + 2 * n / c->model_reduce_bw);
 }
 
 static lincoll_status_t lc_zc_rd_allreduce_build(lc_plan_t *p, const lc_coll_args_t *a)

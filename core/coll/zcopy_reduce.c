@@ -34,8 +34,8 @@ static double lc_zc_reduce_cost(const lc_env_t *env, const lc_coll_args_t *a)
 {
     const lc_config_t *c = env->cfg;
     const double n = (double)lc_coll_bytes(a);
-    return 1.5 * c->model_alpha_mapped + n / c->model_bw +
-           2 * (env->P - 1) * n / c->model_compute_bw;
+    return 1.5 * c->model_alpha_mapped + n / c->model_bw_mapped +
+           2 * (env->P - 1) * n / c->model_reduce_bw;
 }
 
 static lincoll_status_t lc_zc_reduce_build(lc_plan_t *p, const lc_coll_args_t *a)

@@ -113,6 +113,46 @@ static void lc_context_wait_mode(lincoll_context_t *ctx)
             ctx->ranks_per_pu);
 }
 
+/* The cost model's figures, fit to the job's hosts (lc_config_model_job),
+ * then rank 0's on every rank: each rank read its own host's profile, and
+ * automatic choices must agree or the ranks' plans would not match. */
+static lincoll_status_t lc_model_agree(lincoll_context_t *ctx)
+{
+    lc_config_t *c = &ctx->cfg;
+    int *host_of = malloc((size_t)ctx->size * sizeof(int));
+    if (host_of == NULL) return LINCOLL_ERR_NOMEM;
+    int nhosts = lc_topo_world_hosts(ctx, host_of);
+    free(host_of);
+    /* ranks per processing unit on the most crowded machine (the same on
+     * every rank, core/topo/topo_share.c): above 1 the hand-off joins alpha */
+    lc_config_model_job(c, nhosts, ctx->ranks_per_pu > 1.0 ? ctx->ranks_per_pu : 1.0);
+    double *fig[] = {&c->model_alpha,      &c->model_alpha_mapped, &c->model_bw,
+                     &c->model_compute_bw, &c->model_flops,        &c->model_handoff,
+                     &c->model_bw_mapped,  &c->model_reduce_bw};
+    enum { NFIG = sizeof(fig) / sizeof(fig[0]) };
+    double mine[NFIG];
+    for (int i = 0; i < NFIG; i++)
+        mine[i] = *fig[i];
+    void *all, **ptrs;
+    size_t *lens;
+    lincoll_status_t st =
+        lc_bootstrap_allgatherv(ctx->boot, mine, sizeof(mine), &all, &ptrs, &lens);
+    if (st != LINCOLL_OK) return st;
+    if (lens[0] == sizeof(mine)) {
+        const double *r0 = ptrs[0];
+        for (int i = 0; i < NFIG; i++)
+            *fig[i] = r0[i];
+    }
+    free(all);
+    free(ptrs);
+    free(lens);
+    lc_debug("cost model: alpha %.3g s, alpha_mapped %.3g s, bw %.3g B/s, compute %.3g B/s, "
+             "flops %.3g, %d host(s)%s%s",
+             c->model_alpha, c->model_alpha_mapped, c->model_bw, c->model_compute_bw,
+             c->model_flops, nhosts, c->profile_used[0] ? ", profile " : "", c->profile_used);
+    return LINCOLL_OK;
+}
+
 lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_context_t **ctx_p)
 {
     LC_CHECK_ARG(ctx_p != NULL, "lincoll_init: ctx_p must not be NULL");
@@ -163,6 +203,10 @@ lincoll_status_t lincoll_init(const lincoll_init_params_t *params, lincoll_conte
         goto err_boot;
     }
     st = lc_exchange_addresses(ctx);
+    if (st != LINCOLL_OK) {
+        goto err_tl;
+    }
+    st = lc_model_agree(ctx);
     if (st != LINCOLL_OK) {
         goto err_tl;
     }

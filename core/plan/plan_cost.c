@@ -13,8 +13,10 @@
  *           + pre_r + post_r,
  *   (alpha = LINCOLL_MODEL_ALPHA_MAPPED for a round of puts and waits only
  *   in a plan compiled for mapped peers: stores and flags, no messages)
- *   where a step costs work gamma + flops / F, except a COPY through a peer
- *   view, whose bytes move at beta (a transfer in all but name).
+ *   where a step costs work gamma + flops / F (a reduction's gamma:
+ *   1/LINCOLL_MODEL_REDUCE_BW), except a COPY through a peer
+ *   view, whose bytes move at beta_mapped = 1/LINCOLL_MODEL_BW_MAPPED (a
+ *   transfer in all but name; a round of stores moves at it too).
  * C1 = rounds with transfers, C2 = sum of x_r (bytes; elements when the
  * compiler set elem_size), predicted time = sum of t_r.  For the symmetric
  * algorithms lincoll ships, this rank's C2 equals the global C2 of the papers
@@ -68,9 +70,10 @@ static void lc_steps_cost(const lc_plan_t *p, const lc_step_t *s, unsigned n, lc
         c->work += s[i].work;
         if (cfg == NULL) continue;
         if (s[i].kind == LC_STEP_COPY && rem > 0) {
-            c->time += s[i].work / cfg->model_bw;
+            c->time += s[i].work / cfg->model_bw_mapped;
         } else {
-            c->time += s[i].work / cfg->model_compute_bw;
+            c->time += s[i].work /
+                       (s[i].kind == LC_STEP_REDUCE ? cfg->model_reduce_bw : cfg->model_compute_bw);
         }
         c->time += s[i].flops / cfg->model_flops;
     }
@@ -125,7 +128,7 @@ void lc_plan_compute_stats(lc_plan_t *p)
             for (unsigned i = 0; stores && i < R->nxfers; i++)
                 stores = R->xfers[i].kind == LC_XFER_PUT || R->xfers[i].kind == LC_XFER_WAIT;
             double alpha = stores ? cfg->model_alpha_mapped : cfg->model_alpha;
-            double xfer = (double)largest / cfg->model_bw;
+            double xfer = (double)largest / (stores ? cfg->model_bw_mapped : cfg->model_bw);
             double t = (R->nxfers > 0 ? alpha : 0) + (xfer > du.time ? xfer : du.time) + pp.time;
             pred += t / (double)(R->every ? R->every : 1);
         }

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base/profile.h"
 #include "core/context/context.h"
 #include "transports/sim/api.h"
 #include "sim_algos.h"
@@ -31,11 +32,14 @@
 /* ---- model ------------------------------------------------------------------ */
 
 typedef struct sim_model {
-    double alpha; /* s per round */
-    double beta;  /* s per byte per port */
-    double gamma; /* s per byte of local compute */
-    double flops; /* flop/s of the local GEMM */
-    int ports;    /* default p (0: none given) */
+    double alpha;        /* s per round */
+    double beta;         /* s per byte per port */
+    double gamma;        /* s per byte of local compute */
+    double flops;        /* flop/s of the local GEMM */
+    double alpha_mapped; /* s per round of stores and flags (zero copy) */
+    double beta_mapped;  /* s/B of zero-copy loads and stores (0: beta) */
+    double gamma_reduce; /* s/B of a reduction (0: gamma) */
+    int ports;           /* default p (0: none given) */
     char name[64];
     int have_alpha, have_beta, have_gamma, have_flops;
 } sim_model_t;
@@ -180,50 +184,23 @@ static int find_profile(const char *name, char *out, size_t len)
     return -1;
 }
 
-/* Profile format: one "key value" per line, '#' starts a comment.  Keys:
- * name, alpha (s), beta (s/B per port), gamma (s/B), flops (flop/s), ports. */
+/* A profile (core/base/profile.h, the library's parser) into the model. */
 static void load_profile(const char *arg, sim_model_t *m)
 {
-    char path[PATH_MAX + 64];
+    char path[PATH_MAX + 64], err[PATH_MAX + 256];
     if (find_profile(arg, path, sizeof(path)) != 0)
         die("--profile %s: no such file (nor %s[.profile] under share/lincoll/profiles)", arg, arg);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) die("--profile %s: %s", path, strerror(errno));
-    char line[512];
-    int ln = 0;
-    while (fgets(line, sizeof(line), f) != NULL) {
-        ln++;
-        char *h = strchr(line, '#');
-        if (h) *h = '\0';
-        char key[64], val[256];
-        int nf = sscanf(line, "%63s %255s", key, val);
-        if (nf <= 0) continue;
-        if (nf != 2) die("--profile %s:%d: expected \"key value\"", path, ln);
-        double d;
-        long l;
-        if (strcmp(key, "name") == 0) {
-            snprintf(m->name, sizeof(m->name), "%.63s", val);
-        } else if (strcmp(key, "ports") == 0) {
-            if (parse_int(val, 1, 64, &l) != 0)
-                die("--profile %s:%d: ports %s: expected 1..64", path, ln, val);
-            m->ports = (int)l;
-        } else if (strcmp(key, "alpha") == 0 || strcmp(key, "beta") == 0 ||
-                   strcmp(key, "gamma") == 0 || strcmp(key, "flops") == 0) {
-            if (parse_pos_double(val, &d) != 0 || (strcmp(key, "flops") == 0 && d <= 0))
-                die("--profile %s:%d: %s %s: expected a number >= 0", path, ln, key, val);
-            if (key[0] == 'a') m->alpha = d, m->have_alpha = 1;
-            if (key[0] == 'b') m->beta = d, m->have_beta = 1;
-            if (key[0] == 'g') m->gamma = d, m->have_gamma = 1;
-            if (key[0] == 'f') m->flops = d, m->have_flops = 1;
-        } else {
-            die("--profile %s:%d: unknown key %s (name, alpha, beta, gamma, flops, ports)", path,
-                ln, key);
-        }
-    }
-    fclose(f);
-    if (!m->have_alpha || !m->have_beta || !m->have_gamma)
-        die("--profile %s: needs alpha, beta and gamma", path);
-    if (m->name[0] == '\0') snprintf(m->name, sizeof(m->name), "%s", arg);
+    lc_profile_t prof;
+    if (lc_profile_read(path, &prof, err, sizeof(err)) != 0) die("--profile %s", err);
+    m->alpha = prof.v[LC_PROF_ALPHA], m->have_alpha = 1;
+    m->beta = prof.v[LC_PROF_BETA], m->have_beta = 1;
+    m->gamma = prof.v[LC_PROF_GAMMA], m->have_gamma = 1;
+    if (lc_profile_has(&prof, LC_PROF_FLOPS)) m->flops = prof.v[LC_PROF_FLOPS], m->have_flops = 1;
+    if (lc_profile_has(&prof, LC_PROF_ALPHA_MAPPED)) m->alpha_mapped = prof.v[LC_PROF_ALPHA_MAPPED];
+    if (lc_profile_has(&prof, LC_PROF_BETA_MAPPED)) m->beta_mapped = prof.v[LC_PROF_BETA_MAPPED];
+    if (lc_profile_has(&prof, LC_PROF_GAMMA_REDUCE)) m->gamma_reduce = prof.v[LC_PROF_GAMMA_REDUCE];
+    if (prof.ports > 0) m->ports = prof.ports;
+    snprintf(m->name, sizeof(m->name), "%.63s", prof.name[0] ? prof.name : arg);
 }
 
 /* ---- log capture: the library's first error line of a row becomes its note ---- */
@@ -277,6 +254,9 @@ static int world_create(sim_world_t *sw, int K, int p, const sim_model_t *m)
         c->model_bw = m->beta > 0 ? 1.0 / m->beta : 1e30;
         c->model_compute_bw = m->gamma > 0 ? 1.0 / m->gamma : 1e30;
         c->model_flops = m->flops;
+        c->model_alpha_mapped = m->alpha_mapped > 0 ? m->alpha_mapped : 1e-30;
+        c->model_bw_mapped = m->beta_mapped > 0 ? 1.0 / m->beta_mapped : c->model_bw;
+        c->model_reduce_bw = m->gamma_reduce > 0 ? 1.0 / m->gamma_reduce : c->model_compute_bw;
         c->algo_fallback = LC_FALLBACK_ERROR; /* a forced algorithm never turns into another */
         sw->ctx[r]->timeout = 0;              /* lincoll_sim keeps its own deadline */
     }
@@ -1123,7 +1103,10 @@ int main(int argc, char **argv)
         if (lc_config_load(&cfg) != LINCOLL_OK) die("LINCOLL_* environment: invalid value");
         m.alpha = cfg.model_alpha, m.beta = 1.0 / cfg.model_bw;
         m.gamma = 1.0 / cfg.model_compute_bw, m.flops = cfg.model_flops;
-        snprintf(m.name, sizeof(m.name), "library-default");
+        m.alpha_mapped = cfg.model_alpha_mapped;
+        /* the library's figures: its machine profile's (LINCOLL_PROFILE or the
+         * default location), else the built-in ones */
+        snprintf(m.name, sizeof(m.name), "%s", cfg.profile_used[0] ? "profile" : "library-default");
     }
     if (profile != NULL) load_profile(profile, &m);
     const char *vals[4] = {alpha_s, beta_s, gamma_s, flops_s};
@@ -1135,6 +1118,8 @@ int main(int argc, char **argv)
         if (parse_pos_double(vals[i], dst[i]) != 0 || (i == 3 && *dst[i] <= 0))
             die("%s %s: expected a number >= 0%s", flag[i], vals[i], i == 3 ? " (> 0)" : "");
         custom = 1;
+        if (i == 1) m.beta_mapped = 0;  /* --beta: zero copy at it too */
+        if (i == 2) m.gamma_reduce = 0; /* --gamma: the reductions too */
     }
     if (custom) {
         char nm[80];

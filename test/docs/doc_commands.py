@@ -597,6 +597,9 @@ MAPPED = {
                                            "anchors_build and anchors_* run it, a NAME each"),
     "perf/calibrate_profile.sh [BUILD_DIR] [OUT] [NAME]": (
         "ctest:lincoll_sim_calibrate", "runs it and reads its profile back"),
+    "lincoll_info --calibrate": (
+        "ctest:lincoll_sim_calibrate", "perf/calibrate_profile.sh runs it (with -o) and the "
+        "test reads the profile back"),
     "test/gpu/run.sh": ("ctest:gpu_run_without_gpu",
                         "runs it; without a GPU it must refuse with a reason"),
     "lincoll-ecd --node 3 --dir /srv/ecd --cluster /etc/ecd/cluster [--listen 0.0.0.0:7000] "
