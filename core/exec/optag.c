@@ -27,7 +27,7 @@
 static const lincoll_plan_t *lc_optag_holder(const lincoll_comm_t *comm, uint64_t tag)
 {
     for (const lincoll_plan_t *p = comm->ctx->tagged; p != NULL; p = p->tnext)
-        if (p->optag == tag && lc_comm_wire_id(p->comm) == lc_comm_wire_id(comm)) return p;
+        if (p->optag == tag && lc_comm_tag_space(p->comm) == lc_comm_tag_space(comm)) return p;
     return NULL;
 }
 
@@ -41,9 +41,9 @@ lincoll_status_t lc_optag_enter(lincoll_comm_t *comm, uint64_t tag, const char *
     LC_CHECK_ARG(tag <= LINCOLL_TAG_MAX,
                  "%s: opts->tag=%" PRIu64 " is above LINCOLL_TAG_MAX (%llu)", fn, tag,
                  (unsigned long long)LINCOLL_TAG_MAX);
-    LC_CHECK_ARG(tag == 0 || lc_comm_wire_size(comm) <= LC_OPTAG_MAX_RANKS,
-                 "%s: opts->tag needs a communicator of at most %d ranks (this one counts in %d)",
-                 fn, LC_OPTAG_MAX_RANKS, lc_comm_wire_size(comm));
+    LC_CHECK_ARG(comm->size <= LC_OPTAG_MAX_RANKS,
+                 "%s: opts->tag needs a communicator of at most %d ranks (this one has %d)", fn,
+                 LC_OPTAG_MAX_RANKS, comm->size);
     const lincoll_plan_t *h = tag != 0 ? lc_optag_holder(comm, tag) : NULL;
     if (h != NULL) {
         lc_error("%s: opts->tag=%" PRIu64 " is held by a live plan (%s) on this communicator "

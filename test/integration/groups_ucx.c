@@ -24,16 +24,15 @@
  */
 #include <lincoll/lincoll.h>
 
+#include "common/group_ops.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NG     8    /* groups */
-#define NOPS   3    /* operations per group: allreduce, bcast, RS encode */
-#define NELEM  1000 /* allreduce and bcast elements */
-#define RS_B   1024 /* RS packet bytes */
-#define ROUNDS 3    /* the tags are reused ROUNDS - 1 times */
+#define NG     8 /* groups */
+#define ROUNDS 3 /* the tags are reused ROUNDS - 1 times */
 
 static int checks, failures, me = -1;
 
@@ -48,46 +47,10 @@ static int checks, failures, me = -1;
         }                                                                                          \
     } while (0)
 
-static uint64_t rng_next(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
-static void shuffle(int *a, int n, uint64_t *s)
-{
-    for (int i = n - 1; i > 0; i--) {
-        int j = (int)(rng_next(s) % (uint64_t)(i + 1)), t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
-}
-
-/* Agreed groups have ids of their own: the same three tags on every one (1,
- * one that differs from it only above bit 11, the largest).  Local groups'
- * tagged plans travel as the parent's: tags differ across them. */
-static const uint64_t op_tags[NOPS] = {1, 1 + (UINT64_C(5) << 12), LINCOLL_TAG_MAX};
-
-static uint64_t tag_of(int g, int local, int kind)
-{
-    const uint64_t i = (uint64_t)(g * NOPS + kind);
-    return local ? 2 + i + (i << 12) : op_tags[kind];
-}
-
 typedef struct {
-    int n, list[4], local;
+    gt_group_t spec;
     lincoll_comm_t *comm; /* NULL where this rank is not a member */
 } group_t;
-
-typedef struct {
-    int g, kind;
-    lincoll_plan_t *plan;
-    lincoll_status_t st;
-    int64_t *in, *out;
-    unsigned char *x, *y;
-} op_t;
 
 static void check_bad_args(lincoll_comm_t *w, int P)
 {
@@ -188,170 +151,79 @@ static void check_bad_args(lincoll_comm_t *w, int P)
     lincoll_plan_free(p2);
 }
 
-/* Groups: distinct lists of 3 or 4 ranks, in a random order of ranks. */
+/* Local groups in a random order of this rank, then agreed ones in order. */
 static void make_groups(lincoll_comm_t *w, int P, uint64_t seed, group_t *G)
 {
-    uint64_t s = seed * 2654435761u + 1;
-    for (int g = 0; g < NG; g++) {
-        int again;
-        do {
-            int perm[64];
-            for (int i = 0; i < P; i++)
-                perm[i] = i;
-            shuffle(perm, P, &s);
-            G[g].n = P >= 4 ? 3 + (int)(rng_next(&s) % 2) : 3;
-            memcpy(G[g].list, perm, sizeof(int) * (size_t)G[g].n);
-            again = 0;
-            for (int h = 0; h < g; h++)
-                again |= G[h].n == G[g].n && memcmp(G[h].list, G[g].list, sizeof(int) * 4) == 0;
-        } while (again);
-        G[g].local = g % 2 == 0;
-        G[g].comm = NULL;
-    }
-    /* local groups in a random order of this rank, then agreed ones in order */
+    gt_group_t spec[NG];
+    gt_draw(P, seed, spec, NG);
     uint64_t mine = seed * 1000 + (uint64_t)me + 7;
     int order[NG];
-    for (int g = 0; g < NG; g++)
+    for (int g = 0; g < NG; g++) {
         order[g] = g;
-    shuffle(order, NG, &mine);
+        G[g].spec = spec[g];
+        G[g].comm = NULL;
+    }
+    gt_shuffle(order, NG, &mine);
     for (int pass = 0; pass < 2; pass++) {
         for (int k = 0; k < NG; k++) {
-            int g = pass == 0 ? order[k] : k;
-            if (G[g].local != (pass == 0)) continue;
+            const int g = pass == 0 ? order[k] : k;
+            const gt_group_t *sp = &G[g].spec;
             int member = 0;
-            for (int i = 0; i < G[g].n; i++)
-                member |= G[g].list[i] == me;
-            if (!member) continue;
+            for (int i = 0; i < sp->n; i++)
+                member |= sp->list[i] == me;
+            if (sp->local != (pass == 0) || !member) continue;
             lincoll_status_t st = lincoll_comm_create_group(
-                w, G[g].list, G[g].n, G[g].local ? LINCOLL_GROUP_LOCAL : 0, &G[g].comm);
-            CHECK(st == LINCOLL_OK && G[g].comm != NULL && lincoll_comm_size(G[g].comm) == G[g].n &&
-                      G[g].list[lincoll_comm_rank(G[g].comm)] == me &&
-                      lincoll_comm_translate(G[g].comm, lincoll_comm_rank(G[g].comm), w) == me,
-                  "create_group %d (%s): %s", g, G[g].local ? "local" : "agreed",
+                w, sp->list, sp->n, sp->local ? LINCOLL_GROUP_LOCAL : 0, &G[g].comm);
+            lincoll_comm_t *c = G[g].comm;
+            CHECK(st == LINCOLL_OK && c != NULL && lincoll_comm_size(c) == sp->n &&
+                      sp->list[lincoll_comm_rank(c)] == me &&
+                      lincoll_comm_translate(c, lincoll_comm_rank(c), w) == me,
+                  "create_group %d (%s): %s", g, sp->local ? "local" : "agreed",
                   lincoll_strerror(st));
         }
     }
 }
 
-static unsigned char data_byte(int g, int j, size_t i)
-{
-    return (unsigned char)(j * 13 + (int)i * 7 + g * 5 + 1);
-}
-
-static lincoll_status_t op_init(op_t *o, const group_t *gr, lincoll_field_t *f)
-{
-    lincoll_comm_t *c = gr->comm;
-    const int n = gr->n, r = lincoll_comm_rank(c), g = o->g;
-    const uint64_t tag = tag_of(g, gr->local, o->kind);
-    switch (o->kind) {
-    case 0: {
-        lincoll_coll_opts_t opts = {.tag = tag};
-        o->in = malloc(sizeof(int64_t) * NELEM);
-        o->out = malloc(sizeof(int64_t) * NELEM);
-        for (int i = 0; i < NELEM; i++) {
-            o->in[i] = (int64_t)(r + 1) * (i + 1) + g;
-            o->out[i] = -1;
-        }
-        (void)n;
-        return lincoll_allreduce_init_opts(c, o->in, o->out, NELEM, LINCOLL_INT64, LINCOLL_SUM,
-                                           &opts, &o->plan);
-    }
-    case 1: {
-        lincoll_coll_opts_t opts = {.tag = tag};
-        o->out = malloc(sizeof(int64_t) * NELEM);
-        for (int i = 0; i < NELEM; i++)
-            o->out[i] = r == g % n ? (int64_t)g * 100000 + 3 * i + r : -1;
-        return lincoll_bcast_init_opts(c, o->out, NELEM, LINCOLL_INT64, g % n, &opts, &o->plan);
-    }
-    default: {
-        lincoll_encode_opts_t opts = {.tag = tag};
-        o->x = malloc(RS_B);
-        o->y = calloc(1, RS_B);
-        for (size_t i = 0; i < RS_B; i++)
-            o->x[i] = data_byte(g, r, i);
-        return lincoll_encode_rs_init(c, f, n - 1, LINCOLL_GF_RS_CAUCHY, NULL, RS_B, o->x, o->y,
-                                      &opts, &o->plan);
-    }
-    }
-}
-
-static void op_check(op_t *o, const group_t *gr, lincoll_field_t *f, int round)
-{
-    const int n = gr->n, r = lincoll_comm_rank(gr->comm), g = o->g;
-    int bad = 0;
-    if (o->kind == 0) {
-        for (int i = 0; i < NELEM; i++)
-            bad += o->out[i] != (int64_t)n * (n + 1) / 2 * (i + 1) + (int64_t)n * g;
-    } else if (o->kind == 1) {
-        for (int i = 0; i < NELEM; i++)
-            bad += o->out[i] != (int64_t)g * 100000 + 3 * i + g % n;
-    } else if (r == n - 1) {
-        const int k = n - 1;
-        uint64_t G[4 * 3];
-        lincoll_status_t st = lincoll_gf_matrix_systematic(f, n, k, LINCOLL_GF_RS_CAUCHY, G);
-        CHECK(st == LINCOLL_OK, "systematic: %s", lincoll_strerror(st));
-        for (size_t i = 0; i < RS_B; i++) {
-            unsigned want = 0;
-            for (int j = 0; j < k; j++)
-                want ^= (unsigned)lincoll_gf_mul(f, G[k * k + j], data_byte(g, j, i));
-            bad += o->y[i] != want;
-        }
-    }
-    CHECK(o->st == LINCOLL_OK && bad == 0, "round %d: group %d op %d (tag %llu): %s, %d wrong",
-          round, g, o->kind, (unsigned long long)tag_of(g, gr->local, o->kind),
-          lincoll_strerror(o->st), bad);
-}
-
-static void op_free(op_t *o)
-{
-    lincoll_plan_free(o->plan);
-    free(o->in);
-    free(o->out);
-    free(o->x);
-    free(o->y);
-    memset(o, 0, sizeof(*o));
-}
-
+/* Every op of this rank's groups: inited in one random order, started in
+ * another, polled together, checked, freed. */
 static void run_ops(group_t *G, lincoll_field_t *f, uint64_t seed, int round)
 {
-    op_t ops[NG * NOPS];
+    gt_op_t ops[NG * GT_NOPS];
+    gt_op_t *live[NG * GT_NOPS];
     int n = 0;
     memset(ops, 0, sizeof(ops));
     for (int g = 0; g < NG; g++)
-        for (int k = 0; G[g].comm != NULL && k < NOPS; k++) {
+        for (int k = 0; G[g].comm != NULL && k < GT_NOPS; k++, n++) {
             ops[n].g = g;
             ops[n].kind = k;
-            n++;
+            ops[n].local = G[g].spec.local;
         }
     uint64_t s = seed * 7919 + (uint64_t)me * 104729 + (uint64_t)round + 3;
-    int order[NG * NOPS];
+    int order[NG * GT_NOPS];
     for (int i = 0; i < n; i++)
         order[i] = i;
-    shuffle(order, n, &s);
-    /* init in one random order, start in another */
+    gt_shuffle(order, n, &s);
     for (int i = 0; i < n; i++) {
-        op_t *o = &ops[order[i]];
-        o->st = op_init(o, &G[o->g], f);
+        gt_op_t *o = &ops[order[i]];
+        o->st = gt_op_init(o, G[o->g].comm, f);
         CHECK(o->st == LINCOLL_OK, "init group %d op %d: %s", o->g, o->kind,
               lincoll_strerror(o->st));
     }
-    shuffle(order, n, &s);
+    gt_shuffle(order, n, &s);
     for (int i = 0; i < n; i++) {
-        op_t *o = &ops[order[i]];
+        gt_op_t *o = &ops[order[i]];
         if (o->st == LINCOLL_OK) o->st = lincoll_start(o->plan);
         if (o->st == LINCOLL_OK) o->st = LINCOLL_INPROGRESS;
+        live[i] = o;
     }
-    for (int busy = 1; busy;) {
-        busy = 0;
-        for (int i = 0; i < n; i++) {
-            if (ops[i].st != LINCOLL_INPROGRESS) continue;
-            ops[i].st = lincoll_test(ops[i].plan);
-            busy |= ops[i].st == LINCOLL_INPROGRESS;
-        }
-    }
+    gt_poll(live, n);
     for (int i = 0; i < n; i++) {
-        op_check(&ops[i], &G[ops[i].g], f, round);
-        op_free(&ops[i]);
+        gt_op_t *o = &ops[i];
+        int bad = gt_op_wrong(o, G[o->g].comm, f);
+        CHECK(o->st == LINCOLL_OK && bad == 0, "round %d: group %d op %d (tag %llu): %s, %d wrong",
+              round, o->g, o->kind, (unsigned long long)gt_tag(o->g, o->local, o->kind),
+              lincoll_strerror(o->st), bad);
+        gt_op_free(o);
     }
 }
 
