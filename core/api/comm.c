@@ -67,14 +67,12 @@ lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry
         return LINCOLL_OK;
     }
     qsort(all, (size_t)n, sizeof(*all), lc_split_cmp);
-    lincoll_comm_t *c = calloc(1, sizeof(*c));
-    int *map = malloc((size_t)n * sizeof(int));
-    if (c == NULL || map == NULL) {
-        free(c);
-        free(map);
+    lincoll_comm_t *c = lc_comm_new(ctx, n);
+    if (c == NULL) {
         free(all);
         return LINCOLL_ERR_NOMEM;
     }
+    int *map = c->to_world;
     for (int i = 0; i < n; i++) {
         map[i] = comm->to_world[all[i].rank];
         if (all[i].rank == comm->rank) {
@@ -82,9 +80,6 @@ lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry
         }
     }
     free(all);
-    c->ctx = ctx;
-    c->size = n;
-    c->to_world = map;
     c->id = id & LC_TAG_MASK(LC_TAG_COMM_BITS);
     ctx->live_comms++;
     lc_debug("comm split: color %d -> rank %d of %d, id %u", color, c->rank, n, c->id);

@@ -126,31 +126,22 @@ lincoll_status_t lincoll_comm_create_group(lincoll_comm_t *parent, const int *ra
     int me;
     lincoll_status_t st = lc_group_check(parent, ranks, n, flags, new_p, &me);
     if (st != LINCOLL_OK) return st;
-    lincoll_comm_t *c = calloc(1, sizeof(*c));
-    int *map = malloc((size_t)n * sizeof(int));
-    if (c == NULL || map == NULL) {
-        free(c);
-        free(map);
-        return LINCOLL_ERR_NOMEM;
-    }
+    lincoll_comm_t *c = lc_comm_new(parent->ctx, n);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
     for (int i = 0; i < n; i++)
-        map[i] = parent->to_world[ranks[i]];
-    const uint64_t digest = lc_group_digest(parent, map, n);
+        c->to_world[i] = parent->to_world[ranks[i]];
+    const uint64_t digest = lc_group_digest(parent, c->to_world, n);
     unsigned id = LC_COMM_ID_LOCAL + (unsigned)(digest % (4096u - LC_COMM_ID_LOCAL));
     if (!(flags & LINCOLL_GROUP_LOCAL)) st = lc_group_agree(parent, ranks, n, digest, &id);
     if (st != LINCOLL_OK) {
+        free(c->to_world);
         free(c);
-        free(map);
         return st;
     }
-    c->ctx = parent->ctx;
     c->rank = me;
-    c->size = n;
-    c->to_world = map;
     c->id = id;
     c->local = (flags & LINCOLL_GROUP_LOCAL) != 0;
-    /* a local group's tags are its counted ancestor's */
-    c->tag_space = lc_comm_tag_space(parent);
+    c->tag_space = lc_comm_tag_space(parent); /* a local group's tags: its ancestor's */
     parent->ctx->live_comms++;
     lc_debug("comm create_group (%s): rank %d of %d, id %u", c->local ? "local" : "agreed", me, n,
              id);

@@ -78,6 +78,10 @@ static inline unsigned lc_comm_id_next(unsigned id)
     return id + 1 >= LC_COMM_ID_LOCAL ? 1u : id + 1;
 }
 
+/* A communicator of @p size ranks of ctx, its rank map allocated (filled
+ * by the caller), everything else zero; NULL when out of memory. */
+lincoll_comm_t *lc_comm_new(lincoll_context_t *ctx, int size);
+
 /* What holds on to a context's or communicator's resources (the plan cache
  * of the blocking collectives) registers a flush callback; lincoll_finalize
  * (comm NULL) and lincoll_comm_free call every one.  At most 8. */
