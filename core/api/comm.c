@@ -6,7 +6,8 @@
  * Communicator ids (the 12-bit field of the tag): each process counts the
  * ids it has used; a split allgathers every member's counter and takes the
  * maximum, so two communicators that share a process never share an id
- * (until the 12-bit space wraps after 4095 splits).
+ * (until the counted space, ids 1 to 2047, wraps after 2047 splits; local
+ * groups take the ids above it: core/api/group.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,24 +60,19 @@ lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry
             all[n++] = entries[i];
         }
     }
-    ctx->next_comm_id = (id + 1) & LC_TAG_MASK(LC_TAG_COMM_BITS);
-    if (ctx->next_comm_id == 0) {
-        ctx->next_comm_id = 1;
-    }
+    ctx->next_comm_id = lc_comm_id_next(id);
     if (color < 0) {
         free(all);
         *new_p = NULL;
         return LINCOLL_OK;
     }
     qsort(all, (size_t)n, sizeof(*all), lc_split_cmp);
-    lincoll_comm_t *c = calloc(1, sizeof(*c));
-    int *map = malloc((size_t)n * sizeof(int));
-    if (c == NULL || map == NULL) {
-        free(c);
-        free(map);
+    lincoll_comm_t *c = lc_comm_new(ctx, n);
+    if (c == NULL) {
         free(all);
         return LINCOLL_ERR_NOMEM;
     }
+    int *map = c->to_world;
     for (int i = 0; i < n; i++) {
         map[i] = comm->to_world[all[i].rank];
         if (all[i].rank == comm->rank) {
@@ -84,9 +80,6 @@ lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry
         }
     }
     free(all);
-    c->ctx = ctx;
-    c->size = n;
-    c->to_world = map;
     c->id = id & LC_TAG_MASK(LC_TAG_COMM_BITS);
     ctx->live_comms++;
     lc_debug("comm split: color %d -> rank %d of %d, id %u", color, c->rank, n, c->id);

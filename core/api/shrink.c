@@ -207,24 +207,15 @@ static lincoll_status_t lc_shrink_make(lc_shrink_t *s, uint32_t id, lincoll_comm
     lincoll_comm_t *comm = s->comm;
     lincoll_context_t *ctx = comm->ctx;
     int n = lc_view_count(s, s->view);
-    lincoll_comm_t *c = calloc(1, sizeof(*c));
-    int *map = malloc((size_t)n * sizeof(int));
-    if (c == NULL || map == NULL) {
-        free(c);
-        free(map);
-        return LINCOLL_ERR_NOMEM;
-    }
-    int k = 0;
+    lincoll_comm_t *c = lc_comm_new(ctx, n);
+    if (c == NULL) return LINCOLL_ERR_NOMEM;
+    int *map = c->to_world, k = 0;
     for (int i = 0; i < s->P; i++) {
         if (!lc_bit(s->view, i)) continue;
         if (i == s->me) c->rank = k;
         map[k++] = comm->to_world[i];
     }
-    ctx->next_comm_id = (id + 1) & LC_TAG_MASK(LC_TAG_COMM_BITS);
-    if (ctx->next_comm_id == 0) ctx->next_comm_id = 1;
-    c->ctx = ctx;
-    c->size = n;
-    c->to_world = map;
+    ctx->next_comm_id = lc_comm_id_next(id);
     c->id = id & LC_TAG_MASK(LC_TAG_COMM_BITS);
     ctx->live_comms++;
     *new_p = c;

@@ -32,23 +32,31 @@ double lc_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+lincoll_comm_t *lc_comm_new(lincoll_context_t *ctx, int size)
+{
+    lincoll_comm_t *c = calloc(1, sizeof(*c));
+    int *map = malloc((size_t)(size > 0 ? size : 1) * sizeof(int));
+    if (c == NULL || map == NULL) {
+        free(c);
+        free(map);
+        return NULL;
+    }
+    c->ctx = ctx;
+    c->size = size;
+    c->to_world = map;
+    return c;
+}
+
 static lincoll_status_t lc_comm_world_create(lincoll_context_t *ctx)
 {
-    lincoll_comm_t *w = calloc(1, sizeof(*w));
+    lincoll_comm_t *w = lc_comm_new(ctx, ctx->size);
     if (w == NULL) {
-        return LINCOLL_ERR_NOMEM;
-    }
-    w->to_world = malloc((size_t)ctx->size * sizeof(int));
-    if (w->to_world == NULL) {
-        free(w);
         return LINCOLL_ERR_NOMEM;
     }
     for (int i = 0; i < ctx->size; i++) {
         w->to_world[i] = i;
     }
-    w->ctx = ctx;
     w->rank = ctx->rank;
-    w->size = ctx->size;
     w->id = 0;
     ctx->next_comm_id = 1;
     ctx->world = w;

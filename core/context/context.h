@@ -41,10 +41,11 @@ struct lincoll_context {
     int wait_sleep;
     double timeout; /* seconds, 0 = never */
     lincoll_comm_t *world;
-    unsigned next_comm_id; /* see lc_comm_id_agree() */
+    unsigned next_comm_id; /* the next counted comm id (core/api/comm.c) */
     lc_mem_entry_t *mems;
     int live_plans;
-    int live_comms; /* besides the world */
+    int live_comms;              /* besides the world */
+    struct lincoll_plan *tagged; /* live plans with an operation tag (core/exec/optag.c) */
 };
 
 struct lincoll_comm {
@@ -55,7 +56,37 @@ struct lincoll_comm {
     unsigned id;      /* comm id in the tag */
     unsigned seq;     /* operations started so far */
     unsigned shrinks; /* lincoll_comm_shrink calls so far (the tag of their messages) */
+    int local;        /* made by lincoll_comm_create_group(LINCOLL_GROUP_LOCAL) */
+    /* a local group: the id of its nearest counted ancestor, whose
+     * operation tags it shares (core/api/group.c, lc_comm_tag_space) */
+    unsigned tag_space;
+    /* the operation tag of the init in progress on this communicator (every
+     * plan bound meanwhile takes it: core/exec/optag.c); on: tagged wire */
+    uint64_t scope_tag;
+    int scope_on;
+    int scope_open; /* an init's scope is open (lc_optag_enter) */
 };
+
+/* The communicator id whose operation tags @p c shares: a local group's
+ * counted ancestor's, every other communicator's own. */
+static inline unsigned lc_comm_tag_space(const lincoll_comm_t *c)
+{
+    return c->local ? c->tag_space : c->id;
+}
+
+/* Communicator ids (the tag's comm id field): split, shrink and agreed
+ * groups count in [1, LC_COMM_ID_LOCAL), local groups hash into
+ * [LC_COMM_ID_LOCAL, 4096) (core/api/group.c). */
+#define LC_COMM_ID_LOCAL 2048u
+/* The id that follows @p id among counted ids (wraps to 1). */
+static inline unsigned lc_comm_id_next(unsigned id)
+{
+    return id + 1 >= LC_COMM_ID_LOCAL ? 1u : id + 1;
+}
+
+/* A communicator of @p size ranks of ctx, its rank map allocated (filled
+ * by the caller), everything else zero; NULL when out of memory. */
+lincoll_comm_t *lc_comm_new(lincoll_context_t *ctx, int size);
 
 /* What holds on to a context's or communicator's resources (the plan cache
  * of the blocking collectives) registers a flush callback; lincoll_finalize
