@@ -178,6 +178,10 @@ int lcm_call_finish(lcm_call_t *call, lincoll_status_t st);
 int lcm_call_run(lcm_call_t *call);
 
 /* ---- lcm_nb.c ---- */
+/* Whether nonblocking calls are active; drive them once. */
+int lcm_nb_busy(void);
+void lcm_nb_progress(void);
+/* Complete every active call (MPI_Finalize). */
 void lcm_nb_finalize(void);
 
 #endif

@@ -51,11 +51,14 @@ int lcm_call_run(lcm_call_t *call)
     int rc = lcm_call_start(call);
     if (rc != MPI_SUCCESS) return rc;
     lincoll_status_t st = LINCOLL_OK;
-    if (lcm.thread_multiple) { /* test under the lock, so that other threads progress too */
+    if (lcm.thread_multiple || lcm_nb_busy()) {
+        /* test under the lock, so that other threads progress too, and
+         * drive the nonblocking calls a peer may need to finish first */
         do {
             lcm_lock();
             st = lincoll_test(call->plan);
             lcm_unlock();
+            if (st == LINCOLL_INPROGRESS && lcm_nb_busy()) lcm_nb_progress();
         } while (st == LINCOLL_INPROGRESS);
     } else {
         st = lincoll_wait(call->plan);

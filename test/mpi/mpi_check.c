@@ -222,6 +222,52 @@ static void check_moves(MPI_Comm comm, const char *cname)
     MPI_Type_free(&vec);
 }
 
+/* Nonblocking collectives interleaved with point-to-point traffic, all
+ * completed by one MPI_Waitall (and MPI_Test / MPI_Wait on some). */
+static void check_nonblocking(MPI_Comm comm, int rounds)
+{
+    int me, P;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    const int n = 5000;
+    int *a = malloc(sizeof(int) * n), *ar = malloc(sizeof(int) * n), *ref = malloc(sizeof(int) * n);
+    int *g = malloc(sizeof(int) * n * P), *gref = malloc(sizeof(int) * n * P);
+    int *bc = malloc(sizeof(int) * n), *rs = malloc(sizeof(int) * n);
+    int *sb = malloc(sizeof(int) * n), *rb = malloc(sizeof(int) * n);
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < n; i++) {
+            a[i] = me * 3 + i + r;
+            bc[i] = me == r % P ? i * 5 + r : -1;
+            sb[i] = me * 100000 + i + r;
+        }
+        MPI_Request q[8];
+        MPI_Iallreduce(a, ar, n, MPI_INT, MPI_SUM, comm, &q[0]);
+        MPI_Irecv(rb, n, MPI_INT, (me + P - 1) % P, 7, comm, &q[1]);
+        MPI_Ibcast(bc, n, MPI_INT, r % P, comm, &q[2]);
+        MPI_Isend(sb, n, MPI_INT, (me + 1) % P, 7, comm, &q[3]);
+        MPI_Iallgather(a, n / P, MPI_INT, g, n / P, MPI_INT, comm, &q[4]);
+        MPI_Ireduce_scatter_block(g, rs, n / P / P, MPI_INT, MPI_MAX, comm, &q[5]);
+        MPI_Ibarrier(comm, &q[6]);
+        MPI_Ireduce(a, ref, n, MPI_INT, MPI_MIN, P - 1, comm, &q[7]);
+        int flag = 0;
+        MPI_Test(&q[6], &flag, MPI_STATUS_IGNORE);
+        MPI_Wait(&q[1], MPI_STATUS_IGNORE);
+        MPI_Waitall(8, q, MPI_STATUSES_IGNORE);
+        int ok = 1;
+        for (int i = 0; i < n; i++)
+            ok &= rb[i] == ((me + P - 1) % P) * 100000 + i + r;
+        CHECK(ok, "nonblocking: point-to-point round %d", r);
+        for (int i = 0; i < n; i++)
+            ok &= bc[i] == i * 5 + r;
+        CHECK(ok, "nonblocking: ibcast round %d", r);
+        PMPI_Allreduce(a, ref, n, MPI_INT, MPI_SUM, comm);
+        CHECK(!memcmp(ar, ref, sizeof(int) * n), "nonblocking: iallreduce round %d", r);
+        PMPI_Allgather(a, n / P, MPI_INT, gref, n / P, MPI_INT, comm);
+        CHECK(!memcmp(g, gref, sizeof(int) * (n / P) * P), "nonblocking: iallgather round %d", r);
+    }
+    free(a), free(ar), free(ref), free(g), free(gref), free(bc), free(rs), free(sb), free(rb);
+}
+
 /* What lincoll does not take still gives the MPI's result. */
 static void check_fallbacks(MPI_Comm comm)
 {
@@ -281,6 +327,7 @@ int main(int argc, char **argv)
     }
     check_reductions(low, "split(low half)");
     check_fallbacks(dup);
+    check_nonblocking(dup, 20);
     MPI_Barrier(odd);
     MPI_Comm_free(&odd);
     MPI_Comm_free(&low);
