@@ -252,7 +252,8 @@ static void check_nonblocking(MPI_Comm comm, int rounds)
         int flag = 0;
         MPI_Test(&q[6], &flag, MPI_STATUS_IGNORE);
         MPI_Wait(&q[1], MPI_STATUS_IGNORE);
-        MPI_Waitall(8, q, MPI_STATUSES_IGNORE);
+        MPI_Status sts[8];
+        MPI_Waitall(8, q, sts);
         int ok = 1;
         for (int i = 0; i < n; i++)
             ok &= rb[i] == ((me + P - 1) % P) * 100000 + i + r;
