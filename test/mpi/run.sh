@@ -40,8 +40,8 @@ srun)
     timeout 20 sinfo -h -o %t 2>/dev/null | grep -Eq 'idle|mix|alloc' ||
         skip "no Slurm node is up (sinfo -h -o %t); $hint"
     srun --mpi=list 2>&1 | grep -q pmix || skip "this Slurm has no PMIx plugin (srun --mpi=list)"
-    LD_PRELOAD="$pre" timeout -k 10 280 srun --mpi=pmix -n "$n" -t 5 -J lincoll-mpi-test \
-        --export=ALL "$@" >"$out" 2>&1
+    timeout -k 10 280 srun --mpi=pmix -n "$n" -t 5 -J lincoll-mpi-test \
+        --export=ALL,LD_PRELOAD="$pre" "$@" >"$out" 2>&1
     ;;
 *)
     echo "usage: $0 mpirun|srun|mpich LIB N EXPECT PROGRAM [ARGS...]" >&2
