@@ -3,7 +3,8 @@
 # check the statistics it prints at MPI_Finalize (LINCOLL_MPI_STATS=1).
 #   run.sh mpirun|srun|mpich LIB N EXPECT PROGRAM [ARGS...]
 # EXPECT: operations that must have been taken by lincoll, comma-separated
-# (each needs a "taken" count > 0).  Exits 77 (the tests' SKIP_RETURN_CODE)
+# (each needs a "taken" count > 0), or none: nothing may be taken or printed
+# (LINCOLL_MPI=off).  Exits 77 (the tests' SKIP_RETURN_CODE)
 # and says why when the launcher is not available; a missing launcher never
 # passes silently.
 set -u
@@ -25,7 +26,7 @@ case $kind in
 mpirun)
     command -v mpirun >/dev/null 2>&1 || skip "mpirun not found (Debian package openmpi-bin)"
     timeout -k 10 280 mpirun --allow-run-as-root --oversubscribe -np "$n" \
-        -x LD_PRELOAD="$pre" -x LINCOLL_MPI_STATS -x LINCOLL_TIMEOUT \
+        -x LD_PRELOAD="$pre" -x LINCOLL_MPI_STATS -x LINCOLL_TIMEOUT ${LINCOLL_MPI:+-x LINCOLL_MPI} \
         ${ASAN_OPTIONS:+-x ASAN_OPTIONS} "$@" >"$out" 2>&1
     ;;
 mpich)
@@ -51,6 +52,11 @@ esac
 rc=$?
 cat "$out"
 [ "$rc" = 0 ] || { echo "FAIL: the program exited with $rc"; exit 1; }
+if [ "$expect" = none ]; then # LINCOLL_MPI=off: as if the library were not loaded
+    grep -q '^lincoll_mpi:' "$out" && { echo "FAIL: the library spoke with LINCOLL_MPI=off"; exit 1; }
+    echo "PASS: nothing taken, nothing printed"
+    exit 0
+fi
 grep -q '^lincoll_mpi: statistics' "$out" || { echo "FAIL: no statistics printed"; exit 1; }
 for op in $(echo "$expect" | tr , ' '); do
     taken=$(awk -v op="$op" '$1 == "lincoll_mpi:" && $2 == op {print $3}' "$out")
