@@ -564,7 +564,7 @@ MAPPED = {
         "ctest:mpi_preload_mpirun_n3", "test/mpi/run.sh: mpirun -x LD_PRELOAD=<build>/lib/"
         "liblincoll_mpi.so mpi_check at 3 ranks, statistics checked"),
     "srun --mpi=pmix -n 4 --export=ALL,LD_PRELOAD=$PREFIX/lib/liblincoll_mpi.so app": (
-        "ctest:mpi_preload_srun_n4", "test/mpi/run.sh: this srun line with mpi_check at 4 ranks "
+        "ctest:mpi_preload_srun_n4", "test/mpi/run.sh: this srun line with mpi_check --light at 4 ranks "
         "under the suite's private Slurm"),
     "mpirun.mpich -n 4 -genv LD_PRELOAD $PREFIX/lib/mpich/liblincoll_mpi.so app": (
         "ctest:mpi_preload_mpich_n3", "test/mpi/run.sh: this line with mpi_check built "
