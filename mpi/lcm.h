@@ -107,6 +107,8 @@ int lcm_dtype(MPI_Datatype type);
 int lcm_op(MPI_Op op);
 /* Name of an operation ("allreduce", ...). */
 const char *lcm_op_name(lcm_op_t op);
+/* "64", "64k", "4m", "1g" in bytes; 0 or -1. */
+int lcm_parse_bytes(const char *s, size_t *out);
 /* Parse LINCOLL_MPI_MIN_BYTES over the built-in table; 0 or -1 (logged). */
 int lcm_size_table(const char *text, int comm_size_hint);
 /* Whether a call of @p bytes (the same on every rank) is big enough. */
@@ -176,6 +178,21 @@ int lcm_call_start(lcm_call_t *call);
 int lcm_call_finish(lcm_call_t *call, lincoll_status_t st);
 /* Start, wait, finish. */
 int lcm_call_run(lcm_call_t *call);
+
+/* The body of an MPI collective: @p prep decides the call into `call`
+ * (lcm_prep.c); lincoll runs it with @p take (a statement using `call`),
+ * or @p pmpi runs it (an expression: the MPI's own call), counted with the
+ * reason.  LINCOLL_MPI=off or no context: @p pmpi alone. */
+#define LCM_COLLECTIVE(prep, take, pmpi)                                                           \
+    do {                                                                                           \
+        if (!lcm.on) return pmpi;                                                                  \
+        lcm_call_t call;                                                                           \
+        lcm_why_t why = prep;                                                                      \
+        if (why == LCM_WHY_LAST) take;                                                             \
+        int rc_ = pmpi;                                                                            \
+        lcm_stat_fallback(call.op, why, lcm_now() - call.t0);                                      \
+        return rc_;                                                                                \
+    } while (0)
 
 /* ---- lcm_nb.c ---- */
 /* Whether nonblocking calls are active; drive them once. */

@@ -66,83 +66,51 @@ int lcm_call_run(lcm_call_t *call)
     return lcm_call_finish(call, st);
 }
 
-/* A call lincoll does not take: PMPI's result, counted with its reason. */
-#define LCM_FALLBACK(_call, _why, _pmpi)                                                           \
-    do {                                                                                           \
-        int _rc = (_pmpi);                                                                         \
-        lcm_stat_fallback((_call).op, (_why), lcm_now() - (_call).t0);                             \
-        return _rc;                                                                                \
-    } while (0)
+/* A blocking collective: lincoll runs it to completion, or PMPI does. */
+#define LCM_BLOCKING(prep, pmpi) LCM_COLLECTIVE(prep, return lcm_call_run(&call), pmpi)
 
 int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm)
 {
-    if (!lcm.on) return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
-    lcm_call_t call;
-    lcm_why_t why = lcm_prep_allreduce(&call, sbuf, rbuf, count, type, op, comm);
-    if (why != LCM_WHY_LAST)
-        LCM_FALLBACK(call, why, PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
-    return lcm_call_run(&call);
+    LCM_BLOCKING(lcm_prep_allreduce(&call, sbuf, rbuf, count, type, op, comm),
+                 PMPI_Allreduce(sbuf, rbuf, count, type, op, comm));
 }
 
 int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm)
 {
-    if (!lcm.on) return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
-    lcm_call_t call;
-    lcm_why_t why = lcm_prep_reduce(&call, sbuf, rbuf, count, type, op, root, comm);
-    if (why != LCM_WHY_LAST)
-        LCM_FALLBACK(call, why, PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
-    return lcm_call_run(&call);
+    LCM_BLOCKING(lcm_prep_reduce(&call, sbuf, rbuf, count, type, op, root, comm),
+                 PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm));
 }
 
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
-    if (!lcm.on) return PMPI_Bcast(buf, count, type, root, comm);
-    lcm_call_t call;
-    lcm_why_t why = lcm_prep_bcast(&call, buf, count, type, root, comm);
-    if (why != LCM_WHY_LAST) LCM_FALLBACK(call, why, PMPI_Bcast(buf, count, type, root, comm));
-    return lcm_call_run(&call);
+    LCM_BLOCKING(lcm_prep_bcast(&call, buf, count, type, root, comm),
+                 PMPI_Bcast(buf, count, type, root, comm));
 }
 
 int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm)
 {
-    if (!lcm.on) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    lcm_call_t call;
-    lcm_why_t why = lcm_prep_allgather(&call, sbuf, scount, stype, rbuf, rcount, rtype, comm);
-    if (why != LCM_WHY_LAST)
-        LCM_FALLBACK(call, why, PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
-    return lcm_call_run(&call);
+    LCM_BLOCKING(lcm_prep_allgather(&call, sbuf, scount, stype, rbuf, rcount, rtype, comm),
+                 PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm));
 }
 
 int MPI_Reduce_scatter_block(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm)
 {
-    if (!lcm.on) return PMPI_Reduce_scatter_block(sbuf, rbuf, count, type, op, comm);
-    lcm_call_t call;
-    lcm_why_t why = lcm_prep_reduce_scatter_block(&call, sbuf, rbuf, count, type, op, comm);
-    if (why != LCM_WHY_LAST)
-        LCM_FALLBACK(call, why, PMPI_Reduce_scatter_block(sbuf, rbuf, count, type, op, comm));
-    return lcm_call_run(&call);
+    LCM_BLOCKING(lcm_prep_reduce_scatter_block(&call, sbuf, rbuf, count, type, op, comm),
+                 PMPI_Reduce_scatter_block(sbuf, rbuf, count, type, op, comm));
 }
 
 int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int counts[], MPI_Datatype type,
                        MPI_Op op, MPI_Comm comm)
 {
-    if (!lcm.on) return PMPI_Reduce_scatter(sbuf, rbuf, counts, type, op, comm);
-    lcm_call_t call;
-    lcm_why_t why = lcm_prep_reduce_scatter(&call, sbuf, rbuf, counts, type, op, comm);
-    if (why != LCM_WHY_LAST)
-        LCM_FALLBACK(call, why, PMPI_Reduce_scatter(sbuf, rbuf, counts, type, op, comm));
-    return lcm_call_run(&call);
+    LCM_BLOCKING(lcm_prep_reduce_scatter(&call, sbuf, rbuf, counts, type, op, comm),
+                 PMPI_Reduce_scatter(sbuf, rbuf, counts, type, op, comm));
 }
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    if (!lcm.on) return PMPI_Barrier(comm);
-    lcm_call_t call;
-    lcm_why_t why = lcm_prep_barrier(&call, comm);
-    if (why != LCM_WHY_LAST) LCM_FALLBACK(call, why, PMPI_Barrier(comm));
-    return lcm_call_run(&call);
+    LCM_BLOCKING(lcm_prep_barrier(&call, comm), PMPI_Barrier(comm));
 }

@@ -92,31 +92,14 @@ static const size_t lcm_min_default[LCM_OP_LAST] = {[LCM_ALLREDUCE] = 0,
                                                     [LCM_REDUCE_SCATTER] = 0,
                                                     [LCM_BARRIER] = 0};
 
-static int lcm_parse_bytes(const char *s, size_t *out)
+int lcm_parse_bytes(const char *s, size_t *out)
 {
+    static const char units[] = "kKmMgG"; /* powers of 1024, as lincoll's table */
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s) return -1;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        end++;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        end++;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (*end != '\0') return -1;
+    const char *u = *end != '\0' ? strchr(units, *end) : NULL;
+    if (u != NULL) v <<= 10 * (1 + (u - units) / 2), end++;
+    if (end == s || *end != '\0') return -1;
     *out = (size_t)v;
     return 0;
 }

@@ -63,26 +63,8 @@ static int lcm_opt_bool(lincoll_config_id_t id)
 static size_t lcm_opt_size(lincoll_config_id_t id)
 {
     const char *t = lcm_opt(id, NULL);
-    if (t == NULL) return 0;
-    char *end;
-    unsigned long long v = strtoull(t, &end, 10);
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        break;
-    default:
-        break;
-    }
-    return (size_t)v;
+    size_t v = 0;
+    return t != NULL && lcm_parse_bytes(t, &v) == 0 ? v : 0;
 }
 
 /* ---- the bootstrap: PMPI_Allgather on the private communicator ---- */

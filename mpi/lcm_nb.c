@@ -111,17 +111,8 @@ void lcm_nb_finalize(void)
         lcm_nb_progress();
 }
 
-/* A call lincoll does not take: PMPI's, counted with its reason. */
-#define LCM_NB(_prep, _pmpi)                                                                       \
-    do {                                                                                           \
-        if (!lcm.on) return _pmpi;                                                                 \
-        lcm_call_t call;                                                                           \
-        lcm_why_t why = _prep;                                                                     \
-        if (why == LCM_WHY_LAST) return lcm_nb_start(&call, request);                              \
-        int rc = _pmpi;                                                                            \
-        lcm_stat_fallback(call.op, why, lcm_now() - call.t0);                                      \
-        return rc;                                                                                 \
-    } while (0)
+/* A nonblocking collective: lincoll's as a generalized request, or PMPI's. */
+#define LCM_NB(prep, pmpi) LCM_COLLECTIVE(prep, return lcm_nb_start(&call, request), pmpi)
 
 int MPI_Iallreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request)
