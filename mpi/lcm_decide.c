@@ -80,14 +80,20 @@ int lcm_op(MPI_Op op)
 
 /* ---- the size table ---- */
 
-/* Smallest message lincoll takes, per operation: bytes per rank's vector
- * (allreduce, reduce, bcast, reduce_scatter: the whole input; allgather:
- * one rank's block), measured against Open MPI 4.1 on one host
- * (docs/perf/, perf/mpi/preload_compare.sh).  Barrier: 0 takes it. */
+/* Smallest message lincoll takes, per operation, in bytes of the message
+ * as MPI makes it equal on every rank: allreduce, reduce, bcast and
+ * reduce_scatter the whole vector, allgather one rank's block.  Below them
+ * Open MPI 4.1's own algorithms measured as fast or faster than lincoll's
+ * tag algorithms (the ones the layer runs: rhd, ring, binomial) on one host,
+ * 2 ranks, quiet machine (docs/perf/2026-12-03-report.md, "Collectives
+ * against Open MPI and Gloo": allgather 1.02-1.91x up to 2 KiB, bcast 1.29x
+ * and reduce 1.04x at 128 B); above them lincoll was faster or even, but for
+ * allgather at 2 MiB (1.40x; left to lincoll: one size between faster
+ * ones).  LINCOLL_MPI_MIN_BYTES overrides entries.  Barrier: 0 takes it. */
 static const size_t lcm_min_default[LCM_OP_LAST] = {[LCM_ALLREDUCE] = 0,
-                                                    [LCM_REDUCE] = 0,
-                                                    [LCM_BCAST] = 0,
-                                                    [LCM_ALLGATHER] = 0,
+                                                    [LCM_REDUCE] = 512,
+                                                    [LCM_BCAST] = 512,
+                                                    [LCM_ALLGATHER] = 4096,
                                                     [LCM_REDUCE_SCATTER_BLOCK] = 0,
                                                     [LCM_REDUCE_SCATTER] = 0,
                                                     [LCM_BARRIER] = 0};
