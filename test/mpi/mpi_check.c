@@ -278,11 +278,16 @@ static void check_errors(MPI_Comm comm)
     int P, a[4] = {0}, b[4], cls = 0, ref = 0, rc, prc;
     MPI_Comm_size(comm, &P);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+#ifndef MPICH /* MPICH 4.0's allreduce copies count * size bytes before it checks count */
     rc = MPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, comm);
     prc = PMPI_Allreduce(a, b, -1, MPI_INT, MPI_SUM, comm);
     MPI_Error_class(rc, &cls);
     MPI_Error_class(prc, &ref);
     CHECK(rc != MPI_SUCCESS && cls == ref, "allreduce count -1: class %d, the MPI's %d", cls, ref);
+#else
+    if (rank == 0)
+        printf("mpi_check: allreduce with count -1 not run under MPICH (it copies -4 bytes)\n");
+#endif
     rc = MPI_Bcast(a, 4, MPI_INT, P + 3, comm);
     prc = PMPI_Bcast(a, 4, MPI_INT, P + 3, comm);
     MPI_Error_class(rc, &cls);
