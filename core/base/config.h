@@ -71,10 +71,10 @@ typedef struct lc_config {
     size_t repair_slice;    /* LINCOLL_REPAIR_SLICE bytes; 0 = cost model */
     char store_secret[256]; /* LINCOLL_STORE_SECRET (read by lincoll-store only) */
     /* the MPI layer (mpi/, liblincoll_mpi.so; read there through lincoll_config_var) */
-    int mpi;                /* LINCOLL_MPI: on|off */
-    int mpi_stats;          /* LINCOLL_MPI_STATS */
-    long mpi_cache;         /* LINCOLL_MPI_CACHE: cached plans */
-    size_t mpi_cache_bytes; /* LINCOLL_MPI_CACHE_BYTES: their scratch memory */
+    int mpi;                 /* LINCOLL_MPI: on|off */
+    int mpi_stats;           /* LINCOLL_MPI_STATS */
+    long mpi_cache;          /* LINCOLL_MPI_CACHE: cached plans */
+    size_t mpi_cache_bytes;  /* LINCOLL_MPI_CACHE_BYTES: their scratch memory */
     char mpi_min_bytes[128]; /* LINCOLL_MPI_MIN_BYTES: op=bytes,... overrides */
 } lc_config_t;
 
