@@ -6,6 +6,7 @@
 #
 #   perf/mpi/preload_compare.sh [-b BUILD_DIR] [-a ANCHOR_DIR] [-o OUT_ROOT]
 #       [-d DATE] [-r RUNS] [-n "2 4"] [-m MAXBYTES] [-i ITERS] [-p "allreduce ..."]
+#       [--render-only]
 #
 # Writes OUT_ROOT/DATE-mpi-preload/ (raw outputs np<N>.<op>.<plain|lincoll>.<run>,
 # ratio.tsv, png/) and OUT_ROOT/DATE-mpi-preload.md.  Defaults: BUILD_DIR
@@ -16,12 +17,16 @@
 # there are enough (--bind-to core), else not bound (--bind-to none,
 # oversubscribed), the same for both runs.  The statistics of every
 # preloaded run (LINCOLL_MPI_STATS=1) are kept beside its output, so the
-# report can say which sizes lincoll took.
+# report can say which sizes lincoll took, and the machine's load average
+# before and after (load.txt): a loaded machine makes the ratios noise.
+# --render-only: run nothing, render the report from the raw outputs there
+# (a partial run included: the medians are over the runs that exist).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=build anchors=${LINCOLL_ANCHORS:-anchors-build} outroot=docs/perf
 date_=$(date -u +%Y-%m-%d) runs=3 nps="2 4" maxb=32m iters=""
 ops="allreduce reduce_scatter allgather bcast reduce"
+render_only=0
 while [ $# -gt 0 ]; do
   case $1 in
     -b) build=$2; shift 2 ;;
@@ -33,19 +38,22 @@ while [ $# -gt 0 ]; do
     -m) maxb=$2; shift 2 ;;
     -i) iters=$2; shift 2 ;;
     -p) ops=$2; shift 2 ;;
+    --render-only) render_only=1; shift ;;
     *) sed -n 2,20p "$0" >&2; exit 2 ;;
   esac
 done
-lib=$(cd "$build" && pwd)/lib/liblincoll_mpi.so
-[ -f "$lib" ] || { echo "preload_compare: $lib not found (build the project first)" >&2; exit 1; }
-if [ ! -x "$anchors/mpi_coll" ]; then
-  "$top/perf/anchors/build.sh" "$anchors" >&2 || { echo "preload_compare: anchors did not build" >&2; exit 1; }
-fi
-prog=$(cd "$anchors" && pwd)/mpi_coll
 raw=$outroot/$date_-mpi-preload
 md=$outroot/$date_-mpi-preload.md
 mkdir -p "$raw/png"
+[ "$render_only" = 1 ] && runs=0
+lib=$(cd "$build" && pwd)/lib/liblincoll_mpi.so
+[ "$render_only" = 1 ] || [ -f "$lib" ] || { echo "preload_compare: $lib not found (build the project first)" >&2; exit 1; }
+if [ "$render_only" = 0 ] && [ ! -x "$anchors/mpi_coll" ]; then
+  "$top/perf/anchors/build.sh" "$anchors" >&2 || { echo "preload_compare: anchors did not build" >&2; exit 1; }
+fi
+prog=$(cd "$anchors" 2>/dev/null && pwd)/mpi_coll
 cores=$(nproc)
+[ "$runs" -gt 0 ] && echo "before: $(uptime)" >>"$raw/load.txt"
 for r in $(seq 1 "$runs"); do
   for np in $nps; do
     bind=core
@@ -64,6 +72,7 @@ for r in $(seq 1 "$runs"); do
     done
   done
 done
+[ "$runs" -gt 0 ] && echo "after: $(uptime)" >>"$raw/load.txt"
 python3 "$top/perf/mpi/preload_report.py" "$raw" "$nps" "$ops" >"$md"
 if command -v gnuplot >/dev/null 2>&1; then
   for np in $nps; do

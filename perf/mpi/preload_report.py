@@ -48,8 +48,15 @@ def main():
     print("preloaded run is faster.  Sizes are mpi_coll's (the whole vector; reduce_scatter and")
     print("allgather move blocks of size/P).  \"taken\": the calls lincoll took over all calls")
     print("(LINCOLL_MPI_STATS=1); where lincoll did not take a size, the call went to the MPI.\n")
-    with open(os.path.join(raw, "env.txt"), "w") as env:
-        env.write(" ".join(os.uname()) + "\n")
+    print(f"Machine: {' '.join(os.uname())}, {os.cpu_count()} cores.")
+    try:
+        with open(os.path.join(raw, "load.txt")) as f:
+            print("Load while it ran (`uptime`):\n")
+            for line in f:
+                print(f"    {line.rstrip()}")
+            print()
+    except OSError:
+        pass
     for np_ in nps:
         print(f"## {np_} ranks\n")
         print("| bytes | " + " | ".join(ops) + " |")
