@@ -51,10 +51,19 @@ def main():
     print(f"Machine: {' '.join(os.uname())}, {os.cpu_count()} cores.")
     try:
         with open(os.path.join(raw, "load.txt")) as f:
-            print("Load while it ran (`uptime`):\n")
-            for line in f:
-                print(f"    {line.rstrip()}")
-            print()
+            lines = [line.rstrip() for line in f]
+        print("Load while it ran (`uptime`):\n")
+        loads = []
+        for line in lines:
+            print(f"    {line}")
+            m = re.search(r"load average: ([0-9.]+)", line)
+            if m:
+                loads.append(float(m.group(1)))
+        print()
+        if loads and max(loads) > (os.cpu_count() or 1):
+            print(f"**The load average ({max(loads):.1f}) exceeded the {os.cpu_count()} cores: "
+                  "most of each measured time is waiting for a CPU, the ratios below do not "
+                  "measure the two libraries.  Rerun on a quiet machine.**\n")
     except OSError:
         pass
     for np_ in nps:
