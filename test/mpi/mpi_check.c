@@ -308,6 +308,16 @@ static void check_fallbacks(MPI_Comm comm)
     int v[64], out[64], ref[64];
     for (int i = 0; i < 64; i++)
         v[i] = (rank + i) % 3;
+    /* one signature, two datatypes across ranks: every rank decides alike */
+    MPI_Allreduce(v, out, 64, rank % 2 ? MPI_INT32_T : MPI_INT, MPI_SUM, comm);
+    PMPI_Allreduce(v, ref, 64, MPI_INT, MPI_SUM, comm);
+    CHECK(!memcmp(out, ref, sizeof(out)), "allreduce MPI_INT / MPI_INT32_T");
+    long long w[64], wout[64], wref[64];
+    for (int i = 0; i < 64; i++)
+        w[i] = (long long)(rank + 1) << 33;
+    MPI_Allreduce(w, wout, 64, rank % 2 ? MPI_INT64_T : MPI_LONG_LONG, MPI_MAX, comm);
+    PMPI_Allreduce(w, wref, 64, MPI_LONG_LONG, MPI_MAX, comm);
+    CHECK(!memcmp(wout, wref, sizeof(wout)), "allreduce MPI_LONG_LONG / MPI_INT64_T");
     MPI_Allreduce(v, out, 64, MPI_INT, MPI_LAND, comm);
     PMPI_Allreduce(v, ref, 64, MPI_INT, MPI_LAND, comm);
     CHECK(!memcmp(out, ref, sizeof(out)), "allreduce land");
