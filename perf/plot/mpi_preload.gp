@@ -15,6 +15,8 @@ set grid
 set logscale x 2
 set logscale y 2
 set xlabel "bytes"
+set format x "%.0b %BB"
+set format y "%g"
 set ylabel "time ratio"
 set key outside right
 plot for [i = 1:words(ops)] in using (column(1) == np && strcol(2) eq word(ops, i) ? $3 : NaN):6 \
