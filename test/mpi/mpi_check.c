@@ -267,6 +267,16 @@ static void check_nonblocking(MPI_Comm comm, int rounds)
         CHECK(!memcmp(ar, ref, sizeof(int) * n), "nonblocking: iallreduce round %d", r);
         PMPI_Allgather(a, n / P, MPI_INT, gref, n / P, MPI_INT, comm);
         CHECK(!memcmp(g, gref, sizeof(int) * (n / P) * P), "nonblocking: iallgather round %d", r);
+        /* and a blocking reduce_scatter with uneven counts between them */
+        int *rc = malloc(sizeof(int) * (size_t)P);
+        for (int i = 0; i < P; i++)
+            rc[i] = (i * 7 + r) % 5 + 1;
+        if (5 * P <= n) {
+            MPI_Reduce_scatter(a, rs, rc, MPI_INT, MPI_SUM, comm);
+            PMPI_Reduce_scatter(a, ref, rc, MPI_INT, MPI_SUM, comm);
+            CHECK(!memcmp(rs, ref, sizeof(int) * rc[me]), "reduce_scatter round %d", r);
+        }
+        free(rc);
     }
     free(a), free(ar), free(ref), free(g), free(gref), free(bc), free(rs), free(sb), free(rb);
 }
