@@ -11,7 +11,11 @@
 #             python3 (models and checkers), ip/tc/bridge and unshare (the
 #             emulated cluster: network namespaces, veth, tbf), taskset,
 #             pgrep/ps, timeout, clang-format (the format check), valgrind,
-#             clang + libFuzzer runtime (deploy/fuzz.sh)
+#             clang + libFuzzer runtime (deploy/fuzz.sh), Debian's mpi4py and
+#             numpy (a client of liblincoll_mpi.so), MPICH (liblincoll_mpi.so
+#             is also built and tested against it: mpicc.mpich, mpirun.mpich;
+#             installing it leaves mpicc and mpirun on Open MPI, whose
+#             alternatives have the higher priority)
 #   slurm     a local Slurm with PMIx for the srun tests (deploy/slurm-local.sh):
 #             slurmctld, slurmd, the client commands, the mpi/pmix plugin
 #             (slurm-wlm-basic-plugins), munge, python3 (picks free ports)
@@ -28,7 +32,7 @@ group[build]="build-essential cmake pkg-config git ca-certificates
   libucx-dev libhwloc-dev libpmix-dev libibverbs-dev libcmocka-dev libisal-dev"
 group[test]="python3 ucx-utils hwloc openmpi-bin libopenmpi-dev openssh-client
   iproute2 procps util-linux coreutils clang-format valgrind
-  clang libclang-rt-14-dev"
+  clang libclang-rt-14-dev python3-mpi4py python3-numpy mpich libmpich-dev"
 group[slurm]="slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2 python3"
 group[anchors]="g++ openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev
   libgloo-dev libisal-dev ucx-utils procps"

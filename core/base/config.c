@@ -187,6 +187,22 @@ static const lc_config_decl_t lc_config_decls[] = {
     LC_F(MODEL_REDUCE_BW, LC_CFG_DOUBLE, "20e9", NULL, model_reduce_bw,
          "cost model: bytes per second a reduction of the collectives processes (their gamma; "
          "unset: LINCOLL_MODEL_COMPUTE_BW, the GF kernels' rate)"),
+    LC_F(MPI, LC_CFG_ENUM, "on", "on|off", mpi,
+         "liblincoll_mpi.so (docs/mpi.md): off hands every MPI call to the MPI library "
+         "unchanged, as if the library were not loaded"),
+    LC_F(MPI_STATS, LC_CFG_BOOL, "n", NULL, mpi_stats,
+         "liblincoll_mpi.so: print per MPI operation the calls lincoll took, those handed to "
+         "the MPI with the reason, and the time spent, at MPI_Finalize (rank 0 of the world)"),
+    LC_F(MPI_CACHE, LC_CFG_INT, "32", "0:4096", mpi_cache,
+         "liblincoll_mpi.so: persistent plans kept per process for repeated calls "
+         "(least recently used evicted; 0 = compile every call)"),
+    LC_F(MPI_CACHE_BYTES, LC_CFG_SIZE, "256m", NULL, mpi_cache_bytes,
+         "liblincoll_mpi.so: scratch memory the cached plans may hold together"),
+    LC_F(MPI_MIN_BYTES, LC_CFG_STRING, "", NULL, mpi_min_bytes,
+         "liblincoll_mpi.so: smallest message (bytes, as the cost table measures them) "
+         "lincoll takes, per operation, overriding the built-in table: "
+         "op=size[,op=size...], op one of allreduce, reduce, bcast, allgather, "
+         "reduce_scatter, barrier (barrier: 0 takes it, anything else leaves it to the MPI)"),
     /* the sim transport's rows (transports/sim/config.c: none, no settings) */
     LC_NEST(LAST, lc_tl_sim_config, 0),
 };

@@ -82,6 +82,12 @@ typedef struct lc_config {
     unsigned model_given;    /* bit LC_MODEL_GIVEN_*: a figure the profile or environment set */
     int model_hosts;         /* lc_config_model_job: hosts > 1 (the _net figures apply) */
     int model_shared;        /* lc_config_model_job: ranks share cores (+ handoff) */
+    /* the MPI layer (mpi/, liblincoll_mpi.so; read there through lincoll_config_var) */
+    int mpi;                 /* LINCOLL_MPI: on|off */
+    int mpi_stats;           /* LINCOLL_MPI_STATS */
+    long mpi_cache;          /* LINCOLL_MPI_CACHE: cached plans */
+    size_t mpi_cache_bytes;  /* LINCOLL_MPI_CACHE_BYTES: their scratch memory */
+    char mpi_min_bytes[128]; /* LINCOLL_MPI_MIN_BYTES: op=bytes,... overrides */
 } lc_config_t;
 
 /* lc_config_t.model_given: which figures a profile (P) or the environment (E) gave */

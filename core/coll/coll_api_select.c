@@ -330,7 +330,7 @@ static lincoll_status_t lc_coll_plan_bind(lincoll_comm_t *comm, const lc_coll_ar
         lincoll_status_t dst = lc_dev_check_args(fn, args, 2, NULL);
         if (dst != LINCOLL_OK) return dst;
     }
-    const int can_map = lc_exec_can_map(comm) && !blocking;
+    const int can_map = lc_exec_can_map(comm) && !blocking && !(opts != NULL && opts->local_init);
     lc_env_t env = lc_exec_env(comm, can_map);
     const lc_coll_alg_t *alg;
     lc_coll_force_t force = {.opts = 0};

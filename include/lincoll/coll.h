@@ -111,6 +111,16 @@ typedef struct lincoll_coll_opts {
      *  this operation's name on the communicator (see ::LINCOLL_TAG_MAX).  Equal on
      *  every rank. */
     uint64_t tag;
+    /**
+     * Non-zero: only algorithms whose init needs no communication (the tag
+     * algorithms; no zero copy), as the blocking calls use.  The init is
+     * then local on every rank, so ranks may make it at different times
+     * (a plan cache that one rank hits while another misses), and the plan
+     * maps no memory: its buffers are only addresses, never registrations.
+     * A forced zero-copy opts->algo then falls back as where peers' memory
+     * is not mapped.
+     */
+    int local_init;
 } lincoll_coll_opts_t;
 
 /**

@@ -568,6 +568,18 @@ REWRITES = {
 # Commands run by a ctest test (ctest:NAME, checked with ctest -N) or by a
 # CI job (ci:COMMAND, checked in .ci/run).
 MAPPED = {
+    "mpirun -np 4 -x LD_PRELOAD=$PREFIX/lib/liblincoll_mpi.so app": (
+        "ctest:mpi_preload_mpirun_n3", "test/mpi/run.sh: mpirun -x LD_PRELOAD=<build>/lib/"
+        "liblincoll_mpi.so mpi_check at 3 ranks, statistics checked"),
+    "srun --mpi=pmix -n 4 --export=ALL,LD_PRELOAD=$PREFIX/lib/liblincoll_mpi.so app": (
+        "ctest:mpi_preload_srun_n4", "test/mpi/run.sh: this srun line with mpi_check --light at 4 ranks "
+        "under the suite's private Slurm"),
+    "mpirun.mpich -n 4 -genv LD_PRELOAD $PREFIX/lib/mpich/liblincoll_mpi.so app": (
+        "ctest:mpi_preload_mpich_n3", "test/mpi/run.sh: this line with mpi_check built "
+        "against MPICH, at 3 ranks"),
+    'perf/mpi/preload_compare.sh -r 3 -n "2 4" -m 32m': (
+        "ctest:mpi_preload_compare_quick", "the same script, 1 run, 2 ranks, 200 iterations, allreduce and "
+        "bcast up to 512 B, into a temporary directory: the report and its table are checked"),
     "deploy/test.sh": ("ci:deploy/test.sh",
                        "the whole suite, which includes this check: CI's first job"),
     "deploy/sanitize.sh [ctest args]": ("ci:deploy/sanitize.sh", "CI's sanitizer job"),

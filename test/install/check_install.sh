@@ -10,6 +10,16 @@ build=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+# liblincoll_mpi.so (where an MPI was found) loads from the prefix alone:
+# LD_PRELOAD of the installed file must find liblincoll.so beside it
+for f in "$tmp"/prefix/lib/liblincoll_mpi.so "$tmp"/prefix/lib/mpich/liblincoll_mpi.so; do
+  [ -e "$f" ] || continue
+  if env -u LD_LIBRARY_PATH ldd "$f" | grep -q 'not found'; then
+    echo "check_install: $f: $(ldd "$f" | grep 'not found')" >&2
+    exit 1
+  fi
+  echo "installed $f resolves its libraries"
+done
 cat >"$tmp/consumer.c" <<'C'
 #include <lincoll/lincoll.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 """One config table is the only reader of LINCOLL_* variables.
 
 Scans the C sources of the library and its programs (core/, kernels/,
-transports/, perf/, deploy/, daemon/, include/) and fails for, outside
+transports/, perf/, deploy/, daemon/, include/, mpi/) and fails for, outside
 core/base/config.c:
 
 1. a call of getenv() or secure_getenv() whose argument names a LINCOLL_*
@@ -50,7 +50,7 @@ PENDING = {}
 # shrinks.
 BEING_MOVED = {}
 
-SCAN_DIRS = ["core", "kernels", "transports", "perf", "deploy", "daemon", "include"]
+SCAN_DIRS = ["core", "kernels", "transports", "perf", "deploy", "daemon", "include", "mpi"]
 TABLE = "core/base/config.c"
 ROW = re.compile(r"\bLC_F\(\s*([A-Z][A-Z0-9_]*)\s*,")
 # a transport's rows, nested in the table: transports/<name>/config.c

@@ -9,7 +9,8 @@
 #   - core/exec includes an algorithm family or the api;
 #   - an algorithm file (a plan compiler) includes the executor, the context
 #     or an api header (*_api*.h);
-#   - transports/ or kernels/ include core/.
+#   - transports/ or kernels/ include core/;
+#   - mpi/ includes any project header but its own (only <lincoll/...>).
 #   layers_test.sh [SOURCE_ROOT]
 set -euo pipefail
 top=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -48,6 +49,23 @@ for f in $(ls transports/*.[ch] transports/*/*.[ch] kernels/*.[ch] kernels/*/*.[
     bad=1
   fi
 done
+# mpi/ (liblincoll_mpi.so) sits above the public API: no project header but
+# its own and <lincoll/...>
+nmpi=0
+for f in mpi/*.[ch]; do
+  [ -f "$f" ] || continue
+  nmpi=$((nmpi + 1))
+  while IFS= read -r inc; do
+    if ! [[ $inc =~ ^mpi/|^lcm[a-z_]*\.h$ ]]; then
+      echo "layers: $f includes \"$inc\" (mpi/ includes only <lincoll/...>, mpi.h and its own headers)"
+      bad=1
+    fi
+  done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+done
+if [ "$nmpi" -lt 5 ]; then
+  echo "layers: only $nmpi files found under $top/mpi"
+  bad=1
+fi
 # the checks must see files: an empty glob would pass vacuously
 n=$(echo "$compilers" | wc -w)
 if [ "$n" -lt 20 ]; then
