@@ -127,8 +127,9 @@ void send_inventory(ecd_conn_t *c);
 /* ---- self-healing (ecd_scrub.c) -------------------------------------------- */
 /* DIR/degraded and, with --scrub-interval > 0, the background scrub. */
 int scrub_start(void);
-/* One pass over every object this node holds; returns the chunks rebuilt. */
-int scrub_once(void);
+/* One pass over the objects recorded degraded here (full: every object this
+ * node holds); returns the chunks rebuilt. */
+int scrub_once(int full);
 /* Record an object as degraded here (why: one line). */
 void degraded_mark(const char *name, const char *why);
 /* Objects recorded degraded by any reachable node (-1: a node's records

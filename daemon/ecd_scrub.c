@@ -15,7 +15,8 @@
  *   - a node's record of an object it holds is cleared once every row is
  *     good.
  *
- * Client traffic keeps priority: the scrub waits while puts or gets run
+ * Recorded objects are retried every second, every object is checked
+ * every --scrub-interval.  Client traffic keeps priority: the scrub waits while puts or gets run
  * here, and reads at most --scrub-rate bytes a second.
  */
 #include "daemon/ecd_daemon.h"
@@ -239,15 +240,15 @@ static int scrub_object(const ecd_cluster_t *cl, const char *name)
     return rebuilt;
 }
 
-int scrub_once(void)
+int scrub_once(int full)
 {
     ecd_cluster_t cl;
     char err[512];
     if (ecd_cluster_load(cfg.cluster, &cl, err, sizeof(err)) != 0) return 0;
     char **names;
-    int n = ecd_disk_list(&disk, &names), rebuilt = 0;
+    int n = full ? ecd_disk_list(&disk, &names) : degraded_list(&names), rebuilt = 0;
     for (int i = 0; i < n; i++) {
-        rebuilt += scrub_object(&cl, names[i]);
+        if (full || ecd_disk_has(&disk, names[i])) rebuilt += scrub_object(&cl, names[i]);
         free(names[i]);
     }
     free(names);
@@ -266,12 +267,17 @@ int scrub_once(void)
     return rebuilt;
 }
 
+/* The objects recorded degraded are retried every second (at most every
+ * --scrub-interval); every object is checked every --scrub-interval. */
 static void *scrub_main(void *arg)
 {
     (void)arg;
+    double tick = cfg.scrub_interval < 1 ? cfg.scrub_interval : 1, next_full = ecd_now();
     for (;;) {
-        usleep((useconds_t)(cfg.scrub_interval * 1e6));
-        int r = scrub_once();
+        usleep((useconds_t)(tick * 1e6));
+        int full = ecd_now() >= next_full + cfg.scrub_interval;
+        if (full) next_full = ecd_now();
+        int r = scrub_once(full);
         if (r > 0) ecd_log("scrub: %d chunks rebuilt", r);
     }
     return NULL;
