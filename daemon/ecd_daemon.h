@@ -27,6 +27,7 @@ typedef struct ecd_cfg {
     int max_conns;         /* connections served at once */
     uint64_t max_inflight; /* bytes of uploads buffered by the puts this node coordinates */
     double client_rate;    /* bytes/s an upload must keep up (its deadline) */
+    uint64_t direct_max;   /* puts up to this size send their parity directly, no group */
     double scrub_interval; /* seconds between background scrubs; 0: none */
     double scrub_rate;     /* bytes/s a scrub reads at most */
 } ecd_cfg_t;

@@ -80,12 +80,13 @@ typedef struct put_pipe {
     pthread_cond_t cv;
     /* fixed for the put */
     int k, mm, n, L, my_rank, encode;
+    int direct; /* no collective: the parity pieces go out on PIECES streams too */
     uint64_t size, chunk, stripe, nst;
     const int *node_of_row;
     const uint64_t *G;                 /* n x k */
     uint64_t *Gz;                      /* the collective's (put_collective_generator) */
     ecd_conn_t *member[ECD_MAX_NODES]; /* by rank, NULL at this one */
-    ecd_conn_t *pieces[ECD_MAX_NODES]; /* by data row, NULL at this one's */
+    ecd_conn_t *pieces[ECD_MAX_NODES]; /* by row (data rows; every row if direct), NULL here */
     ecd_group_t *g;
     int nslot;
     uint8_t *ring;    /* nslot stripes of k * stripe bytes */
@@ -158,17 +159,21 @@ static void put_advance(put_pipe_t *p, uint64_t *count, uint64_t v)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* Thread: every data piece to its row's node. */
+/* Thread: every data piece to its row's node (direct: the parity pieces
+ * too, once put_compute has them; a direct put is one stripe). */
 static void *put_distribute(void *arg)
 {
     put_pipe_t *p = arg;
     for (uint64_t s = 0; s < p->nst; s++) {
         if (put_wait(p, &p->filled, s) != 0) return NULL;
+        if (p->direct && put_wait(p, &p->computed, s) != 0) return NULL;
         uint64_t w = ecd_stripe_width(p->chunk, p->stripe, s);
         const uint8_t *b = put_slot(p, s);
-        for (int j = 0; j < p->k; j++) {
+        for (int j = 0; j < (p->direct ? p->L : p->k); j++) {
             if (p->pieces[j] == NULL) continue;
-            if (ecd_write(p->pieces[j], b + (size_t)j * w, w) != 0) {
+            const uint8_t *piece =
+                j < p->k ? b + (size_t)j * w : p->par + (size_t)(j - p->k) * p->stripe;
+            if (ecd_write(p->pieces[j], piece, w) != 0) {
                 put_fail(p, "sending node %d its data: %s", p->node_of_row[j], strerror(errno));
                 return NULL;
             }
@@ -399,7 +404,10 @@ void client_put(ecd_conn_t *c, char **w, int nw)
     m.stripe = stripe;
     p.mm = mm, p.n = n, p.L = L, p.my_rank = my_rank;
     p.node_of_row = m.node;
-    p.encode = put_remote_parity(k, L, my_rank) > 0;
+    /* a small object's parity goes straight from here: a group would cost
+     * more than the bytes it saves */
+    p.direct = size <= cfg.direct_max && nst == 1;
+    p.encode = !p.direct && put_remote_parity(k, L, my_rank) > 0;
     G = generator(n, k);
     p.G = G;
     p.Gz = G ? put_collective_generator(G, L, k, my_rank) : NULL;
@@ -425,9 +433,9 @@ void client_put(ecd_conn_t *c, char **w, int nw)
         int nd = m.node[r];
         if (nd == cfg.node) continue;
         p.member[r] = op.conn[nd];
-        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu\n", name, size,
+        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu%s\n", name, size,
                        (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
-                       (unsigned long long)m.stripe) != 0) {
+                       (unsigned long long)m.stripe, p.direct ? " direct" : "") != 0) {
             snprintf(err, sizeof(err), "sending node %d its part: %s", nd, strerror(errno));
             goto done;
         }
@@ -446,8 +454,8 @@ void client_put(ecd_conn_t *c, char **w, int nw)
             goto done;
         }
     }
-    /* the data rows' streams */
-    for (int j = 0; j < k; j++) {
+    /* the data rows' streams (direct: every live row's) */
+    for (int j = 0; j < (p.direct ? L : k); j++) {
         int nd = m.node[j];
         if (nd == cfg.node) continue;
         char why[256] = "", line[ECD_LINE_MAX] = "";
@@ -521,19 +529,22 @@ void client_put(ecd_conn_t *c, char **w, int nw)
     /* commit: the manifest to every member, then here */
     char text[ECD_MANIFEST_MAX];
     int tlen = ecd_manifest_format(&m, text, sizeof(text));
+    int sent[ECD_MAX_NODES] = {0}; /* every member commits at once, this node meanwhile */
+    for (int r = 0; r < L; r++)
+        sent[r] = p.member[r] != NULL && ecd_printf(p.member[r], "COMMIT %d\n", tlen) == 0 &&
+                  ecd_write(p.member[r], text, (size_t)tlen) == 0;
+    int own = ecd_disk_commit(&disk, &m, p.own_tmp, &my_rank, 1);
     for (int r = 0; r < L; r++) {
         char line[ECD_LINE_MAX] = "";
         if (p.member[r] == NULL) continue;
-        if (ecd_printf(p.member[r], "COMMIT %d\n", tlen) == 0 &&
-            ecd_write(p.member[r], text, (size_t)tlen) == 0 &&
-            ecd_read_line(p.member[r], line, sizeof(line)) >= 0 &&
+        if (sent[r] && ecd_read_line(p.member[r], line, sizeof(line)) >= 0 &&
             strcmp(line, "OK committed") == 0)
             committed++;
         else
-            ecd_log("put %s: node %d did not commit (%s); repair rebuilds its chunk", name,
-                    m.node[r], strerror(errno));
+            ecd_log("put %s: node %d did not commit (%s); the scrub rebuilds its chunk", name,
+                    m.node[r], line[0] ? line : strerror(errno));
     }
-    if (ecd_disk_commit(&disk, &m, p.own_tmp, &my_rank, 1) == 0) {
+    if (own == 0) {
         committed++;
         p.own_tmp[0][0] = '\0';
     }

@@ -144,8 +144,9 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
     p.tmp.fd = -1;
     int registered = 0, failed = 0;
     double t0 = ecd_now(), t_init = 0, t_plans = 0;
-    if (nw != 10) {
-        reply_err(c, "ENCODE: expected 9 arguments");
+    const int direct = nw == 11 && strcmp(w[10], "direct") == 0;
+    if (nw != 10 && !direct) {
+        reply_err(c, "ENCODE: expected 9 arguments and an optional 'direct'");
         return;
     }
     char name[ECD_NAME_MAX + 1];
@@ -171,7 +172,8 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
         reply_err(c, "ENCODE %s: this node already has an object of that name", name);
         return;
     }
-    const int encode = put_remote_parity(k, L, crow) > 0, data = rank < k;
+    /* direct: this row's pieces come on a PIECES stream whatever it is */
+    const int encode = !direct && put_remote_parity(k, L, crow) > 0, data = rank < k || direct;
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     snprintf(p.opid, sizeof(p.opid), "%s", opid);

@@ -5,7 +5,8 @@
  *   lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]
  *               [--port-file FILE] [--timeout S] [--max-object BYTES]
  *               [--stripe BYTES] [--max-conns N] [--max-inflight BYTES]
- *               [--client-rate BYTES/S] [--scrub-interval S] [--scrub-rate BYTES/S]
+ *               [--client-rate BYTES/S] [--direct-max BYTES] [--scrub-interval S]
+ *               [--scrub-rate BYTES/S]
  *               [--die-with-parent]
  *
  * Objects are striped RS(k, m) over the k + m nodes of the cluster file
@@ -42,6 +43,7 @@ ecd_cfg_t cfg = {.node = -1,
                  .max_conns = 512,
                  .max_inflight = 1ull << 30,
                  .client_rate = 1 << 20,
+                 .direct_max = 65536,
                  .scrub_interval = 30,
                  .scrub_rate = 16 << 20};
 ecd_disk_t disk;
@@ -52,7 +54,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]\n"
                "                   [--port-file FILE] [--timeout S] [--max-object BYTES]\n"
                "                   [--stripe BYTES] [--max-conns N] [--max-inflight BYTES]\n"
-               "                   [--client-rate BYTES/S] [--scrub-interval S]\n"
+               "                   [--client-rate BYTES/S] [--direct-max BYTES]\n"
+               "                   [--scrub-interval S]\n"
                "                   [--scrub-rate BYTES/S] [--die-with-parent]\n"
                "One erasure-coding storage daemon (docs/daemon.md).  --listen defaults to\n"
                "0.0.0.0:0 (a free port, printed and written to --port-file).\n");
@@ -72,6 +75,7 @@ int main(int argc, char **argv)
                                          {"max-conns", required_argument, 0, 'C'},
                                          {"max-inflight", required_argument, 0, 'I'},
                                          {"client-rate", required_argument, 0, 'R'},
+                                         {"direct-max", required_argument, 0, 'X'},
                                          {"scrub-interval", required_argument, 0, 'S'},
                                          {"scrub-rate", required_argument, 0, 'B'},
                                          {"die-with-parent", no_argument, 0, 'D'},
@@ -119,6 +123,9 @@ int main(int argc, char **argv)
             break;
         case 'R':
             cfg.client_rate = atof(optarg);
+            break;
+        case 'X':
+            cfg.direct_max = strtoull(optarg, NULL, 10);
             break;
         case 'S':
             cfg.scrub_interval = atof(optarg);
