@@ -39,6 +39,23 @@
  * one receiver — (comm id, source) in the tag guarantees it.  Two messages from one sender
  * with equal tags match in posting order (UCX's per-sender tag ordering).
  *
+ * Tagged plans (an operation tag chosen by the caller, 1 to 2^20 - 1,
+ * lincoll_coll_opts_t::tag) use the point-to-point space with the top bit
+ * of the source field set, which no communicator rank reaches (ranks of a
+ * tagged plan's communicator fit 14 bits):
+ *
+ *    63          52 51          40  39  38  37     30 29      16 15            0
+ *   +--------------+--------------+----+---+---------+----------+---------------+
+ *   | comm id (12) | tag 0..11    | 1  | 1 | tag     | source   |  round (16)   |
+ *   |              |              |    |   | 12..19  | (14)     |               |
+ *   +--------------+--------------+----+---+---------+----------+---------------+
+ *
+ * Tag 0 in this space is lincoll's own (the exchange of an agreed
+ * lincoll_comm_create_group among its members, on the parent).  The
+ * messages of one tag between one pair match in posting order, so a tagged
+ * plan's init exchanges, its starts, and a later plan that reuses the tag
+ * follow one another; tagged plans stay on lane 0 for that reason.
+ *
  * RMA: put_nb writes into a peer's window (memory from mem_alloc or mem_reg,
  * described by a packed remote key).  With a signal address it then fences and
  * atomically adds 1 to a 64-bit counter in the peer's window, so the target
@@ -72,6 +89,19 @@
  * lincoll's own control messages (lincoll_comm_shrink); user point-to-point
  * plans use rounds 0 and 1. */
 #define LC_TAG_CTRL_ROUND 0x8000u
+
+/* tagged plans (above): the marker, the source bits, the tag bits */
+#define LC_TAG_OPTAG_BITS     20
+#define LC_TAG_OPTAG_SRC_BITS 14
+#define LC_TAG_OPTAG_MARK     (UINT64_C(1) << (LC_TAG_SRC_SHIFT + LC_TAG_SRC_BITS - 1))
+/* The bits a tagged plan's messages carry besides comm id, source and round. */
+static inline uint64_t lc_tag_optag_bits(uint64_t optag)
+{
+    return LC_TAG_P2P | LC_TAG_OPTAG_MARK |
+           (optag & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT |
+           ((optag >> LC_TAG_SEQ_BITS) & LC_TAG_MASK(LC_TAG_OPTAG_BITS - LC_TAG_SEQ_BITS))
+               << (LC_TAG_SRC_SHIFT + LC_TAG_OPTAG_SRC_BITS);
+}
 
 static inline uint64_t lc_tag_make(unsigned comm, unsigned seq, unsigned src, unsigned round)
 {

@@ -6,7 +6,8 @@
  * Communicator ids (the 12-bit field of the tag): each process counts the
  * ids it has used; a split allgathers every member's counter and takes the
  * maximum, so two communicators that share a process never share an id
- * (until the 12-bit space wraps after 4095 splits).
+ * (until the counted space, ids 1 to 2047, wraps after 2047 splits; local
+ * groups take the ids above it: core/api/group.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +60,7 @@ lincoll_status_t lc_comm_split_finish(lincoll_comm_t *comm, const lc_split_entry
             all[n++] = entries[i];
         }
     }
-    ctx->next_comm_id = (id + 1) & LC_TAG_MASK(LC_TAG_COMM_BITS);
-    if (ctx->next_comm_id == 0) {
-        ctx->next_comm_id = 1;
-    }
+    ctx->next_comm_id = lc_comm_id_next(id);
     if (color < 0) {
         free(all);
         *new_p = NULL;

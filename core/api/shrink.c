@@ -212,8 +212,7 @@ static lincoll_status_t lc_shrink_make(lc_shrink_t *s, uint32_t id, lincoll_comm
         if (i == s->me) c->rank = k;
         map[k++] = comm->to_world[i];
     }
-    ctx->next_comm_id = (id + 1) & LC_TAG_MASK(LC_TAG_COMM_BITS);
-    if (ctx->next_comm_id == 0) ctx->next_comm_id = 1;
+    ctx->next_comm_id = lc_comm_id_next(id);
     c->ctx = ctx;
     c->size = n;
     c->to_world = map;

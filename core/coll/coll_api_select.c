@@ -309,9 +309,9 @@ static lc_bind_shape_t lc_coll_shape(const lc_coll_args_t *a, int P)
     return s;
 }
 
-lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, const char *fn,
-                              const lincoll_coll_opts_t *opts, int blocking,
-                              lincoll_plan_t **plan_p)
+static lincoll_status_t lc_coll_plan_bind(lincoll_comm_t *comm, const lc_coll_args_t *a,
+                                          const char *fn, const lincoll_coll_opts_t *opts,
+                                          int blocking, lincoll_plan_t **plan_p)
 {
     const lc_config_t *cfg = &comm->ctx->cfg;
     { /* memory types (docs/accelerators.md): every collective takes device buffers */
@@ -373,4 +373,19 @@ lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, con
     st = lc_coll_compile(alg, &env, a, &ir);
     if (st != LINCOLL_OK) return st;
     return lc_bind_local(comm, ir, plan_p);
+}
+
+/* The plan, bound with the call's operation tag (core/exec/optag.c). */
+lincoll_status_t lc_coll_plan(lincoll_comm_t *comm, const lc_coll_args_t *a, const char *fn,
+                              const lincoll_coll_opts_t *opts, int blocking,
+                              lincoll_plan_t **plan_p)
+{
+    int nested;
+    lincoll_status_t st = lc_optag_enter(comm, opts != NULL ? opts->tag : 0, fn, &nested);
+    if (st != LINCOLL_OK) return st;
+    lincoll_plan_t *plan = NULL;
+    st = lc_coll_plan_bind(comm, a, fn, opts, blocking, &plan);
+    lc_optag_leave(comm, nested, st, plan);
+    if (st == LINCOLL_OK) *plan_p = plan;
+    return st;
 }

@@ -35,10 +35,11 @@ struct lincoll_context {
     int oversubscribed;
     double timeout; /* seconds, 0 = never */
     lincoll_comm_t *world;
-    unsigned next_comm_id; /* see lc_comm_id_agree() */
+    unsigned next_comm_id; /* the next counted comm id (core/api/comm.c) */
     lc_mem_entry_t *mems;
     int live_plans;
-    int live_comms; /* besides the world */
+    int live_comms;              /* besides the world */
+    struct lincoll_plan *tagged; /* live plans with an operation tag (core/exec/optag.c) */
 };
 
 struct lincoll_comm {
@@ -49,7 +50,23 @@ struct lincoll_comm {
     unsigned id;      /* comm id in the tag */
     unsigned seq;     /* operations started so far */
     unsigned shrinks; /* lincoll_comm_shrink calls so far (the tag of their messages) */
+    int local;        /* made by lincoll_comm_create_group(LINCOLL_GROUP_LOCAL) */
+    /* the operation tag of the init in progress on this communicator (every
+     * plan bound meanwhile takes it: core/exec/optag.c); on: tagged wire */
+    uint64_t scope_tag;
+    int scope_on;
+    int scope_open; /* an init's scope is open (lc_optag_enter) */
 };
+
+/* Communicator ids (the tag's comm id field): split, shrink and agreed
+ * groups count in [1, LC_COMM_ID_LOCAL), local groups hash into
+ * [LC_COMM_ID_LOCAL, 4096) (core/api/group.c). */
+#define LC_COMM_ID_LOCAL 2048u
+/* The id that follows @p id among counted ids (wraps to 1). */
+static inline unsigned lc_comm_id_next(unsigned id)
+{
+    return id + 1 >= LC_COMM_ID_LOCAL ? 1u : id + 1;
+}
 
 /* What holds on to a context's or communicator's resources (the plan cache
  * of the blocking collectives) registers a flush callback; lincoll_finalize

@@ -23,6 +23,7 @@ typedef struct lc_enc_call {
     struct lc_bind *bind; /* zcopy: the agreed windows, bound at lc_enc_end */
     int zc_allowed;       /* lincoll_encode_init: zcopy is a candidate */
     const char *fn;       /* the public init (log lines) */
+    int tag_nested;       /* lc_optag_enter's: lc_enc_end closes the tag scope */
 } lc_enc_call_t;
 
 /* Common argument checks of every init; fills *ports. */

@@ -123,10 +123,15 @@ lincoll_status_t lc_enc_begin(lincoll_comm_t *comm, const char *name, int ports,
 {
     memset(c, 0, sizeof(*c));
     c->comm = comm;
+    /* the operation tag: every plan bound until lc_enc_end takes it */
+    lincoll_status_t st = lc_optag_enter(comm, opts != NULL ? opts->tag : 0, name, &c->tag_nested);
+    if (st != LINCOLL_OK) return st;
     lc_env_t env = lc_exec_env(comm, 0);
-    return lc_enc_builder(&c->b, &env, name, ports, f, B,
-                          opts != NULL && opts->chunk_bytes != 0 ? opts->chunk_bytes
-                                                                 : comm->ctx->cfg.encode_chunk);
+    st = lc_enc_builder(&c->b, &env, name, ports, f, B,
+                        opts != NULL && opts->chunk_bytes != 0 ? opts->chunk_bytes
+                                                               : comm->ctx->cfg.encode_chunk);
+    if (st != LINCOLL_OK) lc_optag_leave(comm, c->tag_nested, st, NULL);
+    return st;
 }
 
 lincoll_status_t lc_enc_end(lc_enc_call_t *c, lincoll_status_t st, lincoll_plan_t **plan_p)
@@ -143,9 +148,14 @@ lincoll_status_t lc_enc_end(lc_enc_call_t *c, lincoll_status_t st, lincoll_plan_
     if (st != LINCOLL_OK) {
         lc_bind_drop(bind);
         lc_plan_destroy(ir);
+        lc_optag_leave(c->comm, c->tag_nested, st, NULL);
         return st;
     }
-    return bind != NULL ? lc_bind_finish(bind, ir, plan_p) : lc_bind_local(c->comm, ir, plan_p);
+    lincoll_plan_t *plan = NULL;
+    st = bind != NULL ? lc_bind_finish(bind, ir, &plan) : lc_bind_local(c->comm, ir, &plan);
+    lc_optag_leave(c->comm, c->tag_nested, st, plan);
+    if (st == LINCOLL_OK) *plan_p = plan;
+    return st;
 }
 
 /* The call's shape for the bind agreement of a zcopy candidate. */

@@ -276,7 +276,8 @@ static lincoll_status_t lc_rep_init(const char *fn, lincoll_comm_t *comm,
         st = lc_rep_roles(fn, P, n, k, holds, needs, src, srow, tgt, trow, &r, &both);
     const int has_in = st == LINCOLL_OK && holds[me] >= 0;
     const int has_out = st == LINCOLL_OK && needs[me] >= 0;
-    lincoll_encode_opts_t eo = {.ports = opts != NULL ? opts->ports : 0};
+    lincoll_encode_opts_t eo = {.ports = opts != NULL ? opts->ports : 0,
+                                .tag = opts != NULL ? opts->tag : 0};
     if (st == LINCOLL_OK)
         st = lc_enc_check_common(fn, comm, field, packet_bytes, in, has_in, out, has_out, &eo,
                                  plan_p, &p);
@@ -423,6 +424,7 @@ lincoll_status_t lincoll_encode_repair_init(lincoll_comm_t *comm, const lincoll_
             needs[i] = r.lidx[i] >= 0 ? i : -1;
         }
         lincoll_repair_opts_t ro = {.ports = opts != NULL ? opts->ports : 0,
+                                    .tag = opts != NULL ? opts->tag : 0,
                                     .slice_bytes = opts != NULL && opts->chunk_bytes != 0
                                                        ? opts->chunk_bytes
                                                        : comm->ctx->cfg.encode_chunk};

@@ -60,6 +60,8 @@ static lincoll_status_t lc_bind_alloc(lincoll_comm_t *comm, lc_plan_t *ir, linco
         free(p);
         return LINCOLL_ERR_NOMEM;
     }
+    p->optag = comm->scope_tag;
+    p->tagged = comm->scope_on;
     comm->ctx->live_plans++;
     *plan_p = p;
     return LINCOLL_OK;
@@ -142,6 +144,7 @@ void lc_exec_free(lincoll_plan_t *p)
 {
     if (p == NULL) return;
     if (p->ex.running) lc_exec_cancel(p);
+    lc_optag_forget(p);
     lc_lower_free(p->low);
     lc_exec_dev_free(p);
     for (unsigned i = 0; i < p->nwins; i++)
@@ -557,9 +560,11 @@ int lc_exec_can_map(const lincoll_comm_t *comm)
     const lincoll_context_t *ctx = comm->ctx;
     /* a real bootstrap (sim ranks driven from one thread cannot agree at
      * init), a transport whose puts into mapped memory are stores, and a job
-     * that may live on one host (every rank sees the same local_size) */
-    return comm->size >= 2 && ctx->boot != NULL && ctx->tl_ops->rkey_ptr != NULL &&
-           ctx->tl_ops->mapped_put_is_store &&
+     * that may live on one host (every rank sees the same local_size); not
+     * a tagged init (core/exec/optag.c), which never communicates, so that
+     * independent coordinators may make its plans in any order */
+    return comm->size >= 2 && !comm->scope_on && ctx->boot != NULL &&
+           ctx->tl_ops->rkey_ptr != NULL && ctx->tl_ops->mapped_put_is_store &&
            (ctx->boot->local_size < 0 || ctx->boot->local_size == ctx->size);
 }
 

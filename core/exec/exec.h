@@ -52,6 +52,11 @@ struct lincoll_plan {
     lc_low_t *low;
     lc_exec_dev_t *dev; /* NULL: the plan has no device memory */
     lc_exec_state_t ex;
+    /* operation tag (core/exec/optag.c): taken from the communicator's scope
+     * at bind; optag_live: in the context's list of tagged plans */
+    uint64_t optag;
+    int tagged, optag_live;
+    struct lincoll_plan *tnext;
 };
 
 /* ---- bind (bind.c) -------------------------------------------------------- */
@@ -119,6 +124,22 @@ lincoll_status_t lc_exec_run(lincoll_plan_t *plan);
 /* Bind an IR made for internal use (no windows), run it once, free it. */
 lincoll_status_t lc_exec_run_ir(lincoll_comm_t *comm, lc_plan_t *ir);
 
+/* ---- operation tags (optag.c) ---------------------------------------------- */
+/* An api init with operation tag @p tag (0: none) on comm, named fn in log
+ * lines: checks the tag (range, communicator size, not held by a live plan
+ * of this rank: LINCOLL_ERR_BUSY) and opens comm's scope, so that every
+ * plan bound until lc_optag_leave takes the tag.  *nested is set when there
+ * is nothing to close (no tag, or a scope already open). */
+lincoll_status_t lc_optag_enter(lincoll_comm_t *comm, uint64_t tag, const char *fn, int *nested);
+/* End the scope; a plan bound with the tag (st OK) joins the live list. */
+void lc_optag_leave(lincoll_comm_t *comm, int nested, lincoll_status_t st, lincoll_plan_t *plan);
+/* Drop a freed plan from the live list. */
+void lc_optag_forget(lincoll_plan_t *plan);
+/* Open the scope of lincoll's own tagged exchanges (tag 0 of the tagged
+ * space: an agreed group's exchange on its parent); lc_optag_close ends it. */
+void lc_optag_internal(lincoll_comm_t *comm);
+void lc_optag_close(lincoll_comm_t *comm);
+
 /* ---- device work (exec_dev.c) ---------------------------------------------- */
 /* Stream, device and page-locked scratch blocks, GF tables of a plan with
  * device memory. */
@@ -149,6 +170,11 @@ int lc_exec_can_map(const lincoll_comm_t *comm);
 /* Allgather of len bytes per rank over comm (blocking, through the transport). */
 lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, void *out,
                                          size_t len);
+/* The same among n members of comm only, each block sent directly
+ * (members[i]: comm ranks, in the order of out's blocks; the caller among
+ * them). */
+lincoll_status_t lc_comm_exchange_among(lincoll_comm_t *comm, const int *members, int n,
+                                        const void *in, void *out, size_t len);
 /* Every rank's status of a step (one allgather): LINCOLL_OK where every
  * rank's was, else the first failed rank's status, on every rank alike (the
  * ranks whose own step went well log one line naming `what` and that rank),

@@ -19,7 +19,8 @@
  * whichever lane the sender chose (ANY).  Where a round has several
  * messages with one tag, i.e. several to (or from) one peer, the k-th of
  * them takes lane k on both sides, which keeps their order.  Point-to-point
- * plans, whose equal tags may repeat across plans, stay on lane 0.
+ * plans and tagged plans (lincoll_coll_opts_t::tag), whose equal tags may
+ * repeat across plans and starts, stay on lane 0.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -127,7 +128,7 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
     }
     L->has_rings = ir->nrings > 1;
     const lc_tl_ops_t *ops = p->ctx->tl_ops;
-    const int nlanes = ops->lanes != NULL && !ir->p2p ? ops->lanes(p->ctx->tl) : 1;
+    const int nlanes = ops->lanes != NULL && !ir->p2p && !p->tagged ? ops->lanes(p->ctx->tl) : 1;
     unsigned k = 0;
     for (unsigned r = 0; r < ir->nrounds; r++) {
         const lc_round_t *R = &ir->rounds[r];
@@ -191,9 +192,10 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
             msgs = (F->x[i].kind == LC_LX_SEND || F->x[i].kind == LC_LX_RECV) && F->x[i].ring == 0;
         F->msgs = msgs;
     }
-    p->ex.p2p = ir->p2p;
+    p->ex.p2p = ir->p2p || p->tagged;
     p->ex.p2p_bits =
         (uint64_t)(ir->p2p_tag & LC_TAG_MASK(LC_TAG_SEQ_BITS)) << LC_TAG_SEQ_SHIFT | LC_TAG_P2P;
+    if (p->tagged) p->ex.p2p_bits = lc_tag_optag_bits(p->optag); /* fixed, like p2p */
     p->low = L;
     return LINCOLL_OK;
 }

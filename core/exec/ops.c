@@ -7,6 +7,12 @@
  * bound and run like every plan, so it gets timeouts and peer-failure
  * detection like every operation.
  *
+ * lc_comm_exchange_among: some members of the communicator only (an agreed
+ * lincoll_comm_create_group, on the parent) send their block to each other
+ * directly, in one round of n - 1 ports, so every member gets every other
+ * member's own block even where the members' lists differ (in order or
+ * in ranks).
+ *
  * lc_comm_agree_status: the same allgather over one status per rank, so a
  * step that may fail on some ranks (attaching peers' windows) ends alike
  * on every rank.
@@ -40,6 +46,35 @@ lincoll_status_t lc_comm_allgather_bytes(lincoll_comm_t *comm, const void *in, v
         st = round < 0 ? LINCOLL_ERR_NOMEM
                        : lc_plan_send(p, round, right, lc_ref(slot, sblk * len), len);
         if (st == LINCOLL_OK) st = lc_plan_recv(p, round, left, lc_ref(slot, rblk * len), len);
+    }
+    if (st != LINCOLL_OK) {
+        lc_plan_destroy(p);
+        return st;
+    }
+    return lc_exec_run_ir(comm, p);
+}
+
+lincoll_status_t lc_comm_exchange_among(lincoll_comm_t *comm, const int *members, int n,
+                                        const void *in, void *out, size_t len)
+{
+    int me = 0;
+    while (me < n && members[me] != comm->rank)
+        me++;
+    if (me == n) return LINCOLL_ERR_INTERNAL;
+    memcpy((char *)out + (size_t)me * len, in, len);
+    if (n == 1) return LINCOLL_OK;
+    lc_env_t env = lc_exec_env(comm, 0);
+    lc_plan_t *p;
+    lincoll_status_t st = lc_plan_create(&env, "exchange_among", n - 1, &p);
+    if (st != LINCOLL_OK) return st;
+    int slot = lc_plan_slot_user(p, out, (size_t)n * len);
+    int round = lc_plan_round(p);
+    if (slot < 0 || round < 0) st = LINCOLL_ERR_NOMEM;
+    for (int i = 0; i < n && st == LINCOLL_OK; i++) {
+        if (i == me) continue;
+        st = lc_plan_send(p, round, members[i], lc_ref(slot, (size_t)me * len), len);
+        if (st == LINCOLL_OK)
+            st = lc_plan_recv(p, round, members[i], lc_ref(slot, (size_t)i * len), len);
     }
     if (st != LINCOLL_OK) {
         lc_plan_destroy(p);

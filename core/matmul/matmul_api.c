@@ -207,11 +207,17 @@ lincoll_status_t lincoll_matmul_init(lincoll_comm_t *comm, lincoll_dtype_t dtype
     p->priv_free = free;
     st = lc_mm_alg(algo)->compile(p, &mm);
     if (st == LINCOLL_OK) st = lc_mm_finish(p, &mm, algo, pv->info.panel, pv->info.bcast);
+    int nested; /* the operation tag: the plan takes it at bind */
+    if (st == LINCOLL_OK) st = lc_optag_enter(comm, mm.opts.tag, "lincoll_matmul_init", &nested);
     if (st != LINCOLL_OK) {
         lc_plan_destroy(p);
         return st;
     }
-    return lc_bind_local(comm, p, plan_p);
+    lincoll_plan_t *plan = NULL;
+    st = lc_bind_local(comm, p, &plan);
+    lc_optag_leave(comm, nested, st, plan);
+    if (st == LINCOLL_OK) *plan_p = plan;
+    return st;
 }
 
 lincoll_status_t lincoll_matmul(lincoll_comm_t *comm, lincoll_dtype_t dtype, double alpha,

@@ -67,6 +67,7 @@
 #define LINCOLL_COLL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <lincoll/context.h>
 #include <lincoll/plan.h>
 #include <lincoll/status.h>
@@ -106,6 +107,10 @@ typedef struct lincoll_coll_opts {
      * with LINCOLL_<OP>_ALGO).  The string is read during the init only.
      */
     const char *algo;
+    /** operation tag: 0 = the communicator's start order; 1..::LINCOLL_TAG_MAX =
+     *  this operation's name on the communicator (see ::LINCOLL_TAG_MAX).  Equal on
+     *  every rank. */
+    uint64_t tag;
 } lincoll_coll_opts_t;
 
 /**

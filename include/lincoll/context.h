@@ -241,6 +241,67 @@ LINCOLL_API int lincoll_comm_size(const lincoll_comm_t *comm);
 LINCOLL_API lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color, int key,
                                                 lincoll_comm_t **new_p);
 
+/** lincoll_comm_create_group() flag: make the communicator locally, with no
+ *  communication at all (see there). */
+#define LINCOLL_GROUP_LOCAL 0x1u
+
+/**
+ * @brief A communicator over the ranks @p ranks of @p parent, made by those
+ *        ranks only (like MPI_Comm_create_group): never collective over
+ *        @p parent.
+ *
+ * Rank i of the new communicator is rank ranks[i] of @p parent.  Only the
+ * members call it, each with the same list; the other ranks of @p parent
+ * take no part and may be busy with anything else.  It works on every
+ * communicator (the world, lincoll_comm_split(), lincoll_comm_shrink(),
+ * lincoll_comm_create_group()).
+ *
+ * - @p flags = 0 (agreed): one exchange among the members.  Every member
+ *   learns whether all passed the same list; a member that passed another
+ *   list makes the call fail with ::LINCOLL_ERR_MISMATCH on every member
+ *   (or ::LINCOLL_ERR_TIMEOUT where the lists name other processes), within
+ *   the context timeout.  Like any blocking collective, two agreed
+ *   creations that share two or more members must be called in the same
+ *   order by those members; coordinators that cannot agree on an order use
+ *   ::LINCOLL_GROUP_LOCAL.
+ * - @p flags = ::LINCOLL_GROUP_LOCAL: no communication; every member
+ *   computes the same communicator from the same list.  The caller
+ *   guarantees that every member passes the same list.  If they do not,
+ *   the members computed communicators with other ids (below), whose
+ *   messages never meet: their operations fail with ::LINCOLL_ERR_TIMEOUT.
+ *
+ * Identity on the wire.  An agreed group takes, like lincoll_comm_split(),
+ * an id larger than every id any member has used (the members exchange
+ * their counters), so it never shares an id with a communicator of any of
+ * its members.  A local group cannot ask: its id is a hash of the parent's
+ * id and the member list (as world ranks), in a range of its own (2048
+ * ids) that split, shrink and agreed groups never use.  Two local groups
+ * over the same list of the same parent are therefore one communicator on
+ * the wire: operations on them must use different tags
+ * (lincoll_coll_opts_t::tag).  Two local groups over different lists may
+ * meet in one id (one chance in 2048 for a pair); where they share two
+ * members, the operations of both must then use different tags too.  A
+ * caller that makes many long-lived local groups over one parent uses
+ * agreed groups instead, whose ids are counted.  Tagged operations on
+ * groups are what independent coordinators use (docs/collectives.md,
+ * "Groups and tags").
+ *
+ * @param [in]  parent the communicator whose ranks are listed.
+ * @param [in]  ranks  n distinct ranks of @p parent, 0 <= ranks[i] < size;
+ *                     the caller's own rank among them.
+ * @param [in]  n      number of members, >= 1.
+ * @param [in]  flags  0 (agreed) or ::LINCOLL_GROUP_LOCAL.
+ * @param [out] new_p  the new communicator (free with lincoll_comm_free()).
+ * @return ::LINCOLL_OK; ::LINCOLL_ERR_INVALID (one log line naming the
+ *         argument: NULL pointers, n < 1, a rank out of range or listed
+ *         twice, the caller not listed, unknown flags);
+ *         ::LINCOLL_ERR_MISMATCH, ::LINCOLL_ERR_TIMEOUT,
+ *         ::LINCOLL_ERR_PEER_FAILED (agreed only) or ::LINCOLL_ERR_NOMEM.
+ */
+LINCOLL_API lincoll_status_t lincoll_comm_create_group(lincoll_comm_t *parent, const int *ranks,
+                                                       int n, unsigned flags,
+                                                       lincoll_comm_t **new_p);
+
 /**
  * @brief Go on with the survivors: the members of @p comm that are alive
  *        agree on who they are and get a communicator of themselves.
@@ -283,7 +344,8 @@ LINCOLL_API int lincoll_comm_translate(const lincoll_comm_t *from, int rank,
                                        const lincoll_comm_t *to);
 
 /**
- * @brief Free a communicator made by lincoll_comm_split() or lincoll_comm_shrink().
+ * @brief Free a communicator made by lincoll_comm_split(), lincoll_comm_shrink()
+ *        or lincoll_comm_create_group().
  * @param [in] comm communicator, or NULL (no-op). The world is refused.
  * @return ::LINCOLL_OK or ::LINCOLL_ERR_INVALID.
  */

@@ -160,6 +160,10 @@ typedef struct lincoll_encode_opts {
      *  (whose 0 = the cost model's choice); ::LINCOLL_ENCODE_CHUNK_NONE or a value
      *  >= packet_bytes: one chunk.  Must be equal on every rank. */
     size_t chunk_bytes;
+    /** operation tag: 0 = the communicator's start order; 1..::LINCOLL_TAG_MAX =
+     *  this operation's name on the communicator (see ::LINCOLL_TAG_MAX).  Equal on
+     *  every rank. */
+    uint64_t tag;
 } lincoll_encode_opts_t;
 
 /** Flags of lincoll_encode_dft_init(). */
@@ -373,6 +377,10 @@ typedef struct lincoll_repair_opts {
      *  ::LINCOLL_ENCODE_CHUNK_NONE or a value >= packet_bytes: one slice.  Equal on every
      *  rank. */
     size_t slice_bytes;
+    /** operation tag: 0 = the communicator's start order; 1..::LINCOLL_TAG_MAX =
+     *  this operation's name on the communicator (see ::LINCOLL_TAG_MAX).  Equal on
+     *  every rank. */
+    uint64_t tag;
 } lincoll_repair_opts_t;
 
 /** Closed-form figures of a repair schedule (lincoll_encode_repair_cost()). */

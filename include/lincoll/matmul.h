@@ -145,6 +145,10 @@ typedef struct lincoll_matmul_opts {
     unsigned flags;               /**< ::LINCOLL_MATMUL_COMM_ONLY */
     lincoll_trans_t transa;       /**< op(A): ::LINCOLL_NO_TRANS (default) or ::LINCOLL_TRANS */
     lincoll_trans_t transb;       /**< op(B): ::LINCOLL_NO_TRANS (default) or ::LINCOLL_TRANS */
+    /** operation tag: 0 = the communicator's start order; 1..::LINCOLL_TAG_MAX =
+     *  this operation's name on the communicator (see ::LINCOLL_TAG_MAX).  Equal on
+     *  every rank. */
+    uint64_t tag;
 } lincoll_matmul_opts_t;
 
 /**

@@ -41,6 +41,36 @@ typedef enum lincoll_op {
 } lincoll_op_t;
 
 /**
+ * @brief The largest operation tag (lincoll_coll_opts_t::tag and the tag of
+ *        the encode, repair and matmul options): tags are 1 to 2^20 - 1.
+ *
+ * A tag names one operation on one communicator, chosen by the caller (as
+ * Gloo's tags do).  0 means no tag: the plan takes the communicator's
+ * start order (collective plans start in the same order on every rank).
+ * A plan with tag t != 0 exchanges messages only with the plans of tag t
+ * on the same communicator, so plans on overlapping groups may be created
+ * and started in any order by independent coordinators.  The rules:
+ * - every member passes the same tag for the same operation;
+ * - a tagged init communicates with no one: it never agrees on windows, so
+ *   a tagged plan is never a zero-copy plan (docs/collectives.md, "Groups
+ *   and tags");
+ * - a rank may hold one live plan per tag and communicator: an init with a
+ *   tag that a plan of this rank on the same communicator still holds (not
+ *   yet lincoll_plan_free()d) is ::LINCOLL_ERR_BUSY with one log line;
+ * - a tag is free again on a rank once its plan is freed there.  Reuse it
+ *   for a new plan after the old one completed (its last wait or test
+ *   returned ::LINCOLL_OK) on this rank: the new plan's messages then
+ *   follow every message of the old one (messages of one tag between two
+ *   ranks match in order).  After a plan failed or was freed while it ran,
+ *   take a new tag: the old plan's messages may still be in flight;
+ * - a tagged plan may be started again (persistent) once its last start
+ *   completed on this rank; starts of one plan match in order;
+ * - tags need communicators of at most 16384 ranks; larger ones, and tags
+ *   above ::LINCOLL_TAG_MAX, are ::LINCOLL_ERR_INVALID.
+ */
+#define LINCOLL_TAG_MAX ((1ULL << 20) - 1)
+
+/**
  * @brief Size in bytes of one element of @p dtype.
  * @param [in] dtype element type.
  * @return the size, or 0 for an unknown type.
