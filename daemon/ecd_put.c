@@ -63,11 +63,13 @@ uint64_t *put_collective_generator(const uint64_t *G, int L, int k, int crow)
     return Gz;
 }
 
-/* Read and drop what the client still sends of a refused upload (bounded by
- * the idle timeout), so that it reads the answer rather than a reset. */
+/* Read and drop what the client still sends of a refused upload (at
+ * --client-rate, like an upload), so that it reads the answer rather than a
+ * reset. */
 static void drain_upload(ecd_conn_t *c, uint64_t left)
 {
     uint8_t buf[65536];
+    c->deadline = ecd_now() + cfg.timeout + (double)left / cfg.client_rate;
     while (left > 0) {
         size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
         if (ecd_read(c, buf, n) != 0) return;
@@ -577,6 +579,7 @@ done:
     put_inflight_done(held);
     char sha[65];
     ecd_hex(m.sha, 32, sha);
+    c->deadline = 0; /* the upload's deadline is not the answer's */
     if (ok) {
         ecd_log("put %s: %llu bytes, chunk %llu, committed on %d of %d nodes%s%s", name, size,
                 (unsigned long long)m.chunk, committed, n, op.down[0] ? "; down: " : "", op.down);
@@ -584,7 +587,6 @@ done:
     } else {
         ecd_log("put %s failed: %s", name, err);
         reply_err(c, "PUT %s failed: %s", name, err);
-        c->deadline = 0;
         if (!truncated) drain_upload(c, size - got); /* so the client reads this answer */
     }
     free(p.ring);
