@@ -125,6 +125,7 @@ lincoll_status_t lincoll_comm_free(lincoll_comm_t *comm)
     lc_context_flush(comm->ctx, comm); /* e.g. plans the blocking collectives kept */
     comm->ctx->live_comms--;
     free(comm->to_world);
+    free(comm->wire_rank);
     free(comm);
     return LINCOLL_OK;
 }

@@ -16,10 +16,20 @@
  * they hold other ranks, a member that waits for a rank that never comes
  * times out.
  *
- * Local (LINCOLL_GROUP_LOCAL): no communication.  The id is a hash of the
- * parent's id and the list (world ranks) into [LC_COMM_ID_LOCAL, 4096),
- * which counted ids never reach.  Members that computed other lists have
- * other ids: their messages never meet (a timeout).
+ * Local (LINCOLL_GROUP_LOCAL): no communication, so no id every member
+ * could agree on.  Its tagged plans travel as plans of its nearest counted
+ * ancestor (the parent, or the parent's): that communicator's id, the
+ * members' ranks there as sources, and the tag, which therefore names the
+ * operation across the ancestor and all its local groups (a rank holds one
+ * live plan per tag among them: LINCOLL_ERR_BUSY).  No hash decides
+ * whether two tagged plans meet.  Its untagged plans (ordered collectives,
+ * point-to-point, barrier) take an id of its own, a hash of the ancestor's
+ * id and the list (world ranks) into [LC_COMM_ID_LOCAL, 4096), which
+ * counted ids never reach; two local groups that share two members may
+ * meet in one such id (one chance in 2048), which is why
+ * independent coordinators use tags on local groups.  Members that
+ * computed other lists send to other sources (tagged) or ids (untagged):
+ * their messages never meet (a timeout), except where hashes meet.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,10 +97,10 @@ static lincoll_status_t lc_group_agree(lincoll_comm_t *parent, const int *ranks,
 {
     lincoll_context_t *ctx = parent->ctx;
     lc_group_rec_t mine = {LC_GROUP_MAGIC, ctx->next_comm_id, digest};
-    LC_CHECK_ARG(parent->size <= (1 << LC_TAG_OPTAG_SRC_BITS),
+    LC_CHECK_ARG(lc_comm_wire_size(parent) <= (1 << LC_TAG_OPTAG_SRC_BITS),
                  "lincoll_comm_create_group: flags=0 needs a parent of at most %d ranks (this "
-                 "one has %d): use LINCOLL_GROUP_LOCAL",
-                 1 << LC_TAG_OPTAG_SRC_BITS, parent->size);
+                 "one counts in %d): use LINCOLL_GROUP_LOCAL",
+                 1 << LC_TAG_OPTAG_SRC_BITS, lc_comm_wire_size(parent));
     lc_group_rec_t *all = calloc((size_t)n, sizeof(*all));
     if (all == NULL) return LINCOLL_ERR_NOMEM;
     lc_optag_internal(parent);
@@ -143,6 +153,18 @@ lincoll_status_t lincoll_comm_create_group(lincoll_comm_t *parent, const int *ra
     c->to_world = map;
     c->id = id;
     c->local = (flags & LINCOLL_GROUP_LOCAL) != 0;
+    if (c->local) { /* tagged plans travel as the nearest counted ancestor's */
+        c->wire_rank = malloc((size_t)n * sizeof(int));
+        if (c->wire_rank == NULL) {
+            free(c);
+            free(map);
+            return LINCOLL_ERR_NOMEM;
+        }
+        for (int i = 0; i < n; i++)
+            c->wire_rank[i] = (int)lc_comm_wire_rank(parent, ranks[i]);
+        c->wire_id = lc_comm_wire_id(parent);
+        c->wire_size = lc_comm_wire_size(parent);
+    }
     parent->ctx->live_comms++;
     lc_debug("comm create_group (%s): rank %d of %d, id %u", c->local ? "local" : "agreed", me, n,
              id);

@@ -51,12 +51,33 @@ struct lincoll_comm {
     unsigned seq;     /* operations started so far */
     unsigned shrinks; /* lincoll_comm_shrink calls so far (the tag of their messages) */
     int local;        /* made by lincoll_comm_create_group(LINCOLL_GROUP_LOCAL) */
+    /* a local group's tagged plans travel as its nearest counted ancestor's
+     * (core/api/group.c): that communicator's id and size, and the rank
+     * there of each member; NULL for every other communicator */
+    unsigned wire_id;
+    int wire_size;
+    int *wire_rank;
     /* the operation tag of the init in progress on this communicator (every
      * plan bound meanwhile takes it: core/exec/optag.c); on: tagged wire */
     uint64_t scope_tag;
     int scope_on;
     int scope_open; /* an init's scope is open (lc_optag_enter) */
 };
+
+/* The comm id field of a tagged plan's messages, their source field for
+ * member @p r, and the size of the communicator those fields count in. */
+static inline unsigned lc_comm_wire_id(const lincoll_comm_t *c)
+{
+    return c->wire_rank != NULL ? c->wire_id : c->id;
+}
+static inline unsigned lc_comm_wire_rank(const lincoll_comm_t *c, int r)
+{
+    return (unsigned)(c->wire_rank != NULL ? c->wire_rank[r] : r);
+}
+static inline int lc_comm_wire_size(const lincoll_comm_t *c)
+{
+    return c->wire_rank != NULL ? c->wire_size : c->size;
+}
 
 /* Communicator ids (the tag's comm id field): split, shrink and agreed
  * groups count in [1, LC_COMM_ID_LOCAL), local groups hash into

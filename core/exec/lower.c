@@ -47,14 +47,18 @@ static void lc_lower_xfer(lincoll_plan_t *p, unsigned round, const lc_xfer_t *x,
     o->len = x->len;
     o->ptr = x->len > 0 || x->kind != LC_XFER_WAIT ? p->sbase[x->buf.slot] + x->buf.off : NULL;
     o->ring = (uint16_t)(x->len > 0 || x->kind != LC_XFER_WAIT ? ir->slots[x->buf.slot].ring : 0);
+    /* a tagged plan of a local group travels as its counted ancestor's */
+    const unsigned cid = p->tagged ? lc_comm_wire_id(comm) : comm->id;
+    const unsigned me = p->tagged ? lc_comm_wire_rank(comm, comm->rank) : (unsigned)comm->rank;
     switch (x->kind) {
     case LC_XFER_SEND:
         o->kind = LC_LX_SEND;
-        o->tag = lc_tag_make(comm->id, 0, (unsigned)comm->rank, round);
+        o->tag = lc_tag_make(cid, 0, me, round);
         break;
     case LC_XFER_RECV:
         o->kind = LC_LX_RECV;
-        o->tag = lc_tag_make(comm->id, 0, (unsigned)x->peer, round);
+        o->tag = lc_tag_make(
+            cid, 0, p->tagged ? lc_comm_wire_rank(comm, x->peer) : (unsigned)x->peer, round);
         break;
     case LC_XFER_PUT: {
         lc_win_t *w = p->wins[x->win];

@@ -27,27 +27,27 @@
 static const lincoll_plan_t *lc_optag_holder(const lincoll_comm_t *comm, uint64_t tag)
 {
     for (const lincoll_plan_t *p = comm->ctx->tagged; p != NULL; p = p->tnext)
-        if (p->optag == tag && p->comm->id == comm->id) return p;
+        if (p->optag == tag && lc_comm_wire_id(p->comm) == lc_comm_wire_id(comm)) return p;
     return NULL;
 }
 
 lincoll_status_t lc_optag_enter(lincoll_comm_t *comm, uint64_t tag, const char *fn, int *nested)
 {
     *nested = comm->scope_open || comm->scope_on;
-    if (*nested || (tag == 0 && !comm->local)) {
+    if (*nested || tag == 0) {
         *nested = 1; /* nothing to close */
         return LINCOLL_OK;
     }
     LC_CHECK_ARG(tag <= LINCOLL_TAG_MAX,
                  "%s: opts->tag=%" PRIu64 " is above LINCOLL_TAG_MAX (%llu)", fn, tag,
                  (unsigned long long)LINCOLL_TAG_MAX);
-    LC_CHECK_ARG(tag == 0 || comm->size <= LC_OPTAG_MAX_RANKS,
-                 "%s: opts->tag needs a communicator of at most %d ranks (this one has %d)", fn,
-                 LC_OPTAG_MAX_RANKS, comm->size);
+    LC_CHECK_ARG(tag == 0 || lc_comm_wire_size(comm) <= LC_OPTAG_MAX_RANKS,
+                 "%s: opts->tag needs a communicator of at most %d ranks (this one counts in %d)",
+                 fn, LC_OPTAG_MAX_RANKS, lc_comm_wire_size(comm));
     const lincoll_plan_t *h = tag != 0 ? lc_optag_holder(comm, tag) : NULL;
     if (h != NULL) {
-        lc_error("%s: opts->tag=%" PRIu64 " is held by a live plan (%s) on this communicator: "
-                 "free it first, or take another tag",
+        lc_error("%s: opts->tag=%" PRIu64 " is held by a live plan (%s) on this communicator "
+                 "(or its local groups' parent or sibling): free it first, or take another tag",
                  fn, tag, h->ir->algorithm);
         return LINCOLL_ERR_BUSY;
     }

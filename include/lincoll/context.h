@@ -267,24 +267,30 @@ LINCOLL_API lincoll_status_t lincoll_comm_split(lincoll_comm_t *comm, int color,
  * - @p flags = ::LINCOLL_GROUP_LOCAL: no communication; every member
  *   computes the same communicator from the same list.  The caller
  *   guarantees that every member passes the same list.  If they do not,
- *   the members computed communicators with other ids (below), whose
- *   messages never meet: their operations fail with ::LINCOLL_ERR_TIMEOUT.
+ *   the members address other ranks and sources: their operations' messages
+ *   do not meet, and the operations fail with ::LINCOLL_ERR_TIMEOUT (or
+ *   ::LINCOLL_ERR_MISMATCH where a message of another size arrives).
  *
  * Identity on the wire.  An agreed group takes, like lincoll_comm_split(),
  * an id larger than every id any member has used (the members exchange
  * their counters), so it never shares an id with a communicator of any of
- * its members.  A local group cannot ask: its id is a hash of the parent's
- * id and the member list (as world ranks), in a range of its own (2048
- * ids) that split, shrink and agreed groups never use.  Two local groups
- * over the same list of the same parent are therefore one communicator on
- * the wire: operations on them must use different tags
- * (lincoll_coll_opts_t::tag).  Two local groups over different lists may
- * meet in one id (one chance in 2048 for a pair); where they share two
- * members, the operations of both must then use different tags too.  A
- * caller that makes many long-lived local groups over one parent uses
- * agreed groups instead, whose ids are counted.  Tagged operations on
- * groups are what independent coordinators use (docs/collectives.md,
- * "Groups and tags").
+ * its members, and its tags are its own.  A local group cannot ask for an
+ * id.  Its tagged operations (lincoll_coll_opts_t::tag) travel as
+ * operations of its nearest agreed ancestor (@p parent, or the parent's
+ * own ancestor when @p parent is local too), with the members' ranks
+ * there, so their tag names them across that ancestor and all its local
+ * groups: a rank holds one live plan per tag among them (an init with a
+ * held tag is ::LINCOLL_ERR_BUSY), and independent coordinators take tags
+ * that differ across the groups they make at once (e.g. the coordinator's
+ * rank and a counter).  No hash decides whether two tagged operations
+ * meet.  Its untagged operations (ordered collectives, point-to-point,
+ * barrier) use an id of its own, a hash of the ancestor's id and the list
+ * (as world ranks) into a range (2048 ids) that split, shrink and agreed
+ * groups never use: two local groups sharing two or more members may meet
+ * in one such id (one chance in 2048 per pair), so untagged operations on
+ * local groups are for groups known apart; tagged ones are always safe.
+ * Tagged operations on groups are what independent coordinators use
+ * (docs/collectives.md, "Groups and tags").
  *
  * @param [in]  parent the communicator whose ranks are listed.
  * @param [in]  ranks  n distinct ranks of @p parent, 0 <= ranks[i] < size;

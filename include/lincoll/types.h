@@ -56,7 +56,9 @@ typedef enum lincoll_op {
  *   and tags");
  * - a rank may hold one live plan per tag and communicator: an init with a
  *   tag that a plan of this rank on the same communicator still holds (not
- *   yet lincoll_plan_free()d) is ::LINCOLL_ERR_BUSY with one log line;
+ *   yet lincoll_plan_free()d) is ::LINCOLL_ERR_BUSY with one log line.  A
+ *   local group (::LINCOLL_GROUP_LOCAL) shares its tags with its parent and
+ *   the parent's other local groups (lincoll_comm_create_group());
  * - a tag is free again on a rank once its plan is freed there.  Reuse it
  *   for a new plan after the old one completed (its last wait or test
  *   returned ::LINCOLL_OK) on this rank: the new plan's messages then

@@ -65,8 +65,16 @@ static void shuffle(int *a, int n, uint64_t *s)
     }
 }
 
-/* The three tags: 1, one that differs from it only above bit 11, the largest. */
+/* Agreed groups have ids of their own: the same three tags on every one (1,
+ * one that differs from it only above bit 11, the largest).  Local groups'
+ * tagged plans travel as the parent's: tags differ across them. */
 static const uint64_t op_tags[NOPS] = {1, 1 + (UINT64_C(5) << 12), LINCOLL_TAG_MAX};
+
+static uint64_t tag_of(int g, int local, int kind)
+{
+    const uint64_t i = (uint64_t)(g * NOPS + kind);
+    return local ? 2 + i + (i << 12) : op_tags[kind];
+}
 
 typedef struct {
     int n, list[4], local;
@@ -136,6 +144,39 @@ static void check_bad_args(lincoll_comm_t *w, int P)
               lincoll_strerror(st), (long long)b);
         lincoll_plan_free(p1);
     }
+    /* local groups share the parent's tags: a tag held on one is held on
+     * the parent and on every other local group of it */
+    int rev[64];
+    for (int i = 0; i < P; i++)
+        rev[i] = P - 1 - i;
+    lincoll_comm_t *la = NULL, *lb = NULL;
+    st = lincoll_comm_create_group(w, all, P, LINCOLL_GROUP_LOCAL, &la);
+    CHECK(st == LINCOLL_OK, "local group of all: %s", lincoll_strerror(st));
+    st = lincoll_comm_create_group(w, rev, P, LINCOLL_GROUP_LOCAL, &lb);
+    CHECK(st == LINCOLL_OK, "local group of all, reversed: %s", lincoll_strerror(st));
+    lincoll_plan_t *q = NULL;
+    if (la != NULL && lb != NULL) {
+        o.tag = 55;
+        st = lincoll_bcast_init_opts(lb, &b, 1, LINCOLL_INT64, 0, &o, &q);
+        CHECK(st == LINCOLL_OK, "tag 55 on a local group: %s", lincoll_strerror(st));
+        st = lincoll_allreduce_init_opts(la, &a, &b, 1, LINCOLL_INT64, LINCOLL_SUM, &o, &p1);
+        CHECK(st == LINCOLL_ERR_BUSY, "tag 55 held on a sibling local group: %s",
+              lincoll_strerror(st));
+        st = lincoll_allreduce_init_opts(w, &a, &b, 1, LINCOLL_INT64, LINCOLL_SUM, &o, &p1);
+        CHECK(st == LINCOLL_ERR_BUSY, "tag 55 held on a local group of the parent: %s",
+              lincoll_strerror(st));
+        lincoll_plan_free(q);
+        /* freed: the tag is free on the other group (and reversed ranks) */
+        b = me == P - 1 ? 555 : 0;
+        st = lincoll_bcast_init_opts(la, &b, 1, LINCOLL_INT64, P - 1, &o, &q);
+        if (st == LINCOLL_OK) st = lincoll_start(q);
+        if (st == LINCOLL_OK) st = lincoll_wait(q);
+        CHECK(st == LINCOLL_OK && b == 555, "tag 55 on the sibling after the free: %s, got %lld",
+              lincoll_strerror(st), (long long)b);
+        lincoll_plan_free(q);
+    }
+    lincoll_comm_free(la);
+    lincoll_comm_free(lb);
     /* the tag is free again */
     b = 5;
     if (me == 0) b = 123;
@@ -201,7 +242,7 @@ static lincoll_status_t op_init(op_t *o, const group_t *gr, lincoll_field_t *f)
 {
     lincoll_comm_t *c = gr->comm;
     const int n = gr->n, r = lincoll_comm_rank(c), g = o->g;
-    const uint64_t tag = op_tags[o->kind];
+    const uint64_t tag = tag_of(g, gr->local, o->kind);
     switch (o->kind) {
     case 0: {
         lincoll_coll_opts_t opts = {.tag = tag};
@@ -257,7 +298,8 @@ static void op_check(op_t *o, const group_t *gr, lincoll_field_t *f, int round)
         }
     }
     CHECK(o->st == LINCOLL_OK && bad == 0, "round %d: group %d op %d (tag %llu): %s, %d wrong",
-          round, g, o->kind, (unsigned long long)op_tags[o->kind], lincoll_strerror(o->st), bad);
+          round, g, o->kind, (unsigned long long)tag_of(g, gr->local, o->kind),
+          lincoll_strerror(o->st), bad);
 }
 
 static void op_free(op_t *o)
