@@ -21,22 +21,7 @@
 set -uo pipefail
 bin=$1
 T=4                       # daemon timeout
-W=$(mktemp -d /tmp/ecd_cluster.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-t0=$(date +%s)
-say() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
-fail() {
-  echo "FAIL: $*"
-  for f in "$W"/log*; do [ -e "$f" ] && { echo "--- $f"; tail -12 "$f"; }; done
-  exit 1
-}
+. "$(dirname "$0")/ecd_harness.sh" ecd_cluster
 N=8
 for i in $(seq 0 $((N - 1))); do
   "$bin/lincoll-ecd" --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \

@@ -27,23 +27,10 @@
 set -uo pipefail
 mode=$1 bin=$2 emu=${3:-}
 T=5                       # daemon timeout (also the lincoll context's)
-W=$(mktemp -d /tmp/ecd_story.XXXXXX)
-pids=()
+. "$(dirname "$0")/ecd_harness.sh" ecd_story
 emupid=
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+ecd_on_exit() {
   if [ -n "$emupid" ]; then kill -TERM "$emupid" 2>/dev/null; wait "$emupid" 2>/dev/null; fi
-  wait 2>/dev/null
-  rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-t0=$(date +%s)
-say() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
-fail() {
-  echo "FAIL: $*"
-  for f in "$W"/log*; do [ -e "$f" ] && { echo "--- $f"; tail -15 "$f"; }; done
-  exit 1
 }
 
 if [ "$mode" = emucluster ]; then
