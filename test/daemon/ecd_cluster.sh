@@ -21,7 +21,8 @@
 set -uo pipefail
 bin=$1
 T=4                       # daemon timeout
-. "$(dirname "$0")/ecd_harness.sh" ecd_cluster
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/ecd_harness.sh" ecd_cluster
 N=8
 for i in $(seq 0 $((N - 1))); do
   "$bin/lincoll-ecd" --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
@@ -53,15 +54,6 @@ def placement(name, n, width):
 cmd = sys.argv[1]
 if cmd == "place":          # place NAME N: the object's nodes, owner first
     print(" ".join(map(str, placement(sys.argv[2], int(sys.argv[3]), 6))))
-elif cmd == "raw":          # raw PORT: stdin to the daemon, its reply out
-    s = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=60)
-    s.sendall(sys.stdin.buffer.read()); s.shutdown(socket.SHUT_WR)
-    out = b""
-    while True:
-        b = s.recv(65536)
-        if not b: break
-        out += b
-    sys.stdout.write(out.decode(errors="replace"))
 elif cmd in ("trickle", "trickle-put"):
     # trickle PORT: a request line at a byte a second, until answered;
     # trickle-put PORT NAME: a put's upload at a byte a second, until killed
@@ -132,9 +124,9 @@ done
 say "same-name races: one winner each time, the loser told: $(head -c 150 "$W/$lose$t.err")"
 
 # ---- 4. a NUL in a request line --------------------------------------------------------
-nul=$(printf 'GET obj0\0x\n' | python3 "$W/tool.py" raw "$(cat "$W/p0")")
+nul=$(printf 'GET obj0\0x\n' | python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p0")")
 [[ $nul == ERR*0x00*outside\ the\ protocol* ]] || fail "a request with a NUL: '$nul'"
-out=$(printf 'GET obj0\x80\n' | python3 "$W/tool.py" raw "$(cat "$W/p0")")
+out=$(printf 'GET obj0\x80\n' | python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p0")")
 [[ $out == ERR*0x80* ]] || fail "a request with byte 0x80: '$out'"
 say "NUL request refused: $nul"
 
@@ -189,7 +181,7 @@ done
 [ -n "$healed" ] || fail "the scrub did not heal $name: $st"
 [ -e "$W/d7/objects/$name.mf" ] || fail "node 7 holds no manifest of $name after the scrub"
 row=$(grep '^row ' "$W/d7/objects/$name.mf" | awk '$3 == 7 {print $2}')
-out=$(printf 'CHECK %s %s\n' "$name" "$row" | python3 "$W/tool.py" raw "$(cat "$W/p7")")
+out=$(printf 'CHECK %s %s\n' "$name" "$row" | python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p7")")
 [ "$out" = "OK ok" ] || fail "node 7's rebuilt row $row: '$out'"
 ec 7 get "$name" "$W/out/$name" >/dev/null && cmp -s "$W/in/$name" "$W/out/$name" || fail "get $name"
 say "busy node 7: put degraded (5/6), stat counted it, the scrub rebuilt row $row on node 7"
