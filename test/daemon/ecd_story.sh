@@ -27,23 +27,11 @@
 set -uo pipefail
 mode=$1 bin=$2 emu=${3:-}
 T=5                       # daemon timeout (also the lincoll context's)
-W=$(mktemp -d /tmp/ecd_story.XXXXXX)
-pids=()
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/ecd_harness.sh" ecd_story
 emupid=
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+ecd_on_exit() {
   if [ -n "$emupid" ]; then kill -TERM "$emupid" 2>/dev/null; wait "$emupid" 2>/dev/null; fi
-  wait 2>/dev/null
-  rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-t0=$(date +%s)
-say() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
-fail() {
-  echo "FAIL: $*"
-  for f in "$W"/log*; do [ -e "$f" ] && { echo "--- $f"; tail -15 "$f"; }; done
-  exit 1
 }
 
 if [ "$mode" = emucluster ]; then
@@ -72,21 +60,9 @@ ec() { # lincoll-ec from where the daemons are reachable
   else ip netns exec "${NSP}1" "$bin/lincoll-ec" -s "$(ip_of 0):$(cat "$W/p0")" -t 120 "$@"; fi
 }
 raw() { # send raw bytes (stdin) to node 0, print its reply
-  if [ "$mode" = local ]; then python3 "$W/raw.py" 127.0.0.1 "$(cat "$W/p0")"
-  else ip netns exec "${NSP}1" python3 "$W/raw.py" "$(ip_of 0)" "$(cat "$W/p0")"; fi
+  if [ "$mode" = local ]; then python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p0")"
+  else ip netns exec "${NSP}1" python3 "$here/ecd_raw.py" "$(ip_of 0)" "$(cat "$W/p0")"; fi
 }
-cat > "$W/raw.py" <<'PY'
-import socket, sys
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
-s.sendall(sys.stdin.buffer.read())
-s.shutdown(socket.SHUT_WR)
-out = b""
-while True:
-    b = s.recv(65536)
-    if not b: break
-    out += b
-sys.stdout.write(out.decode(errors="replace"))
-PY
 
 if [ "$mode" = local ]; then
   for i in 0 1 2 3 4 5; do start_local $i "$W/d$i"; done
