@@ -5,7 +5,8 @@
 #   perf/daemon/load.sh [-b BIN_DIR] [-o OUT_DIR] [-d SECONDS] [-n NODES]
 #                       [-c "1 4 16 64"] [-s "4k 1m 16m"] [-w "8 4 1"]
 #                       [-p "load kill small"] [-k CLIENTS] [-t TIMEOUT]
-#                       [--deadline S] [--get-share F]
+#                       [--deadline S] [--get-share F] [--preload N]
+#                       [--repair-wait S] [--events "T kill N,T start N,..."]
 #
 # A local cluster: NODES daemons on 127.0.0.1 (default 12; a daemon whose
 # stripes span every node of its cluster file takes -n 6 for RS(4,2)), code
@@ -24,15 +25,20 @@
 #          reply within --deadline seconds, default 60);
 #   kill   -k clients (default 16) for -d seconds: at d/4 one daemon is
 #          SIGKILLed, at d/2 a second, at 3d/4 both restart (same directory,
-#          same port); then every object whose put succeeded before the
-#          first kill is read back, and the time until the cluster reports 0
+#          same port; --events: another schedule, seconds after the start); then every object whose put succeeded before the
+#          first kill (and each of --preload N objects put one at a time
+#          before the clients start) is read back, and the time until the cluster reports 0
 #          degraded objects (stat's degraded count; a daemon without one gets
-#          an operator REPAIR of each restarted node, timed instead);
+#          an operator REPAIR of each restarted node, timed instead; at
+#          most --repair-wait seconds, default 300, 0: not waited for);
 #   small  1 client, 4 KiB puts only, for min(d, 20) seconds: the p50 put
 #          latency, and the share of it the coordinator spent before the
-#          upload's reading started (its log's "put NAME timing setup").
+#          upload's reading started (its log's "put NAME timing setup");
+#   bench  like rados bench (perf/anchors/ceph_bench.sh): for every C of
+#          -c and size of -s, a fresh cluster, C clients putting objects of
+#          that size for -d seconds, then getting them for -d seconds.
 # Output in OUT_DIR (default docs/perf/$(date +%F)-storage-load):
-#   load.csv, kill.csv, small.csv (the summaries: clients,op,size,ops,ok,
+#   load.csv, kill.csv, small.csv, bench.csv (the summaries: clients,op,size,ops,ok,
 #   fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms;
 #   MB = 10^6 bytes), kill.txt (the kill phase's counts, key=value),
 #   load.md (the tables, and `uptime` before and after: the machine is
@@ -55,6 +61,9 @@ kclients=16
 T=5
 deadline=60
 getshare=0.5
+preload=0
+rwait=300
+events=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$2; shift 2 ;;
@@ -69,6 +78,9 @@ while [ $# -gt 0 ]; do
     -t) T=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
     --get-share) getshare=$2; shift 2 ;;
+    --preload) preload=$2; shift 2 ;;
+    --repair-wait) rwait=$2; shift 2 ;;
+    --events) events=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "load: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
   esac
@@ -102,13 +114,14 @@ cleanup() {
   exit $rc
 }
 stop_cluster() {
-  local f
+  local f p
   for f in "$W"/pid*; do
     [ -e "$f" ] || continue
-    kill -KILL "$(cat "$f")" 2>/dev/null || true
+    p=$(cat "$f")
     rm -f "$f"
+    kill -KILL "$p" 2>/dev/null || continue
+    while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
   done
-  wait 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -147,6 +160,7 @@ start_cluster() { # phase name
     "$bin/lincoll-ecd" --node "$i" --dir "$W/run/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
       --port-file "$W/p$i" --timeout "$T" --die-with-parent >>"$W/$1-n$i.log" 2>&1 &
     echo $! >"$W/pid$i"
+    disown $!
   done
   for i in $(seq 0 $((nodes - 1))); do
     for _ in $(seq 1 300); do [ -s "$W/p$i" ] && break; sleep 0.1; done
@@ -190,10 +204,11 @@ for ph in $phases; do
       # two nodes that no client asks first when there are more nodes than
       # clients; the kill is the same either way
       k1=$((nodes - 1)) k2=$((nodes / 2))
-      ev="$(python3 -c "d=$dur; print('%g kill $k1,%g kill $k2,%g start $k1,%g start $k2' % (d/4, d/2, 3*d/4, 3*d/4))")"
+      ev=$events
+      [ -n "$ev" ] || ev="$(python3 -c "d=$dur; print('%g kill $k1,%g kill $k2,%g start $k1,%g start $k2' % (d/4, d/2, 3*d/4, 3*d/4))")"
       echo "load: kill phase: $kclients clients, $dur s; events: $ev" >&2
       run_gen kill kill "$kclients" "$dur" --sizes "$blist" --weights "$wlist" --get-share "$getshare" \
-        --events "$ev" --ctl "$W/ctl" --verify-before "$(python3 -c "print($dur/4)")" --repair-wait 300 --strict ||
+        --events "$ev" --ctl "$W/ctl" --repair-wait "$rwait" --preload "$preload" --strict ||
         bad=1
       cp "$out/raw/kill.summary.csv" "$out/kill.csv"
       cp "$out/raw/kill.kill.txt" "$out/kill.txt" ;;
@@ -218,7 +233,18 @@ if s:
 else:
     print('setup_share_p50=n/a (no timing lines in the coordinators\' logs)')
 " >"$out/small.txt" ;;
-    *) echo "load: unknown phase '$ph' (load, kill, small)" >&2; exit 2 ;;
+    bench)
+      first=1
+      for c in $clients; do
+        for s in $sizes; do
+          b=$(to_bytes "$s")
+          start_cluster "bench-c$c-$b"
+          run_gen bench "bench-c$c-$b" "$c" "$dur" --sizes "$b" --weights 1 --get-share 0 --then-get || exit 1
+          check_bad "$out/raw/bench-c$c-$b.summary.csv"
+          if [ $first = 1 ]; then cat "$out/raw/bench-c$c-$b.summary.csv"; first=0; else tail -n +2 "$out/raw/bench-c$c-$b.summary.csv"; fi
+        done
+      done >"$out/bench.csv" ;;
+    *) echo "load: unknown phase '$ph' (load, kill, small, bench)" >&2; exit 2 ;;
   esac
 done
 up1=$(uptime)
@@ -234,6 +260,7 @@ up1=$(uptime)
     echo; echo "## Kill phase ($kclients clients)"; echo; python3 "$gen" table "$out/kill.csv"
     echo; sed 's/^/    /' "$out/kill.txt"
   fi
+  if [ -s "$out/bench.csv" ]; then echo; echo "## One size at a time: puts, then gets"; echo; python3 "$gen" table "$out/bench.csv"; fi
   if [ -s "$out/small.csv" ]; then
     echo; echo "## 4 KiB puts, 1 client"; echo; python3 "$gen" table "$out/small.csv"
     echo; sed 's/^/    /' "$out/small.txt"

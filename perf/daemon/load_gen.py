@@ -8,7 +8,8 @@ NODE`), python3 standard library only.
                   [--sizes 4096,1048576,16777216] [--weights 8,4,1]
                   [--get-share 0.5] [--deadline 60] [--m 2] [--tag NAME]
                   [--events "T kill N,T start N,..." --ctl CMD]
-                  [--verify-before T] [--repair-wait S] [--seed N]
+                  [--verify-before T] [--repair-wait S] [--preload N] [--seed N]
+                  [--then-get] [--strict]
   load_gen.py table CSV... [--md FILE]  the markdown table of summary CSVs
 
 run: every client is a thread looping until S seconds have passed: it picks
@@ -30,13 +31,19 @@ killed during it (the client saw its connection reset); the others are
 
 --events runs CMD kill N / CMD start N (CMD: a program given by load.sh,
 which SIGKILLs node N / restarts it and waits until it listens) at T
-seconds after the start.  With --verify-before T, every object whose put
-succeeded before T seconds is read back after the clients stop (C threads):
+seconds after the start.  Every object whose put
+succeeded before T seconds (--verify-before; default: the first kill) (and every --preload object: N puts one at a
+time before the clients start) is read back after the clients stop (C threads):
 the count of those unreadable or wrong is reported.  --repair-wait S then
 polls STAT on every node until its degraded count is 0 (the daemon's
 `degraded N`, when its stat reports it; the time is reported), at most S
-seconds; a daemon whose stat has no such count gets `REPAIR N` for every
+seconds (0: not at all); a daemon whose stat has no such count gets `REPAIR N` for every
 node restarted, and the time of those is reported instead.
+
+--then-get: after the run, a second one as long with gets only, of the
+objects the first one put (as rados bench write, then seq); the summary has
+the rows of both.  --strict: exit 1 on a wrong read, a hang or a pre-kill
+object unreadable.
 
 Output: PREFIX.ops.csv (one row per operation), PREFIX.summary.csv (one row
 per op and size: clients,op,size,ops,ok,fail,unexplained,wrong,hang,
@@ -291,7 +298,23 @@ class Run:
                     self.intervals.append((n, self.down.pop(n), self.now()))
                 log("t=%.1f s: node %d restarted" % (self.now(), n))
 
+    def preload(self, n):
+        """n puts, one at a time, before the clients start: objects every
+        later check can count on (with --verify-before, written before it)."""
+        for i in range(n):
+            size = self.sizes[i % len(self.sizes)]
+            name = "%s-pre-%d-%d" % (self.a.tag, i, size)
+            t0, t1, status, node, msg, expl = self.op(i, "put", name, size)
+            if status != "ok":
+                log("preload put %s: %s: %s" % (name, status, msg))
+                return False
+            self.done[size].append((name, -1.0))
+        return True
+
     def go(self):
+        if self.a.preload and not self.preload(self.a.preload):
+            return -1
+        self.t0 = time.monotonic()
         threads = [threading.Thread(target=self.client, args=(i,), daemon=True) for i in range(self.a.clients)]
         ev = threading.Thread(target=self.events, daemon=True) if self.a.events else None
         for t in threads:
@@ -390,8 +413,16 @@ def cmd_run(a):
     r = Run(a)
     log("%d clients, %g s, sizes %s weights %s, get share %g" % (a.clients, a.duration, a.sizes, a.weights, a.get_share))
     hung_threads = r.go()
+    if hung_threads < 0:
+        return 1
     rows = sorted(r.rows)
     summ = summarize(rows, a.clients, r.elapsed)
+    if a.then_get:  # a second round: gets only, of the objects put in the first
+        a.preload, a.get_share, first = 0, 1.0, len(r.rows)
+        hung_threads += r.go()
+        rows2 = sorted(r.rows[first:])
+        summ += summarize(rows2, a.clients, r.elapsed)
+        rows = rows + [(x[0] + a.duration,) + x[1:] for x in rows2]
     with open(a.out + ".ops.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["t_start", "t_end", "client", "op", "size", "name", "node", "status", "explained", "message"])
@@ -426,8 +457,13 @@ def kill_report(r, rows, a):
         "failed_coordinator_killed": sum(1 for x in rows if x[8] == "coordinator killed"),
         "failed_more_than_m_down": sum(1 for x in rows if x[8] == "more than m down"),
         "reroutes": r.reroutes,
+        "ops_while_down": sum(1 for x in rows if x[7] == "ok" and any(a <= x[0] and x[1] <= b for _, a, b in r.intervals)),
     }
-    pre = [(n, s) for s, lst in r.done.items() for n, t in lst if t < a.verify_before]
+    before = a.verify_before
+    if before <= 0:  # the first kill
+        before = min((t for _, t, _ in r.intervals), default=0)
+    k["verify_before_s"] = "%.1f" % before
+    pre = [(n, s) for s, lst in r.done.items() for n, t in lst if t < before]
     bad = []
     lock = threading.Lock()
     it = iter(pre)
@@ -454,6 +490,9 @@ def kill_report(r, rows, a):
     k["prekill_read_s"] = "%.1f" % (time.monotonic() - t0)
     for name, status, msg in bad[:10]:
         log("pre-kill object %s: %s: %s" % (name, status, msg))
+    if a.repair_wait <= 0:
+        k["repair"] = "not waited for"
+        return k
     nodes = read_cluster(a.cluster)
     restarted = sorted({n for n, _, _ in r.intervals})
     t0 = time.monotonic()
@@ -514,6 +553,8 @@ def main():
     r.add_argument("--verify-before", type=float, default=0)
     r.add_argument("--repair-wait", type=float, default=120)
     r.add_argument("--seed", type=int, default=1)
+    r.add_argument("--then-get", action="store_true", help="after the run, as long again with gets only")
+    r.add_argument("--preload", type=int, default=0, help="puts, one at a time, before the clients start")
     r.add_argument("--strict", action="store_true", help="exit 1 on a wrong read, a hang or an unreadable pre-kill object")
     t = sub.add_parser("table")
     t.add_argument("csv", nargs="+")
