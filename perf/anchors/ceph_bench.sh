@@ -4,7 +4,8 @@
 #
 #   perf/anchors/ceph_bench.sh [-o OUT_DIR] [--osds 12|6] [-d SECONDS]
 #                              [-c "1 4 16 64"] [-s "4k 1m 16m"] [--install]
-#   perf/anchors/ceph_bench.sh up DIR [--osds N]     start a cluster in DIR
+#   perf/anchors/ceph_bench.sh up DIR [--osds N] [--install]
+#                                       start a cluster in DIR
 #   perf/anchors/ceph_bench.sh bench DIR C SIZE SECONDS
 #                                       one write and one read run: CSV rows
 #   perf/anchors/ceph_bench.sh down DIR  stop it (every process), remove DIR
@@ -28,9 +29,9 @@
 #
 # The default mode: up, bench for every C and size, down; writes
 # OUT_DIR/ceph.csv and ceph.md (default docs/perf/$(date +%F)-ceph).
-# Packages: ceph-mon ceph-mgr ceph-osd ceph-common; --install (root)
-# installs them with apt-get when missing (perf/anchors/build.sh ceph does
-# the same); without them the script says so and exits 1.
+# Packages: ceph-mon ceph-mgr ceph-osd ceph-common (not among the README's
+# dependencies); --install (root) installs them with apt-get when missing;
+# without them the script says so and exits 1.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 say() { echo "ceph_bench: $*" >&2; }
@@ -131,8 +132,11 @@ EOF
   for i in $(seq 0 $((osds - 1))); do
     wait -n || die "an OSD's mkfs failed: $(tail -q -n 2 "$D"/log/mkfs-osd*.out)"
   done
+  for i in $(seq 0 $((osds - 1))); do # each forks into the background once up
+    ceph-osd -c "$D/ceph.conf" -i "$i" 2>>"$D/log/osd-start.out" &
+  done
   for i in $(seq 0 $((osds - 1))); do
-    ceph-osd -c "$D/ceph.conf" -i "$i" 2>>"$D/log/osd-start.out" || die "osd.$i did not start: $(tail -3 "$D/log/osd.$i.log")"
+    wait -n || die "an OSD did not start: $(tail -q -n 3 "$D/log/osd-start.out")"
   done
   for n in $(seq 1 300); do
     [ "$(cephc osd stat -f json | python3 -c 'import json,sys; print(json.load(sys.stdin)["num_up_osds"])')" = "$osds" ] && break
@@ -188,9 +192,15 @@ case ${1:-} in up | bench | down) mode=$1; shift ;; esac
 case $mode in
   up)
     D=$1; shift
-    osds=12
-    [ "${1:-}" = --osds ] && osds=$2
-    need_packages
+    osds=12 install=
+    while [ $# -gt 0 ]; do
+      case $1 in
+        --osds) osds=$2; shift 2 ;;
+        --install) install=install; shift ;;
+        *) die "up: unknown argument '$1'" ;;
+      esac
+    done
+    need_packages $install
     mkdir -p "$D"
     D=$(cd "$D" && pwd)
     up "$osds" || { down; exit 1; }

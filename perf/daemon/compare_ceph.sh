@@ -5,11 +5,12 @@
 #   perf/daemon/compare_ceph.sh [-b BIN_DIR] [-o REPORT.md] [-n 12|6]
 #                               [-d SECONDS] [-r REPS] [-c "1 4 16 64"]
 #                               [-s "4k 1m 16m"] [-p "load kill small"]
-#                               [-L LOAD_SECONDS]
+#                               [-L LOAD_SECONDS] [--install]
 #
 # Ceph: perf/anchors/ceph_bench.sh up (1 mon, 1 mgr, -n OSDs, EC pool k=4
 # m=2, failure domain osd, overwrites on, so 4 KiB objects are written as
-# 4 KiB: like with like), kept up for the whole run.  lincoll-ecd: -n
+# 4 KiB: like with like), kept up for the whole run (--install: its
+# packages with apt-get when missing).  lincoll-ecd: -n
 # daemons RS(4,2) on 127.0.0.1 (perf/daemon/load.sh -p bench, a fresh
 # cluster for every measurement; -n 6 for a daemon whose stripes span every
 # node of its cluster file).  Each repetition, for every C of -c and size of
@@ -39,6 +40,7 @@ clients="1 4 16 64"
 sizes="4k 1m 16m"
 phases="load kill small"
 ldur=
+install=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$2; shift 2 ;;
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     -s) sizes=$2; shift 2 ;;
     -p) phases=$2; shift 2 ;;
     -L) ldur=$2; shift 2 ;;
+    --install) install=--install; shift ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare_ceph: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
   esac
@@ -79,7 +82,7 @@ say() { echo "compare_ceph: $*" >&2; }
 
 up0=$(uptime)
 t0=$(date +%s)
-"$ceph_sh" up "$W/ceph" --osds "$nodes" || { say "Ceph did not start"; exit 1; }
+"$ceph_sh" up "$W/ceph" --osds "$nodes" $install || { say "Ceph did not start"; exit 1; }
 say "Ceph up in $(($(date +%s) - t0)) s; $up0"
 csv=$out/compare.csv
 echo "system,rep,clients,op,size,ops,MBps,ops_s,mean_ms,max_ms,p50_ms,p99_ms,fail,wrong,hang" >"$csv"

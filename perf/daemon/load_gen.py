@@ -35,8 +35,9 @@ seconds after the start.  Every object whose put
 succeeded before T seconds (--verify-before; default: the first kill) (and every --preload object: N puts one at a
 time before the clients start) is read back after the clients stop (C threads):
 the count of those unreadable or wrong is reported.  --repair-wait S then
-polls STAT on every node until its degraded count is 0 (the daemon's
-`degraded N`, when its stat reports it; the time is reported), at most S
+polls STAT on every node until none reports a degraded object (its line
+`degraded objects N`, when the daemon's stat has one; the time is
+reported), at most S
 seconds (0: not at all); a daemon whose stat has no such count gets `REPAIR N` for every
 node restarted, and the time of those is reported instead.
 
@@ -392,8 +393,10 @@ def log(msg):
 
 
 def stat_degraded(nodes, deadline):
-    """Sum of the nodes' degraded counts, or None when the stat has none."""
-    total, seen = 0, False
+    """The cluster's degraded objects as the nodes' STAT reports them (a line
+    `degraded objects N`; the most any node reports; -1: a node cannot tell
+    or does not answer), or None when the stat has no such line."""
+    worst, seen = 0, False
     for addr in nodes:
         try:
             lines = request(addr, "STAT", deadline)
@@ -401,12 +404,10 @@ def stat_degraded(nodes, deadline):
             return -1
         for ln in lines:
             w = ln.split()
-            if "degraded" in w:
-                i = w.index("degraded")
-                if i + 1 < len(w) and w[i + 1].isdigit():
-                    total, seen = total + int(w[i + 1]), True
-                    break
-    return total if seen else None
+            if w[:2] == ["degraded", "objects"] and len(w) > 2:
+                seen = True
+                worst = max(worst, int(w[2])) if w[2].isdigit() and worst >= 0 else -1
+    return worst if seen else None
 
 
 def cmd_run(a):
