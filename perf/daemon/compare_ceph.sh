@@ -97,7 +97,7 @@ for rep in $(seq 1 "$reps"); do
       "$load_sh" -b "$bin" -o "$W/l" -n "$nodes" -p bench -c "$c" -s "$s" -d "$dur" >/dev/null 2>"$W/load.err" ||
         { cat "$W/load.err" >&2; say "load.sh failed"; exit 1; }
       # clients,op,size,ops,ok,fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms
-      awk -F, -v r="$rep" 'NR > 1 {print "lincoll," r "," $1 "," $2 "," $3 "," $5 "," $10 "," $11 "," $14 "," $15 "," $12 "," $13 "," $6 "," $8 "," $9}' \
+      awk -F, -v r="$rep" 'NR > 1 {sub(/\r$/, ""); print "lincoll," r "," $1 "," $2 "," $3 "," $5 "," $10 "," $11 "," $14 "," $15 "," $12 "," $13 "," $6 "," $8 "," $9}' \
         "$W/l/bench.csv" >>"$csv"
       tail -4 "$csv" >&2
     done

@@ -26,8 +26,8 @@
 #   kill   -k clients (default 16) for -d seconds: at d/4 one daemon is
 #          SIGKILLed, at d/2 a second, at 3d/4 both restart (same directory,
 #          same port; --events: another schedule, seconds after the start); then every object whose put succeeded before the
-#          first kill (and each of --preload N objects put one at a time
-#          before the clients start) is read back, and the time until the cluster reports 0
+#          first kill (and each of --preload N objects, default 12, put
+#          one at a time before the clients start) is read back, and the time until the cluster reports 0
 #          degraded objects (stat's degraded count; a daemon without one gets
 #          an operator REPAIR of each restarted node, timed instead; at
 #          most --repair-wait seconds, default 300, 0: not waited for);
@@ -61,7 +61,7 @@ kclients=16
 T=5
 deadline=60
 getshare=0.5
-preload=0
+preload=12
 rwait=300
 events=
 while [ $# -gt 0 ]; do

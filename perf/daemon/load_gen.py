@@ -268,6 +268,8 @@ class Run:
                 with self.lock:
                     if self.done[size]:
                         kind, name = "get", rnd.choice(self.done[size])[0]
+            if name is None and self.a.get_share >= 1:
+                break  # gets only, and nothing of this size to get
             if name is None:
                 seq += 1
                 name = "%s-c%d-%d-%d" % (self.a.tag, cid, seq, size)
@@ -425,12 +427,12 @@ def cmd_run(a):
         summ += summarize(rows2, a.clients, r.elapsed)
         rows = rows + [(x[0] + a.duration,) + x[1:] for x in rows2]
     with open(a.out + ".ops.csv", "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(["t_start", "t_end", "client", "op", "size", "name", "node", "status", "explained", "message"])
         for x in rows:
             w.writerow(["%.4f" % x[0], "%.4f" % x[1]] + list(x[2:]))
     with open(a.out + ".summary.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
+        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
         w.writerows(summ)
     print(table(summ), end="")
