@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <pthread.h>
 
-#define ECD_MAX_NODES    32   /* k + m */
+#define ECD_MAX_NODES    32   /* nodes of a cluster (so also k + m) */
 #define ECD_NAME_MAX     128  /* bytes of an object name */
 #define ECD_LINE_MAX     1024 /* one protocol line */
 #define ECD_MANIFEST_MAX 8192 /* bytes of a manifest */
@@ -41,11 +41,13 @@ int ecd_unhex(const char *s, uint8_t *b, size_t n);
 
 /* ---- connections (ecd_net.c) --------------------------------------------- */
 /* A TCP connection with a read buffer.  Every read and write waits at most
- * `idle` seconds without progress (a transfer that keeps moving is never cut
- * short; a silent peer is dropped after idle seconds). */
+ * `idle` seconds without progress (a silent peer is dropped after idle
+ * seconds) and, when `deadline` is set, never past it (a peer that trickles
+ * is dropped at the deadline). */
 typedef struct ecd_conn {
     int fd;
     double idle;
+    double deadline; /* ecd_now() after which every wait fails (ETIMEDOUT); 0: none */
     size_t pos, len;
     char peer[80];
     uint8_t buf[65536];
@@ -75,11 +77,11 @@ int ecd_split(char *line, char **word, int max);
 
 /* ---- cluster map ---------------------------------------------------------- */
 typedef struct ecd_cluster {
-    int k, m, n;                  /* n = k + m nodes, ids 0 .. n-1 */
+    int k, m, n;                  /* n >= k + m nodes, ids 0 .. n-1 */
     char addr[ECD_MAX_NODES][96]; /* host:port of every node ("" = unknown) */
 } ecd_cluster_t;
 /* Read the cluster file: "code K M" and "node ID HOST:PORT" lines, '#'
- * comments.  0 on success, else -1 with the reason in err. */
+ * comments; the node ids are 0..N-1, N >= K + M.  0 on success, else -1 with the reason in err. */
 int ecd_cluster_load(const char *path, ecd_cluster_t *cl, char *err, size_t esize);
 
 /* ---- manifests and the chunk directory (ecd_disk.c) ----------------------- */

@@ -179,7 +179,16 @@ static int ecd_wait(ecd_conn_t *c, short ev)
 {
     for (;;) {
         struct pollfd p = {.fd = c->fd, .events = ev};
-        int rc = poll(&p, 1, c->idle > 0 ? (int)(c->idle * 1000) : -1);
+        double wait = c->idle > 0 ? c->idle : -1;
+        if (c->deadline > 0) {
+            double left = c->deadline - ecd_now();
+            if (left <= 0) {
+                errno = ETIMEDOUT;
+                return -1;
+            }
+            if (wait < 0 || left < wait) wait = left;
+        }
+        int rc = poll(&p, 1, wait < 0 ? -1 : (int)(wait * 1000) + 1);
         if (rc > 0) return 0;
         if (rc == 0) {
             errno = ETIMEDOUT;
@@ -357,11 +366,15 @@ int ecd_cluster_load(const char *path, ecd_cluster_t *cl, char *err, size_t esiz
                  ECD_MAX_NODES);
         return -1;
     }
+    /* N >= k + m nodes, ids 0..N-1: each object lives on k + m of them */
     cl->n = cl->k + cl->m;
+    for (int i = 0; i < ECD_MAX_NODES; i++)
+        if (seen[i] && i + 1 > cl->n) cl->n = i + 1;
     for (int i = 0; i < cl->n; i++) {
         if (!seen[i]) {
-            snprintf(err, esize, "%s: no address for node %d (code %d+%d needs nodes 0..%d)", path,
-                     i, cl->k, cl->m, cl->n - 1);
+            snprintf(err, esize,
+                     "%s: no address for node %d (code %d+%d and %d nodes need ids 0..%d)", path, i,
+                     cl->k, cl->m, cl->n, cl->n - 1);
             return -1;
         }
     }

@@ -241,6 +241,13 @@ static void test_cluster(void **state)
     write_text(path, "code 2 1\nnode 0 a:1\nnode 1 b:2\n");
     assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "node 2"));
+    /* more nodes than a stripe: ids 0..N-1, none missing */
+    write_text(path, "code 2 1\nnode 0 a:1\nnode 1 b:2\nnode 2 c:3\nnode 3 d:4\nnode 4 e:5\n");
+    assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), 0);
+    assert_int_equal(cl.n, 5);
+    write_text(path, "code 2 1\nnode 0 a:1\nnode 1 b:2\nnode 2 c:3\nnode 4 e:5\n");
+    assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "node 3"));
     write_text(path, "code 2 1\nnode 0 a\n");
     assert_int_equal(ecd_cluster_load(path, &cl, err, sizeof(err)), -1);
     write_text(path, "nonsense\n");

@@ -623,6 +623,10 @@ MAPPED = {
         "ctest:daemon_story_local", "6 daemons on 127.0.0.1 with --node, --dir, --cluster, "
         "--listen, --port-file, --timeout (--stripe: ecd_put_emu.sh above; --max-object: its "
         "default only)"),
+    "lincoll-ecd --node 3 --dir /srv/ecd --cluster /etc/ecd/cluster --max-conns 512 "
+    "--max-inflight 1073741824 --client-rate 1048576 --scrub-interval 30 "
+    "--scrub-rate 16777216": (
+        "ctest:daemon_cluster", "8 daemons with every one of these flags (a 1 s scrub)"),
     "lincoll-ec -s 10.0.0.1:7000 put FILE [NAME]": ("ctest:daemon_story_local", "20 puts"),
     "lincoll-ec -s 10.0.0.1:7000 get NAME OUT": ("ctest:daemon_story_local",
                                                  "every object read back and checked"),

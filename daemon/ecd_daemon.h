@@ -1,0 +1,143 @@
+/*
+ * daemon/ecd_daemon.h: what the files of lincoll-ecd share (the daemon,
+ * not its client): its options, its directory, the field, and the entry
+ * points of every concern.
+ *
+ *   lincoll-ecd.c     options, the listening loop
+ *   ecd_proto.c       the protocol: request lines, the command table
+ *   ecd_op.c          membership and groups: OP sessions, placement
+ *   ecd_put.c         a put, the coordinator's side
+ *   ecd_put_member.c  a put, a member's side
+ *   ecd_get.c         get, stat, the small peer requests
+ *   ecd_repair.c      repair
+ */
+#ifndef ECD_DAEMON_H
+#define ECD_DAEMON_H
+
+#include "daemon/ecd.h"
+
+#include <pthread.h>
+
+typedef struct ecd_cfg {
+    int node;
+    const char *dir, *cluster;
+    double timeout;
+    uint64_t max_object;
+    uint64_t stripe;       /* bytes of a row per stripe of a put; 0: ECD_STRIPE_AUTO */
+    int max_conns;         /* connections served at once */
+    uint64_t max_inflight; /* bytes of uploads buffered by the puts this node coordinates */
+    double client_rate;    /* bytes/s an upload must keep up (its deadline) */
+    double scrub_interval; /* seconds between background scrubs; 0: none */
+    double scrub_rate;     /* bytes/s a scrub reads at most */
+} ecd_cfg_t;
+
+extern ecd_cfg_t cfg;
+extern ecd_disk_t disk;
+extern lincoll_field_t *gf;
+
+/* ---- protocol (ecd_proto.c) ---------------------------------------------- */
+/* "ERR message" (newlines flattened); c may be NULL. */
+int reply_err(ecd_conn_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A line "TAG LEN" then LEN bytes (at most max), NUL-terminated, malloc'd. */
+int read_payload(ecd_conn_t *c, const char *tag, size_t max, char **buf_p, size_t *len_p);
+/* Count a new connection in (0), or refuse it with a clear error (-1: the
+ * caller closes it) when --max-conns are being served. */
+int ecd_conn_admit(ecd_conn_t *c);
+/* Thread: serve one admitted connection (one request), then ecd_conn_done. */
+void *conn_main(void *arg);
+/* Close an admitted connection and count it out. */
+void ecd_conn_done(ecd_conn_t *c);
+/* Take `bytes` of upload buffers (0), or -1 when that would pass
+ * --max-inflight (one put alone always may); *now_p: bytes held before. */
+int put_inflight(uint64_t bytes, uint64_t *now_p);
+void put_inflight_done(uint64_t bytes);
+
+/* ---- membership and groups (ecd_op.c) ------------------------------------- */
+extern pthread_mutex_t op_lock; /* one group operation at a time */
+void new_opid(char *out, size_t cap);
+void sanitize_opid(char *opid);
+/* The `width` nodes (of 0..nnodes-1) an object of that name lives on, by
+ * rendezvous hashing, highest weight (the object's owner) first. */
+void placement(const char *name, int nnodes, int width, int *out);
+/* Its rows on those nodes: live ones first (the dead take parity rows). */
+void place(const char *name, int nnodes, int width, const int *live, int *node_of_row);
+/* The n x k systematic generator (malloc'd), NULL on failure. */
+uint64_t *generator(int n, int k);
+/* One row of the code: out = sum_j data_j G[row][j]. */
+int encode_row(const uint64_t *G, int k, int row, const uint8_t *data, size_t chunk, uint8_t *out);
+int wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double seconds);
+
+/* The coordinator's view of an operation's members. */
+typedef struct op {
+    char id[64];
+    ecd_cluster_t cl;
+    int live[ECD_MAX_NODES];
+    ecd_conn_t *conn[ECD_MAX_NODES]; /* live peers (never self) */
+    int nlive;
+    int self_locked; /* this node's op_lock is held */
+    char down[512];  /* "3 (reason), 5 (reason)" */
+} op_t;
+/* The nodes of want[] (indexed by node id; NULL: every node) and this one
+ * joined into an operation; -1 (err) when the cluster file is unreadable or
+ * busy nodes kept the operation below k for 3T.  op_end lets go. */
+int op_begin(op_t *op, const int *want, char *err, size_t esize);
+void op_end(op_t *op);
+void peer_op(ecd_conn_t *c, char **w, int nw);
+/* Relay a put to the first reachable node of its placement `set`. */
+void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const char *name,
+                 uint64_t size);
+
+/* ---- put (ecd_put.c, ecd_put_member.c) ------------------------------------ */
+#define ECD_STRIPE_AUTO  (1u << 20)  /* bytes of a row per stripe (--stripe 0) */
+#define ECD_PUT_RING     (32u << 20) /* coordinator: bytes of stripes in flight */
+#define ECD_MEMBER_RING  (16u << 20) /* member: bytes of pieces in flight */
+#define ECD_PUT_INFLIGHT 2           /* stripes whose collectives run at once */
+extern const lincoll_encode_opts_t put_encode_opts;
+int put_remote_parity(int k, int L, int crow);
+uint64_t *put_collective_generator(const uint64_t *G, int L, int k, int crow);
+void client_put(ecd_conn_t *c, char **w, int nw);
+void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw);
+void peer_pieces(ecd_conn_t *c, char **w, int nw);
+
+/* ---- get, stat, peer requests (ecd_get.c) ---------------------------------- */
+void client_get(ecd_conn_t *c, char **w, int nw);
+void client_stat(ecd_conn_t *c, char **w, int nw);
+void peer_ping(ecd_conn_t *c, char **w, int nw);
+void peer_manifest(ecd_conn_t *c, char **w, int nw);
+/* This node's manifest of name, else the first peer's (the object's nodes
+ * first); 0 or -1. */
+int find_manifest(const ecd_cluster_t *cl, const char *name, ecd_manifest_t *m);
+/* Row r's chunk from its node, checked against the manifest. */
+ecd_chunk_state_t fetch_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, uint8_t *buf,
+                              char *why, size_t wsize);
+/* Write a correct chunk (and the manifest) to row r's node; 0 or -1. */
+int restore_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, const uint8_t *chunk);
+/* The object's k data rows into obj from k good chunks (bufs: n * chunk
+ * bytes of room); the unusable rows in badrow.  0, or -1 (err). */
+int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t *G, uint8_t *bufs,
+                uint8_t *obj, int *badrow, int *nbad, char *err, size_t esize);
+void peer_fetch(ecd_conn_t *c, char **w, int nw);
+void peer_store(ecd_conn_t *c, char **w, int nw);
+
+/* ---- repair (ecd_repair.c) ------------------------------------------------- */
+void client_repair(ecd_conn_t *c, char **w, int nw);
+void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw);
+void send_inventory(ecd_conn_t *c);
+
+/* ---- self-healing (ecd_scrub.c) -------------------------------------------- */
+/* DIR/degraded and, with --scrub-interval > 0, the background scrub. */
+int scrub_start(void);
+/* One pass over the objects recorded degraded here (full: every object this
+ * node holds); returns the chunks rebuilt. */
+int scrub_once(int full);
+/* Record an object as degraded here (why: one line). */
+void degraded_mark(const char *name, const char *why);
+/* Objects recorded degraded by any reachable node (-1: a node's records
+ * could not be read). */
+int degraded_count(const ecd_cluster_t *cl);
+/* A client request starts (+1) or ends (-1): the scrub gives way. */
+void client_active(int delta);
+void peer_check(ecd_conn_t *c, char **w, int nw);
+void peer_degraded(ecd_conn_t *c, char **w, int nw);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * daemon/ecd_op.c: membership and groups.  The cluster's nodes as seen by
+ * one operation (OP sessions: who answers is live), the placement of an
+ * object's rows on nodes, operation ids, and a member's side of an OP
+ * session (peer_op), which hands ENCODE to ecd_put_member.c and REPAIR to
+ * ecd_repair.c.
+ */
+#include "daemon/ecd_daemon.h"
+#include "kernels/crc/crc32c.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long op_counter;
+static pthread_mutex_t counter_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Rendezvous (highest random weight) hashing: node i's weight for a name is
+ * a 64-bit mix of the name's FNV-1a hash and i; an object lives on the k + m
+ * nodes of highest weight.  Adding or removing a node moves only the objects
+ * whose top k + m it enters or leaves. */
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+void placement(const char *name, int nnodes, int width, int *out)
+{
+    uint64_t h = name_hash(name), wt[ECD_MAX_NODES];
+    int idx[ECD_MAX_NODES];
+    for (int i = 0; i < nnodes; i++) {
+        wt[i] = mix64(h ^ mix64((uint64_t)i + 1));
+        idx[i] = i;
+    }
+    for (int i = 1; i < nnodes; i++) /* by weight, highest first (n <= 32) */
+        for (int j = i; j > 0 && wt[idx[j]] > wt[idx[j - 1]]; j--) {
+            int t = idx[j];
+            idx[j] = idx[j - 1];
+            idx[j - 1] = t;
+        }
+    for (int i = 0; i < width && i < nnodes; i++)
+        out[i] = idx[i];
+}
+
+/* Rows to nodes: the placement's nodes in weight order (so data rows spread
+ * over every node), with the live ones first, so that the dead ones, at
+ * most m of them, hold parity rows only. */
+void place(const char *name, int nnodes, int width, const int *live, int *node_of_row)
+{
+    int set[ECD_MAX_NODES], r = 0;
+    placement(name, nnodes, width, set);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < width; i++)
+            if ((pass == 0) == (live[set[i]] != 0)) node_of_row[r++] = set[i];
+}
+
+uint64_t *generator(int n, int k)
+{
+    uint64_t *G = malloc(sizeof(uint64_t) * (size_t)n * (size_t)k);
+    if (G != NULL &&
+        lincoll_gf_matrix_systematic(gf, n, k, LINCOLL_GF_RS_CAUCHY, G) != LINCOLL_OK) {
+        free(G);
+        G = NULL;
+    }
+    return G;
+}
+
+/* One row of the code: out = sum_j data_j G[row][j]. */
+int encode_row(const uint64_t *G, int k, int row, const uint8_t *data, size_t chunk, uint8_t *out)
+{
+    if (row < k) {
+        memcpy(out, data + (size_t)row * chunk, chunk);
+        return 0;
+    }
+    const void *src[ECD_MAX_NODES];
+    for (int j = 0; j < k; j++)
+        src[j] = data + (size_t)j * chunk;
+    void *dst[1] = {out};
+    return lincoll_gf_encode(gf, k, 1, G + (size_t)row * (size_t)k, chunk, src, dst) == LINCOLL_OK
+               ? 0
+               : -1;
+}
+
+void new_opid(char *out, size_t cap)
+{
+    pthread_mutex_lock(&counter_lock);
+    unsigned long n = ++op_counter;
+    pthread_mutex_unlock(&counter_lock);
+    snprintf(out, cap, "n%d-%ld-%d-%lu", cfg.node, (long)time(NULL), (int)getpid(), n);
+}
+
+/* Contact the nodes of `want` (all when NULL), in ascending node order, this
+ * node's own operation lock at its turn: "OP id self" -> "OK ready".  A busy
+ * node is in another operation, which holds nodes in the same order, so
+ * waiting never closes a cycle; it is asked again until T after the start
+ * (the members that already answered wait 3T for the next line), then it is
+ * down for this operation.  Unreachable nodes are down at once.  When fewer
+ * than k nodes are live because some were busy, everything is let go and
+ * taken again (up to 3T in all): a busy node never fails an operation
+ * that can wait for it. */
+int op_begin(op_t *op, const int *want, char *err, size_t esize)
+{
+    memset(op, 0, sizeof(*op));
+    if (ecd_cluster_load(cfg.cluster, &op->cl, err, esize) != 0) return -1;
+    if (cfg.node >= op->cl.n) {
+        snprintf(err, esize, "this daemon is node %d but the cluster file has nodes 0..%d",
+                 cfg.node, op->cl.n - 1);
+        return -1;
+    }
+    new_opid(op->id, sizeof(op->id));
+    const double t_start = ecd_now(), give_up = t_start + 3 * cfg.timeout;
+    for (int attempt = 0;; attempt++) {
+        double busy_until = ecd_now() + cfg.timeout;
+        if (busy_until > give_up) busy_until = give_up;
+        int nbusy = 0;
+        for (int i = 0; i < op->cl.n; i++) {
+            if (want != NULL && !want[i] && i != cfg.node) continue;
+            char why[256] = "";
+            int busy;
+            do {
+                busy = 0;
+                why[0] = '\0';
+                if (i == cfg.node) {
+                    if (pthread_mutex_trylock(&op_lock) == 0) {
+                        op->self_locked = 1;
+                        op->live[i] = 1;
+                    } else {
+                        busy = 1;
+                        snprintf(why, sizeof(why), "busy with another operation");
+                    }
+                } else {
+                    char line[ECD_LINE_MAX] = "";
+                    ecd_conn_t *c = ecd_connect(op->cl.addr[i], cfg.timeout < 3 ? cfg.timeout : 3,
+                                                cfg.timeout, why, sizeof(why));
+                    if (c != NULL && ecd_printf(c, "OP %s %d\n", op->id, cfg.node) == 0 &&
+                        ecd_read_line(c, line, sizeof(line)) >= 0 && !strcmp(line, "OK ready")) {
+                        op->conn[i] = c;
+                        op->live[i] = 1;
+                    } else {
+                        if (c != NULL)
+                            snprintf(why, sizeof(why), "%s", line[0] ? line : strerror(errno));
+                        ecd_conn_close(c);
+                        busy = strstr(line, "busy") != NULL;
+                    }
+                }
+                if (busy && ecd_now() < busy_until) usleep(20000 + (unsigned)(rand() % 30000));
+            } while (busy && ecd_now() < busy_until);
+            if (op->live[i]) {
+                op->nlive++;
+                continue;
+            }
+            nbusy += busy;
+            size_t l = strlen(op->down);
+            snprintf(op->down + l, sizeof(op->down) - l, "%s%d (%s)", l ? ", " : "", i, why);
+        }
+        if (op->nlive >= op->cl.k || nbusy == 0 || ecd_now() >= give_up) {
+            if (op->nlive < op->cl.k && nbusy > 0)
+                snprintf(err, esize, "nodes busy with other operations for %.0f s (%s); try again",
+                         ecd_now() - t_start, op->down);
+            break;
+        }
+        /* too few for the code because of busy nodes: let go, take again */
+        op_end(op);
+        char id[64];
+        snprintf(id, sizeof(id), "%s", op->id);
+        ecd_cluster_t cl = op->cl;
+        memset(op, 0, sizeof(*op));
+        snprintf(op->id, sizeof(op->id), "%s", id);
+        op->cl = cl;
+        usleep(50000 + (unsigned)(rand() % 100000) * (unsigned)(attempt < 5 ? attempt + 1 : 5));
+    }
+    if (op->down[0]) ecd_log("op %s: nodes down: %s", op->id, op->down);
+    if (err[0] != '\0') {
+        op_end(op);
+        return -1;
+    }
+    return 0;
+}
+
+void op_end(op_t *op)
+{
+    for (int i = 0; i < ECD_MAX_NODES; i++) {
+        ecd_conn_close(op->conn[i]);
+        op->conn[i] = NULL;
+    }
+    if (op->self_locked) pthread_mutex_unlock(&op_lock);
+    op->self_locked = 0;
+}
+
+int wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, double seconds)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long long ns = ts.tv_nsec + (long long)(seconds * 1e9);
+    ts.tv_sec += (time_t)(ns / 1000000000LL);
+    ts.tv_nsec = (long)(ns % 1000000000LL);
+    return pthread_cond_timedwait(cv, mu, &ts);
+}
+
+void sanitize_opid(char *opid)
+{
+    for (char *q = opid; *q; q++)
+        if (!((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || *q == '-')) *q = '_';
+}
+
+/* A put that reached a node outside the object's placement goes to the
+ * first of its nodes that answers, which coordinates it: the request line,
+ * the upload (at --client-rate), then the answer back. */
+void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const char *name,
+                 uint64_t size)
+{
+    char why[256] = "", line[ECD_LINE_MAX] = "";
+    ecd_conn_t *pc = NULL;
+    int to = -1;
+    for (int i = 0; i < cl->k + cl->m && pc == NULL; i++) {
+        pc = ecd_connect(cl->addr[set[i]], cfg.timeout < 3 ? cfg.timeout : 3, 3 * cfg.timeout, why,
+                         sizeof(why));
+        to = set[i];
+    }
+    if (pc == NULL) {
+        reply_err(c, "PUT %s failed: none of its %d nodes is reachable (%s)", name, cl->k + cl->m,
+                  why);
+        return;
+    }
+    c->deadline = ecd_now() + cfg.timeout + (double)size / cfg.client_rate;
+    uint8_t buf[65536];
+    uint64_t left = size;
+    int ok = ecd_printf(pc, "PUT %s %llu\n", name, (unsigned long long)size) == 0;
+    while (ok && left > 0) {
+        size_t nb = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+        if (ecd_read(c, buf, nb) != 0) {
+            reply_err(c, "PUT %s failed: upload truncated (%s); nothing written", name,
+                      c->deadline > 0 && ecd_now() >= c->deadline ? "slower than --client-rate"
+                                                                  : strerror(errno));
+            ecd_conn_close(pc); /* node `to` sees the upload break: nothing written */
+            return;
+        }
+        ok = ecd_write(pc, buf, nb) == 0;
+        left -= nb;
+    }
+    c->deadline = 0;
+    if (ok && ecd_read_line(pc, line, sizeof(line)) >= 0)
+        ecd_printf(c, "%s\n", line);
+    else
+        reply_err(c, "PUT %s failed: node %d, its coordinator, broke off: %s", name, to,
+                  line[0] ? line : strerror(errno));
+    ecd_conn_close(pc);
+}
+
+/* "OP id coordinator": this node takes part in a group operation. */
+void peer_op(ecd_conn_t *c, char **w, int nw)
+{
+    if (nw != 3) {
+        reply_err(c, "usage: OP ID COORDINATOR");
+        return;
+    }
+    if (pthread_mutex_trylock(&op_lock) != 0) {
+        reply_err(c, "busy with another operation");
+        return;
+    }
+    char opid[64];
+    snprintf(opid, sizeof(opid), "%s", w[1]);
+    for (char *p = opid; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || *p == '-')) *p = '_';
+    c->idle = 3 * cfg.timeout; /* the coordinator may wait on dead nodes first */
+    if (ecd_printf(c, "OK ready\n") == 0) {
+        for (;;) {
+            char line[ECD_LINE_MAX], *ww[12];
+            if (ecd_read_line(c, line, sizeof(line)) < 0) break;
+            int n = ecd_split(line, ww, 12);
+            if (n >= 1 && strcmp(ww[0], "INVENTORY") == 0) {
+                send_inventory(c);
+                continue;
+            }
+            if (n >= 1 && strcmp(ww[0], "ENCODE") == 0)
+                member_encode(c, opid, atoi(w[2]), ww, n);
+            else if (n >= 1 && strcmp(ww[0], "REPAIR") == 0)
+                member_repair(c, opid, ww, n);
+            else
+                reply_err(c, "unexpected '%s' in an operation", n ? ww[0] : "");
+            break;
+        }
+    }
+    pthread_mutex_unlock(&op_lock);
+}

@@ -1,0 +1,169 @@
+/*
+ * daemon/ecd_proto.c: the protocol: one request per connection, its line
+ * read and checked, then handed to its command by the command table.
+ */
+#include "daemon/ecd_daemon.h"
+#include "kernels/crc/crc32c.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int reply_err(ecd_conn_t *c, const char *fmt, ...)
+{
+    char msg[ECD_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    for (char *p = msg; *p; p++)
+        if (*p == '\n') *p = ' ';
+    return c != NULL ? ecd_printf(c, "ERR %s\n", msg) : 0;
+}
+
+int read_payload(ecd_conn_t *c, const char *tag, size_t max, char **buf_p, size_t *len_p)
+{
+    char line[ECD_LINE_MAX] = "", *w[3];
+    if (ecd_read_line(c, line, sizeof(line)) < 0) return -1;
+    if (ecd_split(line, w, 3) != 2 || strcmp(w[0], tag) != 0) {
+        errno = EPROTO;
+        return -1;
+    }
+    size_t len = strtoull(w[1], NULL, 10);
+    if (len > max) {
+        errno = EMSGSIZE;
+        return -1;
+    }
+    char *b = malloc(len + 1);
+    if (b == NULL || ecd_read(c, b, len) != 0) {
+        free(b);
+        return -1;
+    }
+    b[len] = '\0';
+    *buf_p = b;
+    *len_p = len;
+    return 0;
+}
+
+/* The command table: a new request is one line here and its function in
+ * its concern's file. */
+typedef struct ecd_cmd {
+    const char *name;
+    int nwords; /* words of the request line, the command included; 0: any */
+    void (*fn)(ecd_conn_t *c, char **w, int nw);
+    int client_io; /* a client's data moves: the background scrub gives way */
+} ecd_cmd_t;
+
+static const ecd_cmd_t commands[] = {
+    /* clients (docs/daemon.md) */
+    {"PUT", 0, client_put, 1},
+    {"GET", 0, client_get, 1},
+    {"STAT", 1, client_stat, 0},
+    {"REPAIR", 0, client_repair, 0},
+    /* other daemons */
+    {"PING", 1, peer_ping, 0},
+    {"MANIFEST", 2, peer_manifest, 0},
+    {"FETCH", 0, peer_fetch, 0},
+    {"STORE", 0, peer_store, 0},
+    {"OP", 0, peer_op, 0},
+    {"PIECES", 0, peer_pieces, 0},
+    {"CHECK", 3, peer_check, 0},
+    {"DEGRADED", 1, peer_degraded, 0},
+};
+
+/* Connections being served now (ecd_conn_admit). */
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static int conns;
+
+int ecd_conn_admit(ecd_conn_t *c)
+{
+    pthread_mutex_lock(&conns_lock);
+    int ok = conns < cfg.max_conns;
+    if (ok) conns++;
+    pthread_mutex_unlock(&conns_lock);
+    if (!ok) {
+        c->idle = 1; /* a client that does not read this answer costs no more */
+        reply_err(c, "too many connections (--max-conns %d); try again", cfg.max_conns);
+    }
+    return ok ? 0 : -1;
+}
+
+/* Bytes of upload buffers held by the puts this node coordinates. */
+static pthread_mutex_t inflight_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t inflight_bytes;
+
+int put_inflight(uint64_t bytes, uint64_t *now_p)
+{
+    pthread_mutex_lock(&inflight_lock);
+    *now_p = inflight_bytes;
+    int ok = inflight_bytes == 0 || inflight_bytes + bytes <= cfg.max_inflight;
+    if (ok) inflight_bytes += bytes;
+    pthread_mutex_unlock(&inflight_lock);
+    return ok ? 0 : -1;
+}
+
+void put_inflight_done(uint64_t bytes)
+{
+    pthread_mutex_lock(&inflight_lock);
+    inflight_bytes -= bytes;
+    pthread_mutex_unlock(&inflight_lock);
+}
+
+/* The first byte of line[0..len) outside the protocol (printable ASCII,
+ * 0x20..0x7e), or -1. */
+static int ecd_line_bad_byte(const char *line, int len)
+{
+    for (int i = 0; i < len; i++)
+        if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] > 0x7e) return i;
+    return -1;
+}
+
+void *conn_main(void *arg)
+{
+    ecd_conn_t *c = arg;
+    char line[ECD_LINE_MAX], *w[10];
+    /* the request line comes whole within the timeout, however it trickles */
+    c->deadline = ecd_now() + cfg.timeout;
+    int len = ecd_read_line(c, line, sizeof(line));
+    c->deadline = 0;
+    int bad = len >= 0 ? ecd_line_bad_byte(line, len) : -1;
+    if (len < 0) {
+        if (errno == EMSGSIZE) reply_err(c, "request line longer than %d bytes", ECD_LINE_MAX - 1);
+        if (errno == ETIMEDOUT)
+            reply_err(c, "no whole request line within %g s; connection closed", cfg.timeout);
+    } else if (bad >= 0) {
+        reply_err(c,
+                  "request line refused: byte 0x%02x at offset %d is outside the protocol "
+                  "(printable ASCII only)",
+                  (unsigned char)line[bad], bad);
+    } else {
+        int n = ecd_split(line, w, 10);
+        const ecd_cmd_t *cmd = NULL;
+        for (size_t i = 0; n > 0 && i < sizeof(commands) / sizeof(commands[0]); i++)
+            if (strcmp(w[0], commands[i].name) == 0 &&
+                (commands[i].nwords == 0 || commands[i].nwords == n))
+                cmd = &commands[i];
+        if (cmd != NULL) {
+            if (cmd->client_io) client_active(1);
+            cmd->fn(c, w, n);
+            if (cmd->client_io) client_active(-1);
+        } else
+            reply_err(c, "unknown request '%.60s' (PUT NAME SIZE, GET NAME, STAT, REPAIR NODE)",
+                      n > 0 ? w[0] : "");
+    }
+    ecd_conn_done(c);
+    return NULL;
+}
+
+void ecd_conn_done(ecd_conn_t *c)
+{
+    ecd_conn_close(c);
+    pthread_mutex_lock(&conns_lock);
+    conns--;
+    pthread_mutex_unlock(&conns_lock);
+}

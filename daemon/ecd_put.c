@@ -1,0 +1,586 @@
+/*
+ * daemon/ecd_put.c: a put, the coordinator's side: the upload cut into
+ * stripes, the data pieces streamed to their nodes, the parity computed by
+ * the encode collective, the commit.
+ */
+#include "daemon/ecd_daemon.h"
+#include "kernels/crc/crc32c.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- put: a pipeline of stripes ------------------------------------------ */
+
+/* A put streams: the coordinator cuts the upload into stripes of k pieces
+ * (ecd_stripe_*) as it arrives and, while the next stripes arrive, sends
+ * each data piece to its row's node (a connection of its own, "PIECES"),
+ * computes every row's piece locally (the parity rows' for their crcs and
+ * its own) and writes its own; the data rows' nodes run lincoll's encode
+ * collective once per stripe, so the parity rows' nodes receive their
+ * pieces as the upload goes on.  Nothing is committed before every node
+ * reported its whole chunk (READY): a put that fails anywhere leaves only
+ * temporaries, which are dropped.
+ *
+ * Links: the coordinator holds a parity row whenever one is live.  It
+ * computes that row itself, from the stripes it holds anyway, so its row
+ * of the generator the collective gets is zero: with the direct schedule
+ * (zero entries move nothing) no byte of the encode enters or leaves the
+ * coordinator's link.  Per object of S bytes its link carries S in (the
+ * upload) and S out (the k data pieces), a data row's node S/k in and
+ * (m-1)S/k out, a parity row's node S in: no link direction carries more
+ * than the upload itself. */
+
+const lincoll_encode_opts_t put_encode_opts = {.algo = LINCOLL_ENCODE_ALGO_DIRECT};
+
+static uint64_t put_stripe_width(uint64_t chunk)
+{
+    uint64_t b = cfg.stripe > 0 ? cfg.stripe : ECD_STRIPE_AUTO;
+    return b < chunk ? b : chunk;
+}
+
+/* Parity rows the collective computes: the live ones but the coordinator's
+ * (crow, its row).  0: no collective. */
+int put_remote_parity(int k, int L, int crow)
+{
+    return L - k - (crow >= k ? 1 : 0);
+}
+
+/* The L x k generator the collective gets: G's first L rows, the
+ * coordinator's own parity row zeroed. */
+uint64_t *put_collective_generator(const uint64_t *G, int L, int k, int crow)
+{
+    uint64_t *Gz = malloc(sizeof(uint64_t) * (size_t)L * (size_t)k);
+    if (Gz == NULL) return NULL;
+    memcpy(Gz, G, sizeof(uint64_t) * (size_t)L * (size_t)k);
+    if (crow >= k && crow < L)
+        memset(Gz + (size_t)crow * (size_t)k, 0, sizeof(uint64_t) * (size_t)k);
+    return Gz;
+}
+
+/* Read and drop what the client still sends of a refused upload (bounded by
+ * the idle timeout), so that it reads the answer rather than a reset. */
+static void drain_upload(ecd_conn_t *c, uint64_t left)
+{
+    uint8_t buf[65536];
+    while (left > 0) {
+        size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+        if (ecd_read(c, buf, n) != 0) return;
+        left -= n;
+    }
+}
+
+typedef struct put_pipe {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* fixed for the put */
+    int k, mm, n, L, my_rank, encode;
+    uint64_t size, chunk, stripe, nst;
+    const int *node_of_row;
+    const uint64_t *G;                 /* n x k */
+    uint64_t *Gz;                      /* the collective's (put_collective_generator) */
+    ecd_conn_t *member[ECD_MAX_NODES]; /* by rank, NULL at this one */
+    ecd_conn_t *pieces[ECD_MAX_NODES]; /* by data row, NULL at this one's */
+    ecd_group_t *g;
+    int nslot;
+    uint8_t *ring;    /* nslot stripes of k * stripe bytes */
+    uint8_t *par;     /* the parity pieces of one stripe (mm * stripe) */
+    uint8_t *scratch; /* the collectives' outputs here (ECD_PUT_INFLIGHT stripes; zeros) */
+    /* progress (mu) */
+    uint64_t filled, sent, computed;
+    uint64_t got; /* bytes of the last stripe read (put_read_stripe) */
+    int failed;
+    char err[512];
+    /* results */
+    uint32_t crc[ECD_MAX_NODES];
+    ecd_sha256_t sha;
+    ecd_temp_t own;
+    char own_tmp[1][600];
+    double t0, t_setup, t_upload, t_dist, t_encode;
+} put_pipe_t;
+
+static void put_fail(put_pipe_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put_fail(put_pipe_t *p, const char *fmt, ...)
+{
+    pthread_mutex_lock(&p->mu);
+    int first = !p->failed;
+    if (first) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->err, sizeof(p->err), fmt, ap);
+        va_end(ap);
+        p->failed = 1;
+    }
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    if (!first) return;
+    /* break the group: every blocked read or write of it fails at once */
+    for (int r = 0; r < ECD_MAX_NODES; r++) {
+        ecd_conn_shutdown(p->member[r]);
+        ecd_conn_shutdown(p->pieces[r]);
+    }
+}
+
+static int put_failed(put_pipe_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int f = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    return f;
+}
+
+static uint8_t *put_slot(put_pipe_t *p, uint64_t s)
+{
+    return p->ring + (size_t)(s % (uint64_t)p->nslot) * (size_t)p->k * p->stripe;
+}
+
+/* Wait until *count > s (or the put failed: returns -1). */
+static int put_wait(put_pipe_t *p, const uint64_t *count, uint64_t s)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!p->failed && *count <= s)
+        pthread_cond_wait(&p->cv, &p->mu);
+    int f = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    return f ? -1 : 0;
+}
+
+static void put_advance(put_pipe_t *p, uint64_t *count, uint64_t v)
+{
+    pthread_mutex_lock(&p->mu);
+    *count = v;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Thread: every data piece to its row's node. */
+static void *put_distribute(void *arg)
+{
+    put_pipe_t *p = arg;
+    for (uint64_t s = 0; s < p->nst; s++) {
+        if (put_wait(p, &p->filled, s) != 0) return NULL;
+        uint64_t w = ecd_stripe_width(p->chunk, p->stripe, s);
+        const uint8_t *b = put_slot(p, s);
+        for (int j = 0; j < p->k; j++) {
+            if (p->pieces[j] == NULL) continue;
+            if (ecd_write(p->pieces[j], b + (size_t)j * w, w) != 0) {
+                put_fail(p, "sending node %d its data: %s", p->node_of_row[j], strerror(errno));
+                return NULL;
+            }
+        }
+        put_advance(p, &p->sent, s + 1);
+    }
+    p->t_dist = ecd_now() - p->t0;
+    return NULL;
+}
+
+/* Thread: the object's sha256, every row's piece and crc, this node's
+ * piece to its temporary. */
+static void *put_compute(void *arg)
+{
+    put_pipe_t *p = arg;
+    const int k = p->k, mm = p->mm;
+    for (uint64_t s = 0; s < p->nst; s++) {
+        if (put_wait(p, &p->filled, s) != 0) return NULL;
+        uint64_t w = ecd_stripe_width(p->chunk, p->stripe, s), off;
+        uint8_t *b = put_slot(p, s);
+        off = ecd_stripe_offset(k, p->stripe, s);
+        uint64_t take = p->size > off ? p->size - off : 0;
+        if (take > (uint64_t)k * w) take = (uint64_t)k * w;
+        ecd_sha256_update(&p->sha, b, take);
+        const void *src[ECD_MAX_NODES];
+        void *dst[ECD_MAX_NODES];
+        for (int j = 0; j < k; j++)
+            src[j] = b + (size_t)j * w;
+        for (int i = 0; i < mm; i++)
+            dst[i] = p->par + (size_t)i * p->stripe;
+        if (lincoll_gf_encode(gf, k, mm, p->G + (size_t)k * (size_t)k, w, src, dst) != LINCOLL_OK) {
+            put_fail(p, "the local encode of stripe %llu failed", (unsigned long long)s);
+            return NULL;
+        }
+        for (int r = 0; r < k + mm; r++)
+            p->crc[r] = lc_crc32c(p->crc[r], r < k ? src[r] : dst[r - k], w);
+        const void *mine = p->my_rank < k ? src[p->my_rank] : dst[p->my_rank - k];
+        if (ecd_temp_append(&p->own, mine, w) != 0) {
+            put_fail(p, "writing this node's chunk failed");
+            return NULL;
+        }
+        put_advance(p, &p->computed, s + 1);
+    }
+    if (ecd_temp_finish(&p->own, p->own_tmp[0], sizeof(p->own_tmp[0])) != 0)
+        put_fail(p, "writing this node's chunk failed");
+    return NULL;
+}
+
+/* Thread: this node's part of the collective (its row is zero: it moves
+ * nothing), then, once every piece is out, lincoll_finalize, which returns
+ * when every member is through its last stripe. */
+static void *put_encode(void *arg)
+{
+    put_pipe_t *p = arg;
+    if (!p->encode) return NULL;
+    lincoll_context_t *ctx;
+    lincoll_status_t st = ecd_group_context(p->g, &ctx);
+    if (st != LINCOLL_OK) {
+        put_fail(p, "lincoll_init of the group: %s", lincoll_strerror(st));
+        return NULL;
+    }
+    lincoll_comm_t *w;
+    lincoll_comm_world(ctx, &w);
+    /* the members keep ECD_PUT_INFLIGHT stripes' collectives in flight: the
+     * same plans, started in the same order */
+    lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
+    const int nplan = p->nst < ECD_PUT_INFLIGHT ? (int)p->nst : ECD_PUT_INFLIGHT;
+    for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
+        st = lincoll_encode_rs_init(w, gf, p->k, LINCOLL_GF_RS_CAUCHY, p->Gz, p->stripe, NULL,
+                                    p->scratch + (size_t)i * p->stripe, &put_encode_opts, &plan[i]);
+    for (uint64_t s = 0; st == LINCOLL_OK && s <= p->nst && !put_failed(p); s++) {
+        if (s < p->nst) st = lincoll_start(plan[s % (uint64_t)nplan]);
+        if (st == LINCOLL_OK && s > 0)
+            st = ecd_drive_plan_watch(ctx, plan[(s - 1) % (uint64_t)nplan], NULL);
+    }
+    if (st != LINCOLL_OK) put_fail(p, "encode: %s", lincoll_strerror(st));
+    put_wait(p, &p->sent, p->nst - 1);
+    for (int i = 0; i < ECD_PUT_INFLIGHT; i++)
+        lincoll_plan_free(plan[i]);
+    lincoll_status_t fin = lincoll_finalize(ctx);
+    if (fin != LINCOLL_OK) put_fail(p, "encode: the group's finalize: %s", lincoll_strerror(fin));
+    p->t_encode = ecd_now() - p->t0;
+    return NULL;
+}
+
+/* Read stripe s of the upload into its slot (zero-padded); its bytes in
+ * p->got.  0, or -1 with the reason in p->err. */
+static int put_read_stripe(ecd_conn_t *c, put_pipe_t *p, uint64_t s)
+{
+    uint64_t wd = ecd_stripe_width(p->chunk, p->stripe, s),
+             off = ecd_stripe_offset(p->k, p->stripe, s);
+    uint64_t take = p->size > off ? p->size - off : 0;
+    if (take > (uint64_t)p->k * wd) take = (uint64_t)p->k * wd;
+    uint8_t *b = put_slot(p, s);
+    p->got = 0;
+    if (ecd_read(c, b, take) != 0) {
+        int slow = errno == ETIMEDOUT && c->deadline > 0 && ecd_now() >= c->deadline;
+        ecd_log("put: the client sent less than the %llu bytes it announced (%s); nothing written",
+                (unsigned long long)p->size, slow ? "too slow" : strerror(errno));
+        snprintf(p->err, sizeof(p->err), "upload %s; nothing written",
+                 slow ? "slower than --client-rate allows (truncated at its deadline)"
+                 : errno == ETIMEDOUT ? "truncated (the client went silent)"
+                                      : "truncated (the connection closed)");
+        return -1;
+    }
+    p->got = take;
+    memset(b + take, 0, (size_t)p->k * wd - take);
+    return 0;
+}
+
+void client_put(ecd_conn_t *c, char **w, int nw)
+{
+    double t0 = ecd_now();
+    if (nw != 3 || !ecd_name_ok(w[1])) {
+        reply_err(c,
+                  "usage: PUT NAME SIZE (NAME: 1-%d characters of A-Z a-z 0-9 . _ -, not "
+                  "starting with '.')",
+                  ECD_NAME_MAX);
+        return;
+    }
+    char *end;
+    unsigned long long size = strtoull(w[2], &end, 10);
+    if (*end != '\0' || w[2][0] == '-' || size > cfg.max_object) {
+        reply_err(c, "PUT %s: size '%s' is not a byte count up to %llu", w[1], w[2],
+                  (unsigned long long)cfg.max_object);
+        return;
+    }
+    char name[ECD_NAME_MAX + 1];
+    snprintf(name, sizeof(name), "%s", w[1]);
+    if (ecd_disk_has(&disk, name)) {
+        reply_err(c, "PUT %s: an object of that name exists (objects are immutable)", name);
+        drain_upload(c, size);
+        return;
+    }
+    ecd_cluster_t cl;
+    char err[512] = "";
+    int set[ECD_MAX_NODES], want[ECD_MAX_NODES] = {0}, in_set = 0;
+    if (ecd_cluster_load(cfg.cluster, &cl, err, sizeof(err)) != 0) {
+        reply_err(c, "PUT %s failed: %s", name, err);
+        drain_upload(c, size);
+        return;
+    }
+    placement(name, cl.n, cl.k + cl.m, set);
+    for (int i = 0; i < cl.k + cl.m; i++) {
+        want[set[i]] = 1;
+        in_set |= set[i] == cfg.node;
+    }
+    if (!in_set) { /* one of the object's nodes coordinates it */
+        put_forward(c, &cl, set, name, size);
+        return;
+    }
+    /* the upload's buffers: a ring of stripes, counted against --max-inflight */
+    const int k = cl.k, mm = cl.m, n = k + mm;
+    uint64_t chunk = size ? (size + (uint64_t)k - 1) / (uint64_t)k : 1,
+             stripe = put_stripe_width(chunk), nst = ecd_stripe_count(chunk, stripe);
+    size_t stripe_bytes = (size_t)k * stripe;
+    int nslot = (int)(ECD_PUT_RING / stripe_bytes);
+    if (nslot < 3) nslot = 3;
+    if ((uint64_t)nslot > nst) nslot = (int)nst;
+    uint64_t held = (uint64_t)nslot * stripe_bytes, inflight;
+    if (put_inflight(held, &inflight) != 0) {
+        reply_err(c,
+                  "PUT %s: %llu bytes of uploads are in flight here (--max-inflight %llu); "
+                  "try again",
+                  name, (unsigned long long)inflight, (unsigned long long)cfg.max_inflight);
+        drain_upload(c, size);
+        return;
+    }
+    op_t op;
+    memset(&op, 0, sizeof(op));
+    put_pipe_t p;
+    memset(&p, 0, sizeof(p));
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    p.own.fd = -1;
+    p.t0 = t0;
+    ecd_sha256_init(&p.sha);
+    ecd_manifest_t m = {0};
+    uint64_t *G = NULL;
+    pthread_t th[3];
+    int nth = 0, ok = 0, committed = 0, truncated = 0;
+    uint64_t got = 0; /* upload bytes read */
+    double t_fsync = 0;
+    /* the upload must keep --client-rate; its first stripe (the whole of a
+     * small object) comes in before any node is asked to take part */
+    c->deadline = ecd_now() + cfg.timeout + (double)size / cfg.client_rate;
+    p.k = k, p.size = size, p.chunk = chunk, p.stripe = stripe, p.nst = nst, p.nslot = nslot;
+    p.ring = malloc((size_t)nslot * stripe_bytes);
+    if (p.ring == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto done;
+    }
+    if (put_read_stripe(c, &p, 0) != 0) {
+        truncated = 1;
+        snprintf(err, sizeof(err), "%s", p.err);
+        goto done;
+    }
+    got += p.got;
+    if (op_begin(&op, want, err, sizeof(err)) != 0) goto done;
+    const int L = op.nlive;
+    if (ecd_disk_has(&disk, name)) { /* a put of the same name that held these nodes first */
+        snprintf(err, sizeof(err),
+                 "an object of that name exists (a concurrent put of it won); nothing written");
+        goto done;
+    }
+    snprintf(m.name, sizeof(m.name), "%s", name);
+    m.size = size;
+    m.k = k;
+    m.m = op.cl.m;
+    snprintf(m.op, sizeof(m.op), "%s", op.id);
+    if (L < k) {
+        snprintf(err, sizeof(err),
+                 "only %d of %d nodes are reachable; RS(%d,%d) needs %d (more than m=%d are "
+                 "lost: %s); nothing written",
+                 L, n, k, op.cl.m, k, op.cl.m, op.down);
+        goto done;
+    }
+    place(name, op.cl.n, n, op.live, m.node);
+    int my_rank = -1;
+    for (int r = 0; r < L; r++)
+        if (m.node[r] == cfg.node) my_rank = r;
+    if (L > k && my_rank < k) { /* this node takes a live parity row (see above) */
+        m.node[my_rank] = m.node[k];
+        m.node[k] = cfg.node;
+        my_rank = k;
+    }
+    m.chunk = chunk;
+    m.stripe = stripe;
+    p.mm = mm, p.n = n, p.L = L, p.my_rank = my_rank;
+    p.node_of_row = m.node;
+    p.encode = put_remote_parity(k, L, my_rank) > 0;
+    G = generator(n, k);
+    p.G = G;
+    p.Gz = G ? put_collective_generator(G, L, k, my_rank) : NULL;
+    p.par = malloc((size_t)op.cl.m * p.stripe);
+    p.scratch = malloc((size_t)ECD_PUT_INFLIGHT * p.stripe);
+    if (G == NULL || p.Gz == NULL || p.ring == NULL || p.par == NULL || p.scratch == NULL) {
+        snprintf(err, sizeof(err), "out of memory");
+        goto done;
+    }
+    ecd_log("put %s (op %s): %llu bytes, chunks of %llu bytes in %llu stripes to %d nodes%s", name,
+            op.id, size, (unsigned long long)m.chunk, (unsigned long long)p.nst, L,
+            p.encode ? "" : " (no parity row to encode remotely)");
+    /* tell every member its rank, the placement and the stripes */
+    ecd_group_t g = {.rank = my_rank, .size = L, .hub = 1, .timeout = cfg.timeout};
+    g.member = p.member;
+    p.g = &g;
+    char rows[ECD_MAX_NODES * 4] = "";
+    for (int r = 0; r < n; r++) {
+        size_t l = strlen(rows);
+        snprintf(rows + l, sizeof(rows) - l, "%s%d", r ? "," : "", m.node[r]);
+    }
+    for (int r = 0; r < L; r++) {
+        int nd = m.node[r];
+        if (nd == cfg.node) continue;
+        p.member[r] = op.conn[nd];
+        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu\n", name, size,
+                       (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
+                       (unsigned long long)m.stripe) != 0) {
+            snprintf(err, sizeof(err), "sending node %d its part: %s", nd, strerror(errno));
+            goto done;
+        }
+    }
+    for (int r = 0; r < L; r++) {
+        char line[ECD_LINE_MAX] = "";
+        if (p.member[r] == NULL) continue;
+        if (ecd_read_line(p.member[r], line, sizeof(line)) < 0 || strcmp(line, "OK") != 0) {
+            if (strstr(line, "already has an object") != NULL)
+                snprintf(err, sizeof(err),
+                         "an object of that name exists (a concurrent put of it won); nothing "
+                         "written");
+            else
+                snprintf(err, sizeof(err), "node %d refused the put: %s", m.node[r],
+                         line[0] ? line : strerror(errno));
+            goto done;
+        }
+    }
+    /* the data rows' streams */
+    for (int j = 0; j < k; j++) {
+        int nd = m.node[j];
+        if (nd == cfg.node) continue;
+        char why[256] = "", line[ECD_LINE_MAX] = "";
+        p.pieces[j] = ecd_connect(op.cl.addr[nd], cfg.timeout < 3 ? cfg.timeout : 3, cfg.timeout,
+                                  why, sizeof(why));
+        if (p.pieces[j] == NULL || ecd_printf(p.pieces[j], "PIECES %s %d\n", op.id, j) != 0 ||
+            ecd_read_line(p.pieces[j], line, sizeof(line)) < 0 || strcmp(line, "OK") != 0) {
+            snprintf(err, sizeof(err), "opening node %d's data stream: %s", nd,
+                     line[0]  ? line
+                     : why[0] ? why
+                              : strerror(errno));
+            goto done;
+        }
+    }
+    if (ecd_temp_open(&disk, op.id, name, my_rank, &p.own) != 0) {
+        snprintf(err, sizeof(err), "writing this node's chunk failed");
+        goto done;
+    }
+    void *(*fns[3])(void *) = {put_distribute, put_compute, put_encode};
+    for (int i = 0; i < 3; i++) {
+        if (pthread_create(&th[nth], NULL, fns[i], &p) != 0) {
+            put_fail(&p, "cannot start a thread");
+            break;
+        }
+        nth++;
+    }
+    /* the upload, stripe by stripe, as the ring frees up */
+    p.t_setup = ecd_now() - t0;
+    put_advance(&p, &p.filled, 1); /* stripe 0 came in before the group */
+    for (uint64_t s = 1; s < p.nst; s++) {
+        pthread_mutex_lock(&p.mu);
+        while (!p.failed && s >= (p.sent < p.computed ? p.sent : p.computed) + (uint64_t)p.nslot)
+            pthread_cond_wait(&p.cv, &p.mu);
+        int f = p.failed;
+        pthread_mutex_unlock(&p.mu);
+        if (f) break;
+        if (put_read_stripe(c, &p, s) != 0) {
+            put_fail(&p, "%s", p.err);
+            truncated = 1;
+            break;
+        }
+        got += p.got;
+        put_advance(&p, &p.filled, s + 1);
+    }
+    p.t_upload = ecd_now() - t0;
+    for (int i = 0; i < nth; i++)
+        pthread_join(th[i], NULL);
+    nth = 0;
+    if (p.failed) {
+        snprintf(err, sizeof(err), "%s", p.err);
+        goto done;
+    }
+    ecd_sha256_final(&p.sha, m.sha);
+    memcpy(m.crc, p.crc, sizeof(m.crc));
+    /* every member's chunk is durable and matches this node's math */
+    for (int r = 0; r < L; r++) {
+        char line[ECD_LINE_MAX] = "", *ww[3] = {line, NULL, NULL};
+        if (p.member[r] == NULL) continue;
+        if (ecd_read_line(p.member[r], line, sizeof(line)) < 0) {
+            snprintf(err, sizeof(err), "node %d did not report: %s", m.node[r], strerror(errno));
+            goto done;
+        }
+        if (ecd_split(line, ww, 3) != 2 || strcmp(ww[0], "READY") != 0 ||
+            (uint32_t)strtoul(ww[1], NULL, 16) != m.crc[r]) {
+            snprintf(err, sizeof(err), "node %d: %s", m.node[r],
+                     strcmp(ww[0], "READY") == 0 ? "its chunk differs from the code" : line);
+            goto done;
+        }
+    }
+    t_fsync = ecd_now() - t0;
+    /* commit: the manifest to every member, then here */
+    char text[ECD_MANIFEST_MAX];
+    int tlen = ecd_manifest_format(&m, text, sizeof(text));
+    for (int r = 0; r < L; r++) {
+        char line[ECD_LINE_MAX] = "";
+        if (p.member[r] == NULL) continue;
+        if (ecd_printf(p.member[r], "COMMIT %d\n", tlen) == 0 &&
+            ecd_write(p.member[r], text, (size_t)tlen) == 0 &&
+            ecd_read_line(p.member[r], line, sizeof(line)) >= 0 &&
+            strcmp(line, "OK committed") == 0)
+            committed++;
+        else
+            ecd_log("put %s: node %d did not commit (%s); repair rebuilds its chunk", name,
+                    m.node[r], strerror(errno));
+    }
+    if (ecd_disk_commit(&disk, &m, p.own_tmp, &my_rank, 1) == 0) {
+        committed++;
+        p.own_tmp[0][0] = '\0';
+    }
+    if (committed < k) {
+        snprintf(err, sizeof(err), "only %d nodes committed (need %d)", committed, k);
+        goto done;
+    }
+    ok = 1;
+    if (committed < n) { /* the nodes that missed it get it from the scrub */
+        char why[600];
+        snprintf(why, sizeof(why), "put %s: committed on %d of %d nodes; down: %s", op.id,
+                 committed, n, op.down[0] ? op.down : "-");
+        degraded_mark(name, why);
+    }
+    ecd_log(
+        "put %s timing setup %.3f upload %.3f distribute %.3f encode %.3f fsync %.3f commit %.3f",
+        name, p.t_setup, p.t_upload, p.t_dist, p.encode ? p.t_encode : p.t_dist, t_fsync,
+        ecd_now() - t0);
+done:
+    if (nth > 0) { /* a setup step failed after some threads started */
+        put_fail(&p, "%s", err);
+        for (int i = 0; i < nth; i++)
+            pthread_join(th[i], NULL);
+    }
+    ecd_temp_drop(&p.own);
+    if (!ok) ecd_disk_abort(p.own_tmp, 1);
+    for (int j = 0; j < ECD_MAX_NODES; j++)
+        ecd_conn_close(p.pieces[j]);
+    op_end(&op); /* members without a COMMIT drop their temporaries */
+    put_inflight_done(held);
+    char sha[65];
+    ecd_hex(m.sha, 32, sha);
+    if (ok) {
+        ecd_log("put %s: %llu bytes, chunk %llu, committed on %d of %d nodes%s%s", name, size,
+                (unsigned long long)m.chunk, committed, n, op.down[0] ? "; down: " : "", op.down);
+        ecd_printf(c, "OK %s %llu %s %d/%d\n", name, size, sha, committed, n);
+    } else {
+        ecd_log("put %s failed: %s", name, err);
+        reply_err(c, "PUT %s failed: %s", name, err);
+        c->deadline = 0;
+        if (!truncated) drain_upload(c, size - got); /* so the client reads this answer */
+    }
+    free(p.ring);
+    free(p.par);
+    free(p.scratch);
+    free(p.Gz);
+    free(G);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+}

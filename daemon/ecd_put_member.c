@@ -1,0 +1,349 @@
+/*
+ * daemon/ecd_put_member.c: a put, a member's side: its row's pieces (a data
+ * row's PIECES stream, or a parity row's collective outputs) to a
+ * temporary, READY with its crc, then COMMIT.
+ */
+#include "daemon/ecd_daemon.h"
+#include "kernels/crc/crc32c.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* What a member of a put shares with the connection that streams its data
+ * pieces ("PIECES", served by its own thread). */
+typedef struct member_pipe {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char opid[64];
+    int row;
+    uint64_t chunk, stripe, nst;
+    int nslot;
+    uint8_t *ring; /* nslot pieces of stripe bytes (zero-padded) */
+    uint64_t filled, consumed;
+    int failed, attached, detached;
+    ecd_conn_t *pc;
+    ecd_temp_t tmp;
+    uint32_t crc;
+} member_pipe_t;
+
+static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
+static member_pipe_t *cur_pipe; /* the put this node takes part in (op_lock: one at a time) */
+
+static void member_fail(member_pipe_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->failed = 1;
+    if (p->attached && !p->detached) ecd_conn_shutdown(p->pc);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* "PIECES OPID ROW": the coordinator streams this node's data row, the
+ * pieces of every stripe in order (ecd_stripe_width bytes each). */
+void peer_pieces(ecd_conn_t *c, char **w, int nw)
+{
+    char opid[64] = "";
+    if (nw == 3) snprintf(opid, sizeof(opid), "%s", w[1]);
+    sanitize_opid(opid);
+    member_pipe_t *p = NULL;
+    pthread_mutex_lock(&pipe_lock);
+    if (nw == 3 && cur_pipe != NULL && strcmp(cur_pipe->opid, opid) == 0 &&
+        cur_pipe->row == atoi(w[2])) {
+        pthread_mutex_lock(&cur_pipe->mu);
+        if (!cur_pipe->attached && !cur_pipe->failed) {
+            p = cur_pipe;
+            p->attached = 1;
+            p->pc = c;
+        }
+        pthread_mutex_unlock(&cur_pipe->mu);
+    }
+    pthread_mutex_unlock(&pipe_lock);
+    if (p == NULL) {
+        reply_err(c, "PIECES: no put of that operation and row waits for data here");
+        return;
+    }
+    int ok = ecd_printf(c, "OK\n") == 0;
+    for (uint64_t s = 0; ok && s < p->nst; s++) {
+        pthread_mutex_lock(&p->mu);
+        while (!p->failed && s >= p->consumed + (uint64_t)p->nslot)
+            pthread_cond_wait(&p->cv, &p->mu);
+        ok = !p->failed;
+        pthread_mutex_unlock(&p->mu);
+        if (!ok) break;
+        uint64_t wd = ecd_stripe_width(p->chunk, p->stripe, s);
+        uint8_t *b = p->ring + (size_t)(s % (uint64_t)p->nslot) * p->stripe;
+        if (ecd_read(c, b, wd) != 0) {
+            ecd_log("put (op %s): the coordinator's data stream broke: %s", p->opid,
+                    strerror(errno));
+            ok = 0;
+            break;
+        }
+        memset(b + wd, 0, p->stripe - wd);
+        p->crc = lc_crc32c(p->crc, b, wd);
+        if (ecd_temp_append(&p->tmp, b, wd) != 0) {
+            ok = 0;
+            break;
+        }
+        pthread_mutex_lock(&p->mu);
+        p->filled = s + 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_lock(&p->mu);
+    if (!ok) p->failed = 1;
+    p->detached = 1;
+    p->pc = NULL;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until piece s is in (0), or the put failed, the coordinator gave up
+ * (its session connection spoke or closed) or nothing came for twice the
+ * timeout (-1). */
+static int member_wait_piece(member_pipe_t *p, ecd_conn_t *session, uint64_t s)
+{
+    double deadline = ecd_now() + 2 * cfg.timeout;
+    pthread_mutex_lock(&p->mu);
+    uint64_t seen = p->filled;
+    while (!p->failed && p->filled <= s) {
+        wait_until(&p->cv, &p->mu, 0.2);
+        if (p->filled != seen) {
+            seen = p->filled;
+            deadline = ecd_now() + 2 * cfg.timeout;
+        }
+        struct pollfd pf = {.fd = session->fd, .events = POLLIN};
+        if (session->pos < session->len || poll(&pf, 1, 0) > 0 || ecd_now() > deadline) {
+            ecd_log("put (op %s): %s while waiting for stripe %llu", p->opid,
+                    ecd_now() > deadline ? "no data" : "the coordinator gave up",
+                    (unsigned long long)s);
+            p->failed = 1;
+        }
+    }
+    int f = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    return f ? -1 : 0;
+}
+
+/* A member's side of "ENCODE NAME SIZE CHUNK K M L RANK ROWS STRIPE" (in an
+ * OP session of coordinator `coord`). */
+void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
+{
+    char tmp[1][600] = {{0}};
+    uint8_t *pin = NULL, *pout = NULL;
+    uint64_t *Gfull = NULL, *Gz = NULL;
+    lincoll_context_t *ctx = NULL;
+    lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
+    member_pipe_t p;
+    memset(&p, 0, sizeof(p));
+    p.tmp.fd = -1;
+    int registered = 0, failed = 0;
+    double t0 = ecd_now(), t_init = 0, t_plans = 0;
+    if (nw != 10) {
+        reply_err(c, "ENCODE: expected 9 arguments");
+        return;
+    }
+    char name[ECD_NAME_MAX + 1];
+    snprintf(name, sizeof(name), "%s", w[1]);
+    unsigned long long size = strtoull(w[2], NULL, 10);
+    uint64_t chunk = strtoull(w[3], NULL, 10), stripe = strtoull(w[9], NULL, 10);
+    int k = atoi(w[4]), mm = atoi(w[5]), L = atoi(w[6]), rank = atoi(w[7]), n = k + mm;
+    int node_of_row[ECD_MAX_NODES], nr = 0, crow = -1;
+    for (char *s = w[8]; nr < ECD_MAX_NODES && *s;) {
+        node_of_row[nr++] = (int)strtol(s, &s, 10);
+        if (*s == ',') s++;
+    }
+    for (int r = 0; r < nr && r < L; r++)
+        if (node_of_row[r] == coord) crow = r;
+    if (!ecd_name_ok(name) || k < 1 || mm < 1 || n > ECD_MAX_NODES || nr != n || L < k || L > n ||
+        rank < 0 || rank >= L || node_of_row[rank] != cfg.node || crow < 0 || crow == rank ||
+        chunk < 1 || chunk > cfg.max_object || chunk * (uint64_t)k < size || stripe < 1 ||
+        stripe > chunk) {
+        reply_err(c, "ENCODE: inconsistent arguments");
+        return;
+    }
+    if (ecd_disk_has(&disk, name)) {
+        reply_err(c, "ENCODE %s: this node already has an object of that name", name);
+        return;
+    }
+    const int encode = put_remote_parity(k, L, crow) > 0, data = rank < k;
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    snprintf(p.opid, sizeof(p.opid), "%s", opid);
+    p.row = rank;
+    p.chunk = chunk, p.stripe = stripe, p.nst = ecd_stripe_count(chunk, stripe);
+    p.nslot = (int)(ECD_MEMBER_RING / stripe);
+    if (p.nslot < 3) p.nslot = 3;
+    if ((uint64_t)p.nslot > p.nst) p.nslot = (int)p.nst;
+    p.ring = data ? malloc((size_t)p.nslot * stripe) : NULL;
+    /* the stripes whose collectives are in flight at once, one buffer each */
+    const int nplan = p.nst < ECD_PUT_INFLIGHT ? (int)p.nst : ECD_PUT_INFLIGHT;
+    pin = encode && data ? malloc((size_t)nplan * stripe) : NULL;
+    pout = encode ? malloc((size_t)nplan * stripe) : NULL;
+    Gfull = generator(n, k);
+    Gz = Gfull ? put_collective_generator(Gfull, L, k, crow) : NULL;
+    if ((data && p.ring == NULL) || (encode && (pout == NULL || (data && pin == NULL))) ||
+        Gz == NULL) {
+        reply_err(c, "ENCODE %s: out of memory", name);
+        goto out;
+    }
+    if (ecd_temp_open(&disk, opid, name, rank, &p.tmp) != 0) {
+        reply_err(c, "ENCODE %s: cannot write a temporary", name);
+        goto out;
+    }
+    if (data) {
+        pthread_mutex_lock(&pipe_lock);
+        cur_pipe = &p;
+        pthread_mutex_unlock(&pipe_lock);
+        registered = 1;
+    }
+    if (ecd_printf(c, "OK\n") != 0) goto out;
+    ecd_group_t g = {.rank = rank, .size = L, .up = c, .timeout = cfg.timeout};
+    lincoll_status_t st = LINCOLL_OK;
+    if (encode) {
+        st = ecd_group_context(&g, &ctx);
+        if (st != LINCOLL_OK) {
+            ecd_log("put %s (op %s): lincoll_init of the group: %s", name, opid,
+                    lincoll_strerror(st));
+            ctx = NULL;
+            failed = 1;
+        } else {
+            lincoll_comm_t *wc;
+            lincoll_comm_world(ctx, &wc);
+            for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
+                st = lincoll_encode_rs_init(wc, gf, k, LINCOLL_GF_RS_CAUCHY, Gz, stripe,
+                                            data ? pin + (size_t)i * stripe : NULL,
+                                            data ? NULL : pout + (size_t)i * stripe,
+                                            &put_encode_opts, &plan[i]);
+            if (st != LINCOLL_OK) {
+                ecd_log("put %s (op %s): the encode plan: %s", name, opid, lincoll_strerror(st));
+                failed = 1;
+            }
+        }
+    }
+    t_init = ecd_now() - t0;
+    /* stripe s's collective starts as soon as its piece is in, while stripe
+     * s - 1's still runs: the links do not idle between stripes (every rank
+     * starts them in the same order, stripe by stripe) */
+    for (uint64_t s = 0; !failed && s <= p.nst; s++) {
+        if (s < p.nst) {
+            int b = (int)(s % (uint64_t)nplan);
+            if (data) {
+                if (member_wait_piece(&p, c, s) != 0) {
+                    failed = 1;
+                    break;
+                }
+                if (encode)
+                    memcpy(pin + (size_t)b * stripe,
+                           p.ring + (size_t)(s % (uint64_t)p.nslot) * stripe, stripe);
+                pthread_mutex_lock(&p.mu);
+                p.consumed = s + 1;
+                pthread_cond_broadcast(&p.cv);
+                pthread_mutex_unlock(&p.mu);
+            }
+            if (encode && (st = lincoll_start(plan[b])) != LINCOLL_OK) {
+                ecd_log("put %s (op %s): starting the encode of stripe %llu: %s", name, opid,
+                        (unsigned long long)s, lincoll_strerror(st));
+                failed = 1;
+                break;
+            }
+        }
+        if (s == 0 || !encode) continue;
+        /* stripe s - 1 completes */
+        uint64_t d = s - 1, wd = ecd_stripe_width(chunk, stripe, d);
+        int b = (int)(d % (uint64_t)nplan);
+        st = ecd_drive_plan_watch(ctx, plan[b], c);
+        if (st != LINCOLL_OK) {
+            ecd_log("put %s (op %s): encode of stripe %llu: %s", name, opid, (unsigned long long)d,
+                    lincoll_strerror(st));
+            failed = 1;
+            break;
+        }
+        if (!data) {
+            const uint8_t *o = pout + (size_t)b * stripe;
+            p.crc = lc_crc32c(p.crc, o, wd);
+            if (ecd_temp_append(&p.tmp, o, wd) != 0) failed = 1;
+        }
+    }
+    t_plans = ecd_now() - t0;
+    if (ctx != NULL) {
+        for (int i = 0; i < ECD_PUT_INFLIGHT; i++) {
+            lincoll_plan_free(plan[i]); /* one still running is canceled */
+            plan[i] = NULL;
+        }
+        lincoll_status_t fin = lincoll_finalize(ctx);
+        ctx = NULL;
+        if (fin != LINCOLL_OK && !failed) {
+            ecd_log("put %s (op %s): the group's finalize: %s", name, opid, lincoll_strerror(fin));
+            failed = 1;
+        }
+    }
+    if (registered) { /* the data stream ends with its last piece, or now */
+        pthread_mutex_lock(&pipe_lock);
+        cur_pipe = NULL;
+        pthread_mutex_unlock(&pipe_lock);
+        registered = 0;
+        if (failed) member_fail(&p);
+        pthread_mutex_lock(&p.mu);
+        while (p.attached && !p.detached)
+            pthread_cond_wait(&p.cv, &p.mu);
+        if (p.failed || !p.attached) failed = 1;
+        pthread_mutex_unlock(&p.mu);
+    }
+    if (failed) {
+        reply_err(c, "put %s: this node's part failed (see its log)", name);
+        goto out;
+    }
+    if (ecd_temp_finish(&p.tmp, tmp[0], sizeof(tmp[0])) != 0) {
+        reply_err(c, "writing the chunk failed");
+        goto out;
+    }
+    ecd_log("put %s (op %s): row %d, %llu stripes: group ready %.3f s, last stripe %.3f s, "
+            "durable %.3f s",
+            name, opid, rank, (unsigned long long)p.nst, t_init, t_plans, ecd_now() - t0);
+    if (ecd_printf(c, "READY %08x\n", p.crc) != 0) goto out;
+    char *text;
+    size_t tlen;
+    if (read_payload(c, "COMMIT", ECD_MANIFEST_MAX, &text, &tlen) != 0) {
+        ecd_log("put %s (op %s): no commit from the coordinator (%s); dropped", name, opid,
+                strerror(errno));
+        goto out;
+    }
+    ecd_manifest_t m;
+    char err[128];
+    int ok = ecd_manifest_parse(text, tlen, &m, err, sizeof(err)) == 0 && !strcmp(m.name, name) &&
+             m.node[rank] == cfg.node && m.crc[rank] == p.crc && m.chunk == chunk &&
+             m.stripe == stripe;
+    free(text);
+    if (ok && ecd_disk_commit(&disk, &m, tmp, &rank, 1) == 0) {
+        tmp[0][0] = '\0';
+        ecd_printf(c, "OK committed\n");
+    } else {
+        reply_err(c, "COMMIT refused: %s", ok ? "writing failed" : "the manifest does not match");
+    }
+out:
+    if (registered) {
+        pthread_mutex_lock(&pipe_lock);
+        cur_pipe = NULL;
+        pthread_mutex_unlock(&pipe_lock);
+        member_fail(&p);
+        pthread_mutex_lock(&p.mu);
+        while (p.attached && !p.detached)
+            pthread_cond_wait(&p.cv, &p.mu);
+        pthread_mutex_unlock(&p.mu);
+    }
+    ecd_temp_drop(&p.tmp);
+    ecd_disk_abort(tmp, 1);
+    free(p.ring);
+    free(pin);
+    free(pout);
+    free(Gfull);
+    free(Gz);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# test/daemon/ecd_cluster.sh: lincoll-ecd under concurrent clients, on a
+# cluster larger than a stripe: 8 daemons on 127.0.0.1, RS(4,2).
+#
+#   ecd_cluster.sh <bin dir>
+#
+#  1. placement: 24 objects put through node 0; every object's manifest
+#     names the 6 nodes the rendezvous hash gives (docs/daemon.md,
+#     recomputed here), and no node holds them all;
+#  2. 8 puts at once, each through another daemon: all succeed, all read
+#     back;
+#  3. two puts of one name at once through two daemons, 3 times: exactly
+#     one succeeds, the other gets a clear error, the object reads back as
+#     the winner's;
+#  4. a request line with a NUL is refused;
+#  5. a client trickling its request line and one stalled in its upload
+#     hold their connections while other clients put and get through the
+#     same daemon; both are cut off with clear errors;
+#  6. a node held busy by a silent operation: a put whose placement needs it
+#     goes on degraded, stat counts it, and the background scrub rebuilds
+#     its chunk on that node without an operator.
+# Every process started is killed on exit, success or not.
+set -uo pipefail
+bin=$1
+T=4                       # daemon timeout
+W=$(mktemp -d /tmp/ecd_cluster.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+t0=$(date +%s)
+say() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
+fail() {
+  echo "FAIL: $*"
+  for f in "$W"/log*; do [ -e "$f" ] && { echo "--- $f"; tail -12 "$f"; }; done
+  exit 1
+}
+N=8
+for i in $(seq 0 $((N - 1))); do
+  "$bin/lincoll-ecd" --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
+      --port-file "$W/p$i" --timeout $T --die-with-parent --max-conns 512 \
+      --max-inflight 1073741824 --client-rate 1048576 --scrub-interval 30 \
+      --scrub-rate 16777216 >>"$W/log$i" 2>&1 &
+  pids+=($!)
+done
+for i in $(seq 0 $((N - 1))); do
+  for _ in $(seq 1 300); do [ -s "$W/p$i" ] && break; sleep 0.1; done
+  [ -s "$W/p$i" ] || fail "node $i published no port"
+done
+{ echo "code 4 2"; for i in $(seq 0 $((N - 1))); do echo "node $i 127.0.0.1:$(cat "$W/p$i")"; done; } \
+  > "$W/cluster"
+ec() { local n=$1; shift; "$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/p$n")" -t 120 "$@"; }
+cat > "$W/tool.py" <<'PY'
+import select, socket, sys, time
+M = (1 << 64) - 1
+def mix64(x):
+    x ^= x >> 30; x = (x * 0xbf58476d1ce4e5b9) & M
+    x ^= x >> 27; x = (x * 0x94d049bb133111eb) & M
+    return x ^ (x >> 31)
+def placement(name, n, width):
+    h = 14695981039346656037
+    for b in name.encode():
+        h = ((h ^ b) * 1099511628211) & M
+    w = [mix64(h ^ mix64(i + 1)) for i in range(n)]
+    return sorted(range(n), key=lambda i: (-w[i], i))[:width]
+cmd = sys.argv[1]
+if cmd == "place":          # place NAME N: the object's nodes, owner first
+    print(" ".join(map(str, placement(sys.argv[2], int(sys.argv[3]), 6))))
+elif cmd == "raw":          # raw PORT: stdin to the daemon, its reply out
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=60)
+    s.sendall(sys.stdin.buffer.read()); s.shutdown(socket.SHUT_WR)
+    out = b""
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        out += b
+    sys.stdout.write(out.decode(errors="replace"))
+elif cmd in ("trickle", "trickle-put"):
+    # trickle PORT: a request line at a byte a second, until answered;
+    # trickle-put PORT NAME: a put's upload at a byte a second, until killed
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=60)
+    data = b"GET obj0" * 100
+    if cmd == "trickle-put":
+        s.sendall(b"PUT %s 100000000\n" % sys.argv[3].encode()); data = b"x" * 100000
+    for b in data:
+        s.send(bytes([b]))
+        r, _, _ = select.select([s], [], [], 1.0)
+        if r:
+            print(s.recv(1000).decode(errors="replace").strip(), flush=True); break
+elif cmd == "stall":        # stall PORT NAME: a put's first bytes, then silence
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=120)
+    s.sendall(b"PUT %s 100000000\n" % sys.argv[3].encode() + b"x" * 5000)
+    print(s.recv(1000).decode(errors="replace").strip())
+elif cmd == "hold":         # hold PORT: a silent operation session on a node
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=120)
+    s.sendall(b"OP hold-1 0\n")
+    print(s.recv(100).decode().strip(), flush=True)
+    time.sleep(120)
+PY
+say "$N daemons up"
+
+# ---- 1. placement ---------------------------------------------------------------
+mkdir -p "$W/in" "$W/out"
+for j in $(seq 0 23); do head -c $((1000 + j * 517)) /dev/urandom > "$W/in/obj$j"; done
+for j in $(seq 0 23); do ec 0 put "$W/in/obj$j" >/dev/null || fail "put obj$j"; done
+for j in $(seq 0 23); do
+  want=$(python3 "$W/tool.py" place "obj$j" $N | tr ' ' '\n' | sort | tr '\n' ' ')
+  held=""; for i in $(seq 0 $((N - 1))); do [ -e "$W/d$i/objects/obj$j.mf" ] && held="$held$i "; done
+  [ "$held" = "$want" ] || fail "obj$j is on nodes '$held', the rendezvous hash says '$want'"
+done
+counts=""; for i in $(seq 0 $((N - 1))); do
+  c=$(ls "$W/d$i/objects" | grep -c '\.mf$'); counts="$counts $c"
+  [ "$c" -lt 24 ] || fail "node $i holds every object: placement does not spread"
+done
+say "placement: 24 objects, 6 nodes each as the hash says; objects per node:$counts"
+
+# ---- 2. puts through 8 daemons at once -------------------------------------------
+for i in $(seq 0 $((N - 1))); do head -c $((300000 + i)) /dev/urandom > "$W/in/par$i"; done
+ppids=()
+for i in $(seq 0 $((N - 1))); do
+  ec "$i" put "$W/in/par$i" >"$W/par$i.out" 2>"$W/par$i.err" & ppids+=($!)
+done
+for i in $(seq 0 $((N - 1))); do
+  wait "${ppids[$i]}" || fail "concurrent put par$i through node $i: $(cat "$W/par$i.err")"
+done
+for i in $(seq 0 $((N - 1))); do
+  ec $(( (i + 3) % N )) get "par$i" "$W/out/par$i" >/dev/null || fail "get par$i"
+  cmp -s "$W/in/par$i" "$W/out/par$i" || fail "par$i read back wrong"
+done
+say "8 concurrent puts through 8 daemons: all committed and read back"
+
+# ---- 3. two puts of one name at once ------------------------------------------------
+for t in 1 2 3; do
+  head -c 200000 /dev/urandom > "$W/in/a$t"; head -c 200000 /dev/urandom > "$W/in/b$t"
+  ec 1 put "$W/in/a$t" "same$t" >"$W/a$t.out" 2>"$W/a$t.err" & pa=$!
+  ec 5 put "$W/in/b$t" "same$t" >"$W/b$t.out" 2>"$W/b$t.err" & pb=$!
+  wait $pa; ra=$?; wait $pb; rb=$?
+  [ $((ra == 0)) -ne $((rb == 0)) ] || fail "same-name race $t: exit codes $ra and $rb"
+  if [ $ra = 0 ]; then win=a; lose=b; else win=b; lose=a; fi
+  grep -q 'exists' "$W/$lose$t.err" || fail "race $t: the loser's error is not clear: $(cat "$W/$lose$t.err")"
+  ec 2 get "same$t" "$W/out/same$t" >/dev/null || fail "get same$t"
+  cmp -s "$W/in/$win$t" "$W/out/same$t" || fail "same$t does not read back as the winner's"
+  for i in $(seq 0 $((N - 1))); do
+    left=$(ls "$W/d$i/tmp"); [ -z "$left" ] || fail "node $i keeps temporaries after race $t: $left"
+  done
+done
+say "same-name races: one winner each time, the loser told: $(head -c 150 "$W/$lose$t.err")"
+
+# ---- 4. a NUL in a request line --------------------------------------------------------
+nul=$(printf 'GET obj0\0x\n' | python3 "$W/tool.py" raw "$(cat "$W/p0")")
+[[ $nul == ERR*0x00*outside\ the\ protocol* ]] || fail "a request with a NUL: '$nul'"
+out=$(printf 'GET obj0\x80\n' | python3 "$W/tool.py" raw "$(cat "$W/p0")")
+[[ $out == ERR*0x80* ]] || fail "a request with byte 0x80: '$out'"
+say "NUL request refused: $nul"
+
+# ---- 5. slow clients cost their own connection ------------------------------------------
+python3 "$W/tool.py" trickle "$(cat "$W/p0")" >"$W/trickle.out" 2>&1 & tp=$!
+python3 "$W/tool.py" stall "$(cat "$W/p0")" stalled >"$W/stall.out" 2>&1 & sp=$!
+python3 "$W/tool.py" trickle-put "$(cat "$W/p0")" trickled >"$W/tput.out" 2>&1 & up=$!
+pids+=($up)
+for _ in $(seq 1 100); do grep -q 'put trickled\|PUT trickled' "$W/log0" && break; sleep 0.1; done
+for j in 1 2 3; do
+  head -c 100000 /dev/urandom > "$W/in/slow$j"
+  ec 0 put "$W/in/slow$j" >/dev/null || fail "put slow$j beside the slow clients"
+  ec 0 get "slow$j" "$W/out/slow$j" >/dev/null || fail "get slow$j beside the slow clients"
+  cmp -s "$W/in/slow$j" "$W/out/slow$j" || fail "slow$j read back wrong"
+done
+kill -0 $up 2>/dev/null || fail "the client trickling its upload was cut off: $(cat "$W/tput.out")"
+grep -q 'op .*trickled\|put trickled (op' "$W"/log* && fail "a node was asked to take part in the trickled put"
+kill -KILL $up; wait $up 2>/dev/null
+wait $tp; wait $sp
+grep -q 'no whole request line' "$W/trickle.out" || fail "trickling client: $(cat "$W/trickle.out")"
+grep -q 'ERR PUT stalled failed: upload truncated' "$W/stall.out" ||
+  fail "stalled upload: $(cat "$W/stall.out")"
+for i in $(seq 0 $((N - 1))); do
+  for o in stalled trickled; do [ -e "$W/d$i/objects/$o.mf" ] && fail "the $o put left a manifest"; done
+done
+say "slow clients: 3 puts and gets served beside a client trickling its upload; $(cat "$W/trickle.out"); $(cat "$W/stall.out")"
+
+# ---- 6. a busy node: degraded put, healed by the scrub --------------------------------------
+name=""
+for j in $(seq 0 200); do
+  pl=$(python3 "$W/tool.py" place "heal$j" $N)
+  case " $pl " in *" 7 "*) case " $pl " in *" 0 "*) name=heal$j; break;; esac;; esac
+done
+[ -n "$name" ] || fail "no name placed on nodes 0 and 7"
+python3 "$W/tool.py" hold "$(cat "$W/p7")" >"$W/hold.out" 2>&1 & hp=$!
+pids+=($hp)
+for _ in $(seq 1 100); do grep -q 'OK ready' "$W/hold.out" && break; sleep 0.1; done
+grep -q 'OK ready' "$W/hold.out" || fail "no silent operation on node 7: $(cat "$W/hold.out")"
+head -c 150000 /dev/urandom > "$W/in/$name"
+ec 0 put "$W/in/$name" >"$W/heal.out" 2>"$W/heal.err" || fail "put with node 7 busy: $(cat "$W/heal.err")"
+grep -q 'on 5/6 nodes' "$W/heal.out" || fail "the put with node 7 busy was not degraded: $(cat "$W/heal.out")"
+[ -e "$W/d7/objects/$name.mf" ] && fail "busy node 7 holds the object"
+st=$(ec 3 stat) || fail "stat"
+echo "$st" | grep -q '^degraded objects [1-9]' || fail "stat does not show the degraded object: $st"
+[ -e "$W/d0/degraded/$name" ] || fail "node 0, the put's coordinator, did not record $name degraded"
+kill -KILL $hp; wait $hp 2>/dev/null
+healed=""
+for _ in $(seq 1 120); do
+  st=$(ec 3 stat) && echo "$st" | grep -q '^degraded objects 0$' && { healed=1; break; }
+  sleep 0.5
+done
+[ -n "$healed" ] || fail "the scrub did not heal $name: $st"
+[ -e "$W/d7/objects/$name.mf" ] || fail "node 7 holds no manifest of $name after the scrub"
+row=$(grep '^row ' "$W/d7/objects/$name.mf" | awk '$3 == 7 {print $2}')
+out=$(printf 'CHECK %s %s\n' "$name" "$row" | python3 "$W/tool.py" raw "$(cat "$W/p7")")
+[ "$out" = "OK ok" ] || fail "node 7's rebuilt row $row: '$out'"
+ec 7 get "$name" "$W/out/$name" >/dev/null && cmp -s "$W/in/$name" "$W/out/$name" || fail "get $name"
+say "busy node 7: put degraded (5/6), stat counted it, the scrub rebuilt row $row on node 7"
+echo "$st"
+say "PASS"
