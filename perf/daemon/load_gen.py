@@ -201,6 +201,8 @@ class Run:
         self.rows = []
         self.down = {}  # node -> time it was killed (while down)
         self.intervals = []  # (node, t_kill, t_up)
+        self.kills = []  # (node, t before the kill, t once it is dead)
+        self.repair = None  # (last restart, degraded 0 at, most degraded seen, last seen)
         self.reroutes = 0
         self.t0 = time.monotonic()
         self.stop = self.t0 + a.duration
@@ -216,9 +218,21 @@ class Run:
         return max((sum(1 for _, a, b in iv if a <= p < b) for p in pts), default=0)
 
     def killed_during(self, node, t0, t1):
+        """A kill of node (any node: -1) overlapped [t0, t1] (0.5 s slack)."""
         with self.lock:
-            iv = list(self.intervals) + [(n, t, float("inf")) for n, t in self.down.items()]
-        return any(n == node and t0 - 0.5 <= a <= t1 + 0.5 for n, a, _ in iv)
+            ks = list(self.kills)
+        return any((node < 0 or n == node) and a - 0.5 <= t1 and t0 <= b + 0.5 for n, a, b in ks)
+
+    def explain(self, row):
+        """A row's explanation, from every kill known at the end of the run."""
+        t0, t1, status, node = row[0], row[1], row[7], row[6]
+        if status not in ("fail", "lost"):
+            return ""
+        if self.max_down(t0, t1) > self.a.m:
+            return "more than m down"
+        if status == "lost" and self.killed_during(node, t0, t1):
+            return "coordinator killed"
+        return ""
 
     def op(self, cid, kind, name, size):
         nodes = read_cluster(self.a.cluster)
@@ -250,12 +264,7 @@ class Run:
                 status, msg = "lost", str(e)
                 break
         t1 = self.now()
-        explained = ""
-        if status in ("fail", "lost"):
-            if self.max_down(t0, t1) > self.a.m:
-                explained = "more than m down"
-            elif status == "lost" and self.killed_during(node, t0, t1):
-                explained = "coordinator killed"
+        explained = ""  # set once every kill is known (explain)
         return t0, t1, status, node, msg, explained
 
     def client(self, cid):
@@ -292,14 +301,35 @@ class Run:
                 break
             if what == "kill":
                 with self.lock:
-                    self.down[n] = self.now()
+                    self.down[n] = tb = self.now()
                 subprocess.run([self.a.ctl, "kill", str(n)], check=True)
+                with self.lock:
+                    self.kills.append((n, tb, self.now()))
                 log("t=%.1f s: node %d killed" % (self.now(), n))
             else:
                 subprocess.run([self.a.ctl, "start", str(n)], check=True)
                 with self.lock:
                     self.intervals.append((n, self.down.pop(n), self.now()))
                 log("t=%.1f s: node %d restarted" % (self.now(), n))
+        if self.intervals and not self.down and self.a.repair_wait > 0:
+            self.watch_repair()
+
+    def watch_repair(self):
+        """After the last restart: STAT every 0.5 s until no node reports a
+        degraded object (while the clients go on)."""
+        t_up = max(b for _, _, b in self.intervals)
+        most, seen = 0, None
+        while self.now() - t_up < self.a.repair_wait:
+            d = stat_degraded(read_cluster(self.a.cluster), self.a.deadline)
+            if d is None:
+                return  # no degraded count: kill_report runs REPAIR instead
+            seen = d
+            most = max(most, d)
+            if d == 0:
+                self.repair = (t_up, self.now(), most, d)
+                return
+            time.sleep(0.5)
+        self.repair = (t_up, None, most, seen)
 
     def preload(self, n):
         """n puts, one at a time, before the clients start: objects every
@@ -418,12 +448,12 @@ def cmd_run(a):
     hung_threads = r.go()
     if hung_threads < 0:
         return 1
-    rows = sorted(r.rows)
+    rows = sorted(x[:8] + (r.explain(x),) + x[9:] for x in r.rows)
     summ = summarize(rows, a.clients, r.elapsed)
     if a.then_get:  # a second round: gets only, of the objects put in the first
         a.preload, a.get_share, first = 0, 1.0, len(r.rows)
         hung_threads += r.go()
-        rows2 = sorted(r.rows[first:])
+        rows2 = sorted(x[:8] + (r.explain(x),) + x[9:] for x in r.rows[first:])
         summ += summarize(rows2, a.clients, r.elapsed)
         rows = rows + [(x[0] + a.duration,) + x[1:] for x in rows2]
     with open(a.out + ".ops.csv", "w", newline="") as f:
@@ -459,6 +489,8 @@ def kill_report(r, rows, a):
         "failed_unexplained": sum(1 for x in rows if x[7] in ("fail", "lost") and not x[8]),
         "failed_coordinator_killed": sum(1 for x in rows if x[8] == "coordinator killed"),
         "failed_more_than_m_down": sum(1 for x in rows if x[8] == "more than m down"),
+        "failed_unexplained_overlapping_a_kill": sum(
+            1 for x in rows if x[7] in ("fail", "lost") and not x[8] and r.killed_during(-1, x[0], x[1])),
         "reroutes": r.reroutes,
         "ops_while_down": sum(1 for x in rows if x[7] == "ok" and any(a <= x[0] and x[1] <= b for _, a, b in r.intervals)),
     }
@@ -499,6 +531,14 @@ def kill_report(r, rows, a):
     nodes = read_cluster(a.cluster)
     restarted = sorted({n for n, _, _ in r.intervals})
     t0 = time.monotonic()
+    if r.repair is not None:
+        t_up, t_zero, most, last = r.repair
+        k["repair"] = "background (stat's degraded objects, polled every 0.5 s from the last restart, under load)"
+        k["degraded_max_after_restart"] = most
+        k["repair_ok"] = int(t_zero is not None)
+        k["repair_s"] = "%.1f" % (t_zero - t_up) if t_zero is not None else "> %g" % a.repair_wait
+        k["degraded_left"] = last
+        return k
     d = stat_degraded(nodes, a.deadline)
     if d is None:
         k["repair"] = "no degraded count in stat: operator REPAIR of nodes %s" % restarted
@@ -517,7 +557,7 @@ def kill_report(r, rows, a):
         while d != 0 and time.monotonic() - t0 < a.repair_wait:
             time.sleep(1)
             d = stat_degraded(nodes, a.deadline)
-        k["repair"] = "background (stat degraded count)"
+        k["repair"] = "background (stat's degraded objects, after the clients stopped)"
         k["repair_ok"] = int(d == 0)
         k["repair_s"] = "%.1f" % (time.monotonic() - t0)
         k["degraded_left"] = d
