@@ -168,7 +168,7 @@ dname=$(basename "$out")
   echo "# lincoll-ecd and Ceph under load, $(date +%F)"
   echo
   echo "Produced by \`perf/daemon/compare_ceph.sh -n $nodes -d $dur -r $reps -c \"$clients\" -s \"$sizes\" -p \"$phases\" -L $ldur\`"
-  echo "at $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?') on $(nproc) cores."
+  echo "at $(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree outside git") with the daemon $bin/lincoll-ecd on $(nproc) cores."
   echo "The machine is shared with other work: \`uptime\` before: $up0; after: $up1."
   echo
   echo "$nodes storage processes each: $nodes lincoll-ecd daemons RS(4,2) on 127.0.0.1, and Ceph 16.2 with"
