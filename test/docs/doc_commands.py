@@ -353,6 +353,20 @@ AS_WRITTEN = {
     "-y 500": NEEDS_NETNS,
 }
 
+def ceph_or_refusal(cmd, args):
+    """bash: with Ceph installed, cmd args; without it, cmd must refuse and
+    say that Ceph is not installed (CI installs no Ceph)."""
+    err = '"$DOCS_TMP/ceph_refusal.err"'
+    return ("if command -v ceph-osd >/dev/null; then %s %s; elif %s >%s 2>&1; then false; "
+            "else cat %s >&2 && grep -q 'Ceph is not installed' %s; fi" % (cmd, args, cmd, err, err, err))
+
+
+COMPARE_CEPH_SHORT = 'perf/daemon/compare_ceph.sh -n 6 -o "$DOCS_TMP/storage.md"'
+COMPARE_CEPH_WHY = ("with Ceph installed: 6 storage processes each, 1 client, 4 KiB, 2 s, 1 "
+                    "repetition, then the small-object phase; without Ceph it must refuse and "
+                    "say so, which is checked instead; -o: not a dated report in the tree")
+
+
 # Commands run with a change: placeholders filled, long sweeps made short
 # with the programs' own documented options, outputs kept out of the tree.
 REWRITES = {
@@ -508,6 +522,32 @@ REWRITES = {
         skip_rc=NEEDS_NETNS, timeout=300,
         why="one 1 MiB object instead of 64 and 256 MiB, 1 repetition instead of 5 (the "
             "recorded run took minutes over 1 Gbit/s links); -o: not over the committed run"),
+    "perf/daemon/load.sh [-b BIN_DIR] [-o OUT_DIR] [-d SECONDS] [-n NODES] [-c \"1 4 16 64\"] "
+    "[-s \"4k 1m 16m\"] [-p \"load kill small bench\"]": Run(
+        'perf/daemon/load.sh -b build/bin -o "$DOCS_TMP/load" -d 2 -n 6 -c 2 -s "4k 64k" '
+        '-p "load small bench"',
+        timeout=300,
+        why="a synopsis: 2 s per run, 6 daemons, 2 clients, 4 and 64 KiB, the phases without "
+            "kills (the kill phase: ctest daemon_load_short); -o: not a dated report in the tree"),
+    "perf/anchors/ceph_bench.sh [-o OUT_DIR] [--osds 12|6] [-d SECONDS] [-c \"1 4 16 64\"] "
+    "[-s \"4k 1m 16m\"] [--install]": Run(
+        ceph_or_refusal('perf/anchors/ceph_bench.sh -o "$DOCS_TMP/ceph"', "--osds 6 -d 2 -c 1 -s 4k"),
+        timeout=600,
+        why="with Ceph installed: 6 OSDs, 1 client, 4 KiB, 2 s; without it (CI: Ceph is not "
+            "among the README's dependencies, and --install would fetch it) it must refuse "
+            "and say so, which is checked instead"),
+    "perf/daemon/compare_ceph.sh [-n 12|6] [-d SECONDS] [-r REPS] [-c \"1 4 16 64\"] "
+    "[-s \"4k 1m 16m\"] [-p \"load kill small\"] [-o REPORT.md] [--install]": Run(
+        ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small"),
+        timeout=600, why=COMPARE_CEPH_WHY),
+    "perf/daemon/compare_ceph.sh -n 6 -d 3 -r 2 -c \"1 4 16 64\" -s \"4k 1m 16m\" "
+    "-p \"load kill small\" -L 8": Run(
+        ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2"),
+        timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took 24 minutes)"),
+    "perf/daemon/compare_ceph.sh -n 12 -d 3 -r 2 -c \"1 4 16 64\" -s \"4k 1m 16m\" "
+    "-p \"load kill small\" -L 8": Run(
+        ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2"),
+        timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took minutes, 12 OSDs)"),
     "perf/repair/repair_emu.sh [-b BUILD_DIR] [-o OUT_ROOT] [-d DATE] [-k \"4 6 10\"] [-s 64m] "
     "[-n 5] [-r 1gbit] [--burst 256kb] [--nap US] [--spin \"6\"] [--slice BYTES] "
     "[--render-only]": Run(
