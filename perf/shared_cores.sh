@@ -11,7 +11,9 @@
 # (default 3), in the order round -> collective -> {BASE host, BUILD host,
 # BASE lincoll, BUILD lincoll, Open MPI mpi_coll under mpirun
 # --oversubscribe}, so that the load the machine carries falls on all of
-# them alike.  Raw lines go to OUT/raw/, `uptime` before every round to
+# them alike.  ANCHOR_DIR (default anchors-build) gets the anchors built
+# (perf/anchors/build.sh) when it lacks mpi_coll.  Raw lines go to OUT/raw/,
+# `uptime` before every round to
 # OUT/uptime.txt.  BASE_BUILD is optional (the figures of one build alone).
 #
 # Two hosts (unless --no-emu; needs root): deploy/emucluster with 2
@@ -39,6 +41,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$B" ] && [ -x "$B/bin/lincoll_perf" ] || { echo "shared_cores: -b BUILD with bin/lincoll_perf" >&2; exit 2; }
+# the anchors: built there when the directory lacks mpi_coll, as perf/report.sh does
+if [ ! -x "$A/mpi_coll" ]; then
+  "$(dirname "$0")/anchors/build.sh" "$A" >&2 || { echo "shared_cores: the anchors did not build in $A (perf/anchors/build.sh)" >&2; exit 2; }
+fi
 [ -x "$A/mpi_coll" ] || { echo "shared_cores: $A/mpi_coll missing (perf/anchors/build.sh)" >&2; exit 2; }
 mkdir -p "$OUT/raw"
 cpus=$(taskset -pc $$ | sed 's/.*: //' | tr ',' '\n' | head -2 | paste -sd,)
