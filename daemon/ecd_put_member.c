@@ -4,6 +4,7 @@
  * temporary, READY with its crc, then COMMIT.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_verify.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -144,6 +145,12 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
     p.tmp.fd = -1;
     int registered = 0, failed = 0;
     double t0 = ecd_now(), t_init = 0, t_plans = 0;
+    ecd_vmember_t *vm = NULL; /* the coordinator's key: what the collective gives is checked */
+    const char *vkey = NULL;
+    if (vmember_take(w, &nw, &vkey) != 0) {
+        reply_err(c, "ENCODE: a malformed verify= key");
+        return;
+    }
     const int direct = nw == 11 && strcmp(w[10], "direct") == 0;
     if (nw != 10 && !direct) {
         reply_err(c, "ENCODE: expected 9 arguments and an optional 'direct'");
@@ -172,6 +179,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
         reply_err(c, "ENCODE %s: this node already has an object of that name", name);
         return;
     }
+    vm = vmember_new(vkey);
     /* direct: this row's pieces come on a PIECES stream whatever it is */
     const int encode = !direct && put_remote_parity(k, L, crow) > 0, data = rank < k || direct;
     pthread_mutex_init(&p.mu, NULL);
@@ -267,7 +275,8 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
             break;
         }
         if (!data) {
-            const uint8_t *o = pout + (size_t)b * stripe;
+            uint8_t *o = pout + (size_t)b * stripe;
+            vmember_piece(vm, o, wd, "a parity piece of a put");
             p.crc = lc_crc32c(p.crc, o, wd);
             if (ecd_temp_append(&p.tmp, o, wd) != 0) failed = 1;
         }
@@ -308,7 +317,9 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
     ecd_log("put %s (op %s): row %d, %llu stripes: group ready %.3f s, last stripe %.3f s, "
             "durable %.3f s",
             name, opid, rank, (unsigned long long)p.nst, t_init, t_plans, ecd_now() - t0);
-    if (ecd_printf(c, "READY %08x\n", p.crc) != 0) goto out;
+    char fpword[64];
+    vmember_word(vm, fpword, sizeof(fpword));
+    if (ecd_printf(c, "READY %08x%s\n", p.crc, fpword) != 0) goto out;
     char *text;
     size_t tlen;
     if (read_payload(c, "COMMIT", ECD_MANIFEST_MAX, &text, &tlen) != 0) {
@@ -346,6 +357,7 @@ out:
     free(pout);
     free(Gfull);
     free(Gz);
+    vmember_end(vm);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
 }
