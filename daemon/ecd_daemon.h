@@ -10,6 +10,7 @@
  *   ecd_put_member.c  a put, a member's side
  *   ecd_get.c         get, stat, the small peer requests
  *   ecd_repair.c      repair
+ *   ecd_verify_op.c   what crosses UCX is checked (ecd_verify.h)
  */
 #ifndef ECD_DAEMON_H
 #define ECD_DAEMON_H

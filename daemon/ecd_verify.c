@@ -8,6 +8,7 @@
 #include "kernels/crc/crc32c.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,22 @@
 
 int ecd_verify_off;
 long ecd_verify_alter_at;
+
+/* GF(2^8) products for the final fold (8 KiB of scalar products per
+ * fingerprint): one table, built once from the library's field. */
+static uint8_t fp_mul[256][256];
+static pthread_once_t fp_mul_once = PTHREAD_ONCE_INIT;
+static int fp_mul_ok;
+static void fp_mul_build(void)
+{
+    lincoll_field_t *f;
+    if (lincoll_gf_field_create(256, &f) != LINCOLL_OK) return;
+    for (int a = 0; a < 256; a++)
+        for (int b = 0; b < 256; b++)
+            fp_mul[a][b] = (uint8_t)lincoll_gf_mul(f, (uint64_t)a, (uint64_t)b);
+    lincoll_gf_field_destroy(f);
+    fp_mul_ok = 1;
+}
 
 /* SHA-256 of key || tag || le64(ctr): 32 coefficient bytes. */
 static void vkey_block(const uint8_t key[ECD_VKEY], char tag, uint64_t ctr, uint8_t out[32])
@@ -63,6 +80,8 @@ void ecd_fp_init(ecd_fp_acc_t *a, const lincoll_field_t *gf, const ecd_vkey_t *k
     memset(a, 0, sizeof(*a));
     a->gf = gf;
     a->key = key;
+    pthread_once(&fp_mul_once, fp_mul_build);
+    a->failed = !fp_mul_ok;
 }
 
 /* Y_i += sum over n whole segments at base (the next ones of the chunk). */
@@ -135,10 +154,10 @@ int ecd_fp_final(ecd_fp_acc_t *a, ecd_fp_t *out)
         a->fill = 0;
     }
     for (int i = 0; i < ECD_FP_T; i++) {
-        uint64_t v = 0;
+        uint8_t v = 0;
         for (int w = 0; w < ECD_FP_W; w++)
-            if (a->y[i][w] != 0) v ^= lincoll_gf_mul(a->gf, a->key->d[i][w], a->y[i][w]);
-        out->v[i] = (uint8_t)v;
+            v ^= fp_mul[a->key->d[i][w]][a->y[i][w]];
+        out->v[i] = v;
     }
     return a->failed ? -1 : 0;
 }
