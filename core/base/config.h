@@ -30,7 +30,8 @@ typedef enum lc_cfg_type {
     LC_CFG_TIME,   /* seconds, fractional allowed, >= 0 */
     LC_CFG_BOOL,   /* 1/0, y/n, yes/no, true/false, on/off */
     LC_CFG_ENUM,   /* one of a '|' separated list; stored as its index */
-    LC_CFG_DOUBLE  /* positive real number */
+    LC_CFG_DOUBLE, /* positive real number */
+    LC_CFG_SECRET  /* free text that is never shown (lincoll_info -c prints that it is set) */
 } lc_cfg_type_t;
 
 typedef struct lc_config {
