@@ -201,10 +201,12 @@ static const lc_config_decl_t lc_config_decls[] = {
     LC_F(MPI_CACHE_BYTES, LC_CFG_SIZE, "256m", NULL, mpi_cache_bytes,
          "liblincoll_mpi.so: scratch memory the cached plans may hold together"),
     LC_F(MPI_MIN_BYTES, LC_CFG_STRING, "", NULL, mpi_min_bytes,
-         "liblincoll_mpi.so: smallest message (bytes, as the cost table measures them) "
-         "lincoll takes, per operation, overriding the built-in table: "
-         "op=size[,op=size...], op one of allreduce, reduce, bcast, allgather, "
-         "reduce_scatter, barrier (barrier: 0 takes it, anything else leaves it to the MPI)"),
+         "liblincoll_mpi.so: the message sizes (bytes, as the size table measures them) lincoll "
+         "takes per operation, and where blocking calls are staged through lincoll memory, "
+         "overriding the built-in table; world rank 0's value holds on every rank: "
+         "entry[,entry...], entry op=FROM[-TO][+FROM[-TO]...] (ranges taken, at most 8), "
+         "op=off, or stage=SIZE|off; op one of allreduce, reduce, bcast, allgather, "
+         "reduce_scatter_block, reduce_scatter, barrier (barrier: 0 takes it)"),
     /* the sim transport's rows (transports/sim/config.c: none, no settings) */
     LC_NEST(LAST, lc_tl_sim_config, 0),
 };

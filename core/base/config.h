@@ -88,7 +88,7 @@ typedef struct lc_config {
     int mpi_stats;           /* LINCOLL_MPI_STATS */
     long mpi_cache;          /* LINCOLL_MPI_CACHE: cached plans */
     size_t mpi_cache_bytes;  /* LINCOLL_MPI_CACHE_BYTES: their scratch memory */
-    char mpi_min_bytes[128]; /* LINCOLL_MPI_MIN_BYTES: op=bytes,... overrides */
+    char mpi_min_bytes[256]; /* LINCOLL_MPI_MIN_BYTES: op=ranges,... overrides */
 } lc_config_t;
 
 /* lc_config_t.model_given: which figures a profile (P) or the environment (E) gave */
