@@ -26,6 +26,7 @@
  * also the lincoll context's timeout).
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
 #include "daemon/ecd_verify.h"
 
 #include <errno.h>
@@ -186,7 +187,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "lincoll-ecd: --listen %s: expected HOST:PORT\n", listen_at);
         return 2;
     }
-    if (ecd_disk_open(&disk, cfg.dir, cfg.node) != 0 || scrub_start() != 0) return 1;
+    if (ecd_disk_open(&disk, cfg.dir, cfg.node) != 0 || scrub_start() != 0 ||
+        ecd_service_watch_start() != 0)
+        return 1;
     if (lincoll_gf_field_create(256, &gf) != LINCOLL_OK) return 1;
     int lfd = ecd_listen(host, port, &port);
     if (lfd < 0) {
