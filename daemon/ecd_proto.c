@@ -3,6 +3,7 @@
  * read and checked, then handed to its command by the command table.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -74,6 +75,10 @@ static const ecd_cmd_t commands[] = {
     {"PIECES", 0, peer_pieces, 0},
     {"CHECK", 3, peer_check, 0},
     {"DEGRADED", 1, peer_degraded, 0},
+    /* membership epochs (ecd_epoch.c) */
+    {"EPOCHREQ", 3, peer_epochreq, 0},
+    {"EPOCHJOIN", 2, peer_epochjoin, 0},
+    {"EPOCHSTAT", 1, peer_epochstat, 0},
 };
 
 /* Connections being served now (ecd_conn_admit). */
