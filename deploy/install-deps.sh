@@ -4,7 +4,8 @@
 #   deploy/install-deps.sh [GROUP...]      default: all groups but devcheck
 #   deploy/install-deps.sh --list [GROUP...]   print the packages, install nothing
 # Groups:
-#   build     compile the library, lincoll-run, lincoll_perf and the tests
+#   build     compile the library, lincoll-run, lincoll_perf and the tests;
+#             libssl-dev: OpenSSL for lincoll-ecd's TLS 1.3 (daemon/ecd_tls.c)
 #   test      what ctest and the scripts it runs call: mpirun (Open MPI, with
 #             ssh-client because Open MPI's launcher refuses to start without
 #             an rsh agent even on one node), ucx_info/ucx_perftest, hwloc,
@@ -29,7 +30,7 @@
 set -euo pipefail
 declare -A group
 group[build]="build-essential cmake pkg-config git ca-certificates
-  libucx-dev libhwloc-dev libpmix-dev libibverbs-dev libcmocka-dev libisal-dev"
+  libucx-dev libhwloc-dev libpmix-dev libibverbs-dev libcmocka-dev libisal-dev libssl-dev"
 group[test]="python3 ucx-utils hwloc openmpi-bin libopenmpi-dev openssh-client
   iproute2 procps util-linux coreutils clang-format valgrind
   clang libclang-rt-14-dev python3-mpi4py python3-numpy mpich libmpich-dev"
