@@ -9,7 +9,7 @@
  *
  * Files: lcm_init.c (MPI_Init*, MPI_Finalize, the bootstrap, options),
  * lcm_comm.c (communicators: mapping and release), lcm_decide.c (types,
- * operators, the size table, statistics), lcm_cache.c (the plan cache),
+ * operators, statistics), lcm_table.c (the size table, agreed), lcm_cache.c (the plan cache),
  * lcm_coll.c (the blocking collectives), lcm_nb.c (nonblocking collectives
  * and the completion calls that drive them).
  */
@@ -49,6 +49,17 @@ typedef enum lcm_why {
     LCM_WHY_LAST
 } lcm_why_t;
 
+/* The size table (lcm_table.c), agreed from world rank 0: per operation the
+ * byte ranges lincoll takes, the size from which blocking calls are staged,
+ * and the plan cache's bounds.  Only uint64_t: broadcast as bytes. */
+#define LCM_TABLE_RANGES 8
+typedef struct lcm_table {
+    uint64_t n[LCM_OP_LAST]; /* ranges per operation (0: never taken) */
+    uint64_t lo[LCM_OP_LAST][LCM_TABLE_RANGES], hi[LCM_OP_LAST][LCM_TABLE_RANGES];
+    uint64_t stage; /* UINT64_MAX: never staged */
+    uint64_t cache_max, cache_bytes;
+} lcm_table_t;
+
 /* A communicator lincoll serves: the MPI communicator's attribute. */
 typedef struct lcm_comm {
     MPI_Comm mpi;
@@ -72,7 +83,7 @@ typedef struct lcm_state {
     unsigned next_id;
     long cache_max;
     size_t cache_bytes;
-    size_t min_bytes[LCM_OP_LAST]; /* the size table, after LINCOLL_MPI_MIN_BYTES */
+    lcm_table_t table; /* agreed at start */
     pthread_mutex_t lock;
 } lcm_state_t;
 
@@ -107,12 +118,6 @@ int lcm_dtype(MPI_Datatype type);
 int lcm_op(MPI_Op op);
 /* Name of an operation ("allreduce", ...). */
 const char *lcm_op_name(lcm_op_t op);
-/* "64", "64k", "4m", "1g" in bytes; 0 or -1. */
-int lcm_parse_bytes(const char *s, size_t *out);
-/* Parse LINCOLL_MPI_MIN_BYTES over the built-in table; 0 or -1 (logged). */
-int lcm_size_table(const char *text, int comm_size_hint);
-/* Whether a call of @p bytes (the same on every rank) is big enough. */
-int lcm_size_ok(lcm_op_t op, size_t bytes);
 /* Statistics. */
 void lcm_stat_taken(lcm_op_t op, double t);
 void lcm_stat_fallback(lcm_op_t op, lcm_why_t why, double t);
@@ -120,6 +125,22 @@ void lcm_stat_fallback(lcm_op_t op, lcm_why_t why, double t);
 void lcm_stat_print(void);
 /* Report a lincoll failure through @p comm's error handler. */
 int lcm_fail(MPI_Comm comm, const char *what, lincoll_status_t st);
+
+/* ---- lcm_table.c ---- */
+/* "64", "64k", "4m", "1g" in bytes; 0 or -1. */
+int lcm_parse_bytes(const char *s, size_t *out);
+/* The built-in table. */
+void lcm_table_default(lcm_table_t *t);
+/* LINCOLL_MPI_MIN_BYTES over the built-in table into @p t; 0, or -1 (one
+ * line unless @p quiet) with @p t the built-in table. */
+int lcm_table_parse(const char *text, lcm_table_t *t, int quiet);
+/* Parse on every rank, take world rank 0's table (PMPI_Bcast on lcm.boot)
+ * into lcm.table and lcm.cache_*; 0 or -1 (MPI failed). */
+int lcm_table_agree(const char *text, long cache_max, size_t cache_bytes);
+/* Whether lincoll takes a call of @p bytes (equal on every rank). */
+int lcm_size_ok(lcm_op_t op, size_t bytes);
+/* Whether a blocking call of @p bytes is staged (lcm_stage.c). */
+int lcm_stage_ok(size_t bytes);
 
 /* ---- lcm_cache.c ---- */
 /* What a plan is for: everything it depends on. */

@@ -72,6 +72,17 @@ static int lcm_comm_attach(MPI_Comm comm, lincoll_comm_t *lc, int world)
     return 1;
 }
 
+/* Attach @p lc to @p newcomm on every rank of it, or on none (an attachment
+ * fails only for memory, locally): collective over @p newcomm.  Takes @p lc. */
+static void lcm_comm_attach_agreed(MPI_Comm newcomm, lincoll_comm_t *lc)
+{
+    int mine = lcm_comm_attach(newcomm, lc, 0), every = 0;
+    if (PMPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, newcomm) != MPI_SUCCESS) every = 0;
+    if (every) return;
+    fprintf(stderr, "lincoll_mpi: a communicator stays on the MPI (no memory)\n");
+    if (!mine || PMPI_Comm_delete_attr(newcomm, lcm.keyval) != MPI_SUCCESS) lincoll_comm_free(lc);
+}
+
 int lcm_comm_map_world(lincoll_comm_t *world)
 {
     if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, lcm_comm_delete, &lcm.keyval, NULL) !=
@@ -116,8 +127,47 @@ void lcm_comm_derive(MPI_Comm parent, MPI_Comm newcomm)
     int ok = st == LINCOLL_OK, all = 0;
     if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, parent) != MPI_SUCCESS) all = 0;
     if (all && lc != NULL && newcomm != MPI_COMM_NULL) {
-        if (lcm_comm_attach(newcomm, lc, 0)) return;
-        fprintf(stderr, "lincoll_mpi: a communicator stays on the MPI (no memory)\n");
+        lcm_comm_attach_agreed(newcomm, lc);
+        return;
+    }
+    lincoll_comm_free(lc);
+}
+
+/* MPI_Comm_create_group: only the members of @p newcomm call it. */
+static void lcm_comm_derive_group(MPI_Comm parent, MPI_Comm newcomm)
+{
+    lcm_comm_t *p = lcm_comm_get(parent);
+    if (p == NULL || newcomm == MPI_COMM_NULL) return; /* every member sees the same */
+    int n = 0, ok = 0, all = 0;
+    MPI_Group g = MPI_GROUP_NULL, pg = MPI_GROUP_NULL;
+    PMPI_Comm_size(newcomm, &n);
+    int *in = malloc(2 * (size_t)n * sizeof(int)), *ranks = in != NULL ? in + n : NULL;
+    if (in != NULL && PMPI_Comm_group(newcomm, &g) == MPI_SUCCESS &&
+        PMPI_Comm_group(parent, &pg) == MPI_SUCCESS) {
+        for (int i = 0; i < n; i++)
+            in[i] = i;
+        ok = PMPI_Group_translate_ranks(g, n, in, pg, ranks) == MPI_SUCCESS;
+        for (int i = 0; ok && i < n; i++)
+            ok = ranks[i] != MPI_UNDEFINED;
+    }
+    if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
+    if (pg != MPI_GROUP_NULL) PMPI_Group_free(&pg);
+    /* every member takes part in the agreed creation, or none does */
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, newcomm) != MPI_SUCCESS) all = 0;
+    lincoll_comm_t *lc = NULL;
+    lincoll_status_t st = LINCOLL_ERR_INVALID;
+    if (all) {
+        lcm_lock();
+        st = lincoll_comm_create_group(p->lc, ranks, n, 0, &lc);
+        lcm_unlock();
+    }
+    free(in);
+    /* the agreed creation fails on every member alike; the attachment is local */
+    ok = st == LINCOLL_OK;
+    if (all && PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, newcomm) != MPI_SUCCESS) all = 0;
+    if (all) {
+        lcm_comm_attach_agreed(newcomm, lc);
+        return;
     }
     lincoll_comm_free(lc);
 }
@@ -159,5 +209,12 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     int rc = PMPI_Comm_create(comm, group, newcomm);
     if (rc == MPI_SUCCESS) lcm_comm_derive(comm, *newcomm);
+    return rc;
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
+    if (rc == MPI_SUCCESS) lcm_comm_derive_group(comm, *newcomm);
     return rc;
 }

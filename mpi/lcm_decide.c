@@ -78,71 +78,6 @@ int lcm_op(MPI_Op op)
     return -1;
 }
 
-/* ---- the size table ---- */
-
-/* Smallest message lincoll takes, per operation, in bytes of the message
- * as MPI makes it equal on every rank: allreduce, reduce, bcast and
- * reduce_scatter the whole vector, allgather one rank's block.  Below them
- * Open MPI 4.1's own algorithms measured as fast or faster than lincoll's
- * tag algorithms (the ones the layer runs: rhd, ring, binomial) on one host,
- * 2 ranks, quiet machine (docs/perf/2026-12-03-report.md, "Collectives
- * against Open MPI and Gloo": allgather 1.02-1.91x up to 2 KiB, bcast 1.29x
- * and reduce 1.04x at 128 B); above them lincoll was faster or even, but for
- * allgather at 2 MiB (1.40x; left to lincoll: one size between faster
- * ones).  LINCOLL_MPI_MIN_BYTES overrides entries.  Barrier: 0 takes it. */
-static const size_t lcm_min_default[LCM_OP_LAST] = {[LCM_ALLREDUCE] = 0,
-                                                    [LCM_REDUCE] = 512,
-                                                    [LCM_BCAST] = 512,
-                                                    [LCM_ALLGATHER] = 4096,
-                                                    [LCM_REDUCE_SCATTER_BLOCK] = 0,
-                                                    [LCM_REDUCE_SCATTER] = 0,
-                                                    [LCM_BARRIER] = 0};
-
-int lcm_parse_bytes(const char *s, size_t *out)
-{
-    static const char units[] = "kKmMgG"; /* powers of 1024, as lincoll's table */
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    const char *u = *end != '\0' ? strchr(units, *end) : NULL;
-    if (u != NULL) v <<= 10 * (1 + (u - units) / 2), end++;
-    if (end == s || *end != '\0') return -1;
-    *out = (size_t)v;
-    return 0;
-}
-
-int lcm_size_table(const char *text, int comm_size_hint)
-{
-    (void)comm_size_hint;
-    memcpy(lcm.min_bytes, lcm_min_default, sizeof(lcm.min_bytes));
-    if (text == NULL || *text == '\0') return 0;
-    char buf[128];
-    snprintf(buf, sizeof(buf), "%s", text);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(tok, '=');
-        int op = -1;
-        size_t v = 0;
-        if (eq != NULL) {
-            *eq = '\0';
-            for (int i = 0; i < LCM_OP_LAST; i++)
-                if (strcmp(tok, lcm_op_names[i]) == 0) op = i;
-        }
-        if (op < 0 || lcm_parse_bytes(eq + 1, &v) != 0) {
-            fprintf(stderr, "lincoll_mpi: LINCOLL_MPI_MIN_BYTES: bad entry '%s' (op=size)\n", tok);
-            memcpy(lcm.min_bytes, lcm_min_default, sizeof(lcm.min_bytes));
-            return -1;
-        }
-        lcm.min_bytes[op] = v;
-    }
-    return 0;
-}
-
-int lcm_size_ok(lcm_op_t op, size_t bytes)
-{
-    if (op == LCM_BARRIER) return lcm.min_bytes[op] == 0;
-    return bytes >= lcm.min_bytes[op];
-}
-
 /* ---- statistics ---- */
 
 typedef struct lcm_stat {
@@ -155,7 +90,6 @@ static lcm_stat_t lcm_stats[LCM_OP_LAST];
 
 void lcm_stat_taken(lcm_op_t op, double t)
 {
-    if (!lcm.stats) return;
     lcm_lock();
     lcm_stats[op].taken += 1;
     lcm_stats[op].taken_s += t;
@@ -164,12 +98,29 @@ void lcm_stat_taken(lcm_op_t op, double t)
 
 void lcm_stat_fallback(lcm_op_t op, lcm_why_t why, double t)
 {
-    if (!lcm.stats) return;
     lcm_lock();
     lcm_stats[op].fallback += 1;
     lcm_stats[op].fallback_s += t;
     lcm_stats[op].why[why] += 1;
     lcm_unlock();
+}
+
+/* This rank's counts so far, for programs that check the layer's decisions
+ * (test/mpi/decide_check.c finds it with dlsym): @p out[0] the calls of
+ * operation @p name lincoll took, out[1] those handed to the MPI.  0, or -1
+ * for an unknown name. */
+__attribute__((visibility("default"))) int lincoll_mpi_stat_get(const char *name, double out[2]);
+int lincoll_mpi_stat_get(const char *name, double out[2])
+{
+    for (int i = 0; i < LCM_OP_LAST; i++) {
+        if (name == NULL || strcmp(name, lcm_op_names[i]) != 0) continue;
+        lcm_lock();
+        out[0] = lcm_stats[i].taken;
+        out[1] = lcm_stats[i].fallback;
+        lcm_unlock();
+        return 0;
+    }
+    return -1;
 }
 
 void lcm_stat_print(void)

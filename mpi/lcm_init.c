@@ -121,10 +121,10 @@ void lcm_start(void)
         return;
     }
     lcm.stats = lcm_opt_bool(LINCOLL_CONFIG_MPI_STATS);
-    lcm.cache_max = (long)lcm_opt_size(LINCOLL_CONFIG_MPI_CACHE);
-    lcm.cache_bytes = lcm_opt_size(LINCOLL_CONFIG_MPI_CACHE_BYTES);
-    if (lcm_size_table(lcm_opt(LINCOLL_CONFIG_MPI_MIN_BYTES, NULL), size) != 0 && rank == 0)
-        fprintf(stderr, "lincoll_mpi: the built-in size table is used\n");
+    if (lcm_table_agree(lcm_opt(LINCOLL_CONFIG_MPI_MIN_BYTES, NULL),
+                        (long)lcm_opt_size(LINCOLL_CONFIG_MPI_CACHE),
+                        lcm_opt_size(LINCOLL_CONFIG_MPI_CACHE_BYTES)) != 0)
+        lcm_table_default(&lcm.table); /* MPI failed: every rank alike */
     lcm.on = 1;
 }
 

@@ -90,7 +90,9 @@ static int print_config(void)
         }
         printf("#\n# %s\n", v.doc);
         printf("# type: %s%s%s\n", v.type, v.values ? ", values: " : "", v.values ? v.values : "");
-        if (v.current != NULL) {
+        if (v.current != NULL && strcmp(v.type, "secret") == 0) {
+            printf("# %s is set (a secret: its value is not shown)\n", v.name);
+        } else if (v.current != NULL) {
             printf("%s=%s   (default %s)\n", v.name, v.current, v.default_value);
         } else {
             printf("%s=%s\n", v.name, v.default_value);

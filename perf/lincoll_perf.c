@@ -205,6 +205,8 @@ void lc_perf_summarize(double *samples, long iters, double divisor, size_t bytes
     qsort(samples, (size_t)iters, sizeof(double), cmp_double);
     r->iters = iters;
     r->p50_us = 1e6 * samples[iters / 2] / divisor;
+    r->p10_us = 1e6 * samples[iters / 10] / divisor;
+    r->p90_us = 1e6 * samples[iters - 1 - iters / 10] / divisor;
     r->avg_us = 1e6 * total / (double)iters / divisor;
     r->bw_mbs = (double)bytes_per_iter * (double)iters / total / (1024.0 * 1024.0);
     r->msg_rate = msgs_per_iter * (double)iters / total;
@@ -483,63 +485,6 @@ static int test_shift(lincoll_context_t *ctx, lincoll_comm_t *world, const perf_
     return rc;
 }
 
-/* ---- CPU share ---------------------------------------------------------------------- */
-
-typedef struct cpu_mark {
-    double wall, user, sys;
-    unsigned long long busy, total; /* /proc/stat jiffies, all CPUs */
-} cpu_mark_t;
-
-static void cpu_mark(cpu_mark_t *m)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    m->wall = lc_perf_now();
-    m->user = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec;
-    m->sys = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
-    m->busy = m->total = 0;
-    FILE *f = fopen("/proc/stat", "r");
-    unsigned long long v[10] = {0};
-    if (f != NULL && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-                            &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
-        for (int i = 0; i < 8; i++)
-            m->total += v[i];
-        m->busy = m->total - v[3] - v[4]; /* all but idle and iowait */
-    }
-    if (f != NULL) fclose(f);
-}
-
-/* Every rank's CPU share over [a, b] to rank 0, which prints the "#cpu" line. */
-static int cpu_report(lincoll_comm_t *world, const perf_opts_t *o, size_t size, const cpu_mark_t *a,
-                      const cpu_mark_t *b)
-{
-    int me = lincoll_comm_rank(world), P = lincoll_comm_size(world);
-    double wall = b->wall - a->wall;
-    double mine[2] = {wall > 0 ? (b->user - a->user + b->sys - a->sys) / wall : 0,
-                      wall > 0 ? (b->sys - a->sys) / wall : 0};
-    double *all = calloc((size_t)P * 2, sizeof(double));
-    if (all == NULL) return -1;
-    int rc = lincoll_allgather(world, mine, all, 2, LINCOLL_DOUBLE) == LINCOLL_OK ? 0 : -1;
-    if (rc == 0 && me == 0) {
-        double sum = 0, mx = 0, mn = 1e30, sys = 0;
-        for (int j = 0; j < P; j++) {
-            sum += all[2 * j];
-            sys += all[2 * j + 1];
-            mx = all[2 * j] > mx ? all[2 * j] : mx;
-            mn = all[2 * j] < mn ? all[2 * j] : mn;
-        }
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        double busy =
-            b->total > a->total ? (double)(b->busy - a->busy) / (double)(b->total - a->total) : 0;
-        printf("#cpu test=%s size=%zu ranks=%d wall_s=%.3f share_mean=%.4f share_max=%.4f "
-               "share_min=%.4f sys_frac=%.3f machine_busy=%.4f cores=%ld\n",
-               o->test, size, P, wall, sum / P, mx, mn, sum > 0 ? sys / sum : 0, busy, cores);
-        fflush(stdout);
-    }
-    free(all);
-    return rc;
-}
-
 /* Network tests: name, function, fewest ranks.  Collectives and encode live
  * in their own perf_*.c files (weak: absent until built in). */
 static const struct {
@@ -596,7 +541,7 @@ static int lc_perf_launched(void)
 
 /* pair: the point-to-point tests' last column ("0-1", ..., "all"), else NULL */
 static void print_row(const perf_opts_t *o, int P, int ports, size_t size, const perf_result_t *r,
-                      const char *pair)
+                      const char *pair, const lc_perf_cpu_t *cpu)
 {
     if (o->csv) {
         printf("%s,%d,%d,%zu,%ld,%.3f,%.3f,%.2f,%.0f", o->test, P, ports, size, r->iters, r->p50_us,
@@ -607,7 +552,19 @@ static void print_row(const perf_opts_t *o, int P, int ports, size_t size, const
     } else {
         printf("| %-12s | %5d | %5d | %10zu | %7ld | %10.3f  %10.3f | %12.2f | %11.0f |", o->test,
                P, ports, size, r->iters, r->p50_us, r->avg_us, r->bw_mbs, r->msg_rate);
-        if (o->coll) printf(" %s (predicted %.2f us)", r->algo, r->predicted_us);
+        if (o->coll) {
+            char why[96];
+            if (r->predicted_us <= 0)
+                printf(" %s (no prediction)", r->algo);
+            else if (lc_perf_model_comparable(r, cpu, why, sizeof(why)))
+                printf(" %s (predicted %.2f us%s%s, measured / predicted %.2f)", r->algo,
+                       r->predicted_us, r->pred_of ? " " : "", r->pred_of ? r->pred_of : "",
+                       (r->pred_measured_us > 0 ? r->pred_measured_us : r->p50_us) /
+                           r->predicted_us);
+            else
+                printf(" %s (predicted %.2f us%s%s; not compared: %s)", r->algo, r->predicted_us,
+                       r->pred_of ? " " : "", r->pred_of ? r->pred_of : "", why);
+        }
         if (pair != NULL) printf(" %-7s |", pair);
         printf("\n");
     }
@@ -653,7 +610,7 @@ static int p2p_report(lincoll_comm_t *world, const perf_opts_t *o, int ports, si
                                 .iters = (long)v[P2P_ITERS]};
             char label[32];
             snprintf(label, sizeof(label), "%d-%d", j, j + 1);
-            print_row(o, P, ports, size, &pr, label);
+            print_row(o, P, ports, size, &pr, label, NULL);
             if (pr.p50_us > agg.p50_us) agg.p50_us = pr.p50_us;
             agg.avg_us += pr.avg_us;
             agg.bw_mbs += pr.bw_mbs;
@@ -662,7 +619,7 @@ static int p2p_report(lincoll_comm_t *world, const perf_opts_t *o, int ports, si
         }
         if (npairs > 1) {
             agg.avg_us /= npairs;
-            print_row(o, P, ports, size, &agg, "all");
+            print_row(o, P, ports, size, &agg, "all", NULL);
         }
     }
     free(all);
@@ -784,10 +741,11 @@ int main(int argc, char **argv)
         long warmup = o.warmup >= 0 ? o.warmup : iters / 10 + 1;
         perf_result_t r = {0};
         int ports = o.ports > 0 ? o.ports : 1;
-        cpu_mark_t c0, c1;
-        cpu_mark(&c0);
+        lc_perf_cpu_mark_t c0, c1;
+        lc_perf_cpu_t cpu = {0};
+        lc_perf_cpu_mark(&c0);
         int trc = test(perf_ctx, world, &o, size, warmup, iters, &r);
-        cpu_mark(&c1);
+        lc_perf_cpu_mark(&c1);
         if (trc != 0)
             fprintf(stderr, "lincoll_perf: rank %d: %s at %zu bytes failed\n", me, o.test, size);
         if (o.p2p) trc = p2p_report(world, &o, ports, size, trc, &r);
@@ -795,11 +753,12 @@ int main(int argc, char **argv)
             rc = 1;
             break;
         }
-        if (me == 0 && !o.p2p) print_row(&o, P, ports, size, &r, NULL);
-        if (P > 1 && cpu_report(world, &o, size, &c0, &c1) != 0) {
+        if (P > 1 && lc_perf_cpu_gather(world, &c0, &c1, &cpu) != 0) {
             rc = 1;
             break;
         }
+        if (me == 0 && !o.p2p) print_row(&o, P, ports, size, &r, NULL, &cpu);
+        if (me == 0) lc_perf_cpu_print(o.test, size, &cpu);
     }
     lincoll_finalize(perf_ctx);
     return rc;

@@ -32,11 +32,14 @@ typedef struct perf_opts {
 typedef struct perf_result {
     double p50_us;
     double avg_us;
+    double p10_us, p90_us; /* the spread of the per-iteration times */
     double bw_mbs;
     double msg_rate;
     long iters;
-    char algo[32];       /* algorithm that ran (collectives) */
-    double predicted_us; /* the plan's alpha-beta-gamma prediction */
+    char algo[32];           /* algorithm that ran (collectives) */
+    double predicted_us;     /* the plan's alpha-beta-gamma prediction */
+    double pred_measured_us; /* what the prediction is for, when not p50_us (0: p50_us) */
+    const char *pred_of;     /* its name ("communication"), or NULL for the whole run */
 } perf_result_t;
 
 typedef int (*lc_perf_test_fn_t)(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts_t *o,
@@ -66,5 +69,47 @@ int lc_perf_run_plan(lincoll_plan_t *plan, long warmup, long iters, double *samp
  * from bytes_per_iter, message rate from msgs_per_iter. */
 void lc_perf_summarize(double *samples, long iters, double divisor, size_t bytes_per_iter,
                        double msgs_per_iter, perf_result_t *r);
+
+/* ---- perf_verdict.c: CPU shares and whether a row may be held against the model ---- */
+
+/* A row's measurement is compared with the model's prediction only when
+ * the run can tell: at least LC_PERF_MODEL_MIN_ITERS iterations, other
+ * processes on the machine used at most LC_PERF_MODEL_MAX_OTHERS cores, and
+ * (where every rank has its own processing unit) p90 / p10 of the
+ * iteration times is at most LC_PERF_MODEL_MAX_SPREAD. */
+#define LC_PERF_MODEL_MIN_ITERS  10
+#define LC_PERF_MODEL_MAX_OTHERS 0.3
+#define LC_PERF_MODEL_MAX_SPREAD 3.0
+
+/* Wall time, this process's CPU time and the machine's /proc/stat jiffies. */
+typedef struct lc_perf_cpu_mark {
+    double wall, user, sys;
+    unsigned long long busy, total;
+} lc_perf_cpu_mark_t;
+
+/* What every rank's CPU did over one size, as rank 0 sees it. */
+typedef struct lc_perf_cpu {
+    int valid;         /* 1 on rank 0 after lc_perf_cpu_gather */
+    int ranks;         /* ranks in the run */
+    int one_kernel;    /* every rank runs on this machine's kernel */
+    long cores;        /* online processing units here */
+    double wall_s;     /* rank 0's wall time */
+    double share_mean; /* CPU time / wall time, per rank */
+    double share_max, share_min;
+    double sys_frac;     /* the kernel's part of the ranks' CPU time */
+    double machine_busy; /* busy fraction of the whole machine */
+    double others;       /* cores used by other processes (-1: unknown, ranks on other hosts) */
+} lc_perf_cpu_t;
+
+void lc_perf_cpu_mark(lc_perf_cpu_mark_t *m);
+/* Collective over world: every rank's share over [a, b] goes to rank 0,
+ * which fills *c.  Returns 0, or -1 when the gather failed. */
+int lc_perf_cpu_gather(lincoll_comm_t *world, const lc_perf_cpu_mark_t *a,
+                       const lc_perf_cpu_mark_t *b, lc_perf_cpu_t *c);
+/* Rank 0: the "#cpu" line of a size. */
+void lc_perf_cpu_print(const char *test, size_t size, const lc_perf_cpu_t *c);
+/* 1 when the row may be compared with its prediction; else 0 and why in
+ * why[0..n) (c may be NULL: then only the iterations and the spread count). */
+int lc_perf_model_comparable(const perf_result_t *r, const lc_perf_cpu_t *c, char *why, size_t n);
 
 #endif

@@ -172,11 +172,19 @@ int lc_perf_encode(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
             unsigned nch = 1;
             lincoll_encode_chunks(plan, &nch, NULL);
             if (me == 0) {
+                char note[80], why[112];
+                if (r->predicted_us <= 0)
+                    snprintf(why, sizeof(why), "; no prediction");
+                else if (lc_perf_model_comparable(r, NULL, note, sizeof(note)))
+                    snprintf(why, sizeof(why), "; measured / predicted %.2f",
+                             r->p50_us / r->predicted_us);
+                else
+                    snprintf(why, sizeof(why), "; not compared: %s", note);
                 printf("# encode K=%d p=%d size=%zu: %s C1=%u C2=%llu chunks=%u predicted %.1f us "
-                       "(alpha %.2f us, tau %.4f us/KiB, %s) | direct p50 %.1f us (model's own "
+                       "(alpha %.2f us, tau %.4f us/KiB, %s)%s | direct p50 %.1f us (model's own "
                        "%.1f us) | model's choice %s\n",
                        K, p, B, s.algorithm, s.rounds, (unsigned long long)s.c2_elems, nch,
-                       r->predicted_us, cal_alpha, cal_tau * 1024, cal_src, rb.p50_us,
+                       r->predicted_us, cal_alpha, cal_tau * 1024, cal_src, why, rb.p50_us,
                        s.predicted_us, choice);
                 printf("#encode K=%d p=%d size=%zu algo=%s chunks=%u C1=%u C2=%llu p50_us=%.3f "
                        "pred_us=%.3f direct_us=%.3f model_us=%.3f choice=%s cal=%s\n",

@@ -219,13 +219,17 @@ int lc_perf_matmul(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
                       r);
     snprintf(r->algo, sizeof(r->algo), "%s", lincoll_matmul_algo_name(info.algo));
     r->predicted_us = info.predicted_comm_us;
+    r->pred_measured_us = cr.p50_us;
+    r->pred_of = "communication";
     if (me == 0) {
+        char why[96] = "";
+        int cmp = lc_perf_model_comparable(&cr, NULL, why, sizeof(why));
         double fw = formula_words(info.algo, n, pr, pc, c, me, &info);
         double pw = (double)(info.words_sent + info.words_recvd);
         printf("# matmul n=%lld %s P=%d grid %dx%dx%d algo %s: %.2f GFLOP/s (median %.1f us); "
                "words/rank sent %llu recvd %llu (formula %.0f), msgs %llu, memory %.1f MiB; comm "
                "only: measured %.1f us, predicted %.1f us network (ratio %.2f), %.1f us one host "
-               "(ratio %.2f)\n",
+               "(ratio %.2f)%s%s\n",
                (long long)n, lincoll_dtype_name(dt), P, pr, pc, c,
                lincoll_matmul_algo_name(info.algo), flops / (r->p50_us * 1e3), r->p50_us,
                (unsigned long long)info.words_sent, (unsigned long long)info.words_recvd, fw,
@@ -233,7 +237,8 @@ int lc_perf_matmul(lincoll_context_t *ctx, lincoll_comm_t *comm, const perf_opts
                info.predicted_comm_us,
                info.predicted_comm_us > 0 ? cr.p50_us / info.predicted_comm_us : 0.0,
                info.predicted_comm_host_us,
-               info.predicted_comm_host_us > 0 ? cr.p50_us / info.predicted_comm_host_us : 0.0);
+               info.predicted_comm_host_us > 0 ? cr.p50_us / info.predicted_comm_host_us : 0.0,
+               cmp ? "" : "; not compared: ", why);
         /* one line for scripts (perf/matmul_compare.sh) */
         printf("# matmul-row algo=%s P=%d n=%lld grid=%dx%dx%d gflops=%.3f words_plan=%.0f "
                "words_formula=%.0f comm_us=%.1f pred_net_us=%.1f pred_host_us=%.1f "

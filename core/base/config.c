@@ -85,7 +85,7 @@ static const lc_config_decl_t lc_config_decls[] = {
          "host:port of the TCP rendezvous store (set by lincoll-run)"),
     LC_F(RANK, LC_CFG_INT, "-1", "-1:8388607", rank, "rank of this process with the TCP store"),
     LC_F(SIZE, LC_CFG_INT, "-1", "-1:8388608", size, "number of ranks with the TCP store"),
-    LC_F(JOB_SECRET, LC_CFG_STRING, "", NULL, job_secret,
+    LC_F(JOB_SECRET, LC_CFG_SECRET, "", NULL, job_secret,
          "shared secret every rank presents to the TCP store (set by lincoll-run)"),
     LC_F(BOOTSTRAP_TIMEOUT, LC_CFG_TIME, "120", NULL, bootstrap_timeout,
          "seconds lincoll_init waits for all ranks to reach the bootstrap (later bootstrap "
@@ -164,7 +164,7 @@ static const lc_config_decl_t lc_config_decls[] = {
     LC_F(REPAIR_SLICE, LC_CFG_SIZE, "0", NULL, repair_slice,
          "repair: bytes per slice of the chain schedule (and per chunk of star and tree); 0 = "
          "the cost model chooses; a value >= the chunk size: one slice.  Read at every init"),
-    LC_F(STORE_SECRET, LC_CFG_STRING, "", NULL, store_secret,
+    LC_F(STORE_SECRET, LC_CFG_SECRET, "", NULL, store_secret,
          "lincoll-store (daemon/lincoll-store.c): the secret its clients must present, when "
          "it is not given as the first line of stdin (never on the command line)"),
     LC_F(PROFILE, LC_CFG_STRING, "", NULL, profile,
@@ -201,10 +201,12 @@ static const lc_config_decl_t lc_config_decls[] = {
     LC_F(MPI_CACHE_BYTES, LC_CFG_SIZE, "256m", NULL, mpi_cache_bytes,
          "liblincoll_mpi.so: scratch memory the cached plans may hold together"),
     LC_F(MPI_MIN_BYTES, LC_CFG_STRING, "", NULL, mpi_min_bytes,
-         "liblincoll_mpi.so: smallest message (bytes, as the cost table measures them) "
-         "lincoll takes, per operation, overriding the built-in table: "
-         "op=size[,op=size...], op one of allreduce, reduce, bcast, allgather, "
-         "reduce_scatter, barrier (barrier: 0 takes it, anything else leaves it to the MPI)"),
+         "liblincoll_mpi.so: the message sizes (bytes, as the size table measures them) lincoll "
+         "takes per operation, and where blocking calls are staged through lincoll memory, "
+         "overriding the built-in table; world rank 0's value holds on every rank: "
+         "entry[,entry...], entry op=FROM[-TO][+FROM[-TO]...] (ranges taken, at most 8), "
+         "op=off, or stage=SIZE|off; op one of allreduce, reduce, bcast, allgather, "
+         "reduce_scatter_block, reduce_scatter, barrier (barrier: 0 takes it)"),
     /* the sim transport's rows (transports/sim/config.c: none, no settings) */
     LC_NEST(LAST, lc_tl_sim_config, 0),
 };
@@ -394,6 +396,7 @@ static lincoll_status_t lc_config_parse(const lc_config_field_t *f, const char *
     char *end;
     switch (f->type) {
     case LC_CFG_STRING:
+    case LC_CFG_SECRET:
         if (strlen(text) >= f->size) {
             LC_PARSE_ERROR("%s: value is longer than %zu characters", f->name, f->size - 1);
             return LINCOLL_ERR_INVALID;
@@ -663,8 +666,8 @@ lincoll_status_t lincoll_config_var(size_t index, lincoll_config_var_t *var)
     if (index >= n) {
         return lc_config_ucx_var(index - n, var);
     }
-    static const char *const type_names[] = {"string", "int",  "size",  "seconds",
-                                             "bool",   "enum", "number"};
+    static const char *const type_names[] = {"string", "int",  "size",   "seconds",
+                                             "bool",   "enum", "number", "secret"};
     var->name = t[index].name;
     var->type = type_names[t[index].type];
     var->default_value = t[index].dflt;

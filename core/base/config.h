@@ -30,7 +30,8 @@ typedef enum lc_cfg_type {
     LC_CFG_TIME,   /* seconds, fractional allowed, >= 0 */
     LC_CFG_BOOL,   /* 1/0, y/n, yes/no, true/false, on/off */
     LC_CFG_ENUM,   /* one of a '|' separated list; stored as its index */
-    LC_CFG_DOUBLE  /* positive real number */
+    LC_CFG_DOUBLE, /* positive real number */
+    LC_CFG_SECRET  /* free text that is never shown (lincoll_info -c prints that it is set) */
 } lc_cfg_type_t;
 
 typedef struct lc_config {
@@ -87,7 +88,7 @@ typedef struct lc_config {
     int mpi_stats;           /* LINCOLL_MPI_STATS */
     long mpi_cache;          /* LINCOLL_MPI_CACHE: cached plans */
     size_t mpi_cache_bytes;  /* LINCOLL_MPI_CACHE_BYTES: their scratch memory */
-    char mpi_min_bytes[128]; /* LINCOLL_MPI_MIN_BYTES: op=bytes,... overrides */
+    char mpi_min_bytes[256]; /* LINCOLL_MPI_MIN_BYTES: op=ranges,... overrides */
 } lc_config_t;
 
 /* lc_config_t.model_given: which figures a profile (P) or the environment (E) gave */

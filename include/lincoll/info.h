@@ -17,7 +17,8 @@ extern "C" {
 /** One LINCOLL_* configuration variable. */
 typedef struct lincoll_config_var {
     const char *name;          /**< e.g. "LINCOLL_TIMEOUT" */
-    const char *type;          /**< "string", "int", "size", "seconds", "bool" or "enum" */
+    const char *type;          /**< "string", "int", "size", "seconds", "bool", "enum", "number",
+                                    "secret" (text that programs never print) or "ucx" */
     const char *default_value; /**< default, as text */
     const char *values;        /**< enum: "a|b|c"; int: "min:max"; otherwise NULL */
     const char *doc;           /**< one-sentence documentation */

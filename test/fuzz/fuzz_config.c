@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size - 1] = '\0';
     lc_config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
-    if (lc_config_parse_field(f, text, &cfg) == LINCOLL_OK && f->type == LC_CFG_STRING) {
+    if (lc_config_parse_field(f, text, &cfg) == LINCOLL_OK &&
+        (f->type == LC_CFG_STRING || f->type == LC_CFG_SECRET)) {
         /* a parsed string fits its buffer, terminated */
         const char *s = (const char *)&cfg + f->offset;
         if (memchr(s, '\0', f->size) == NULL) abort();

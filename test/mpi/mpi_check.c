@@ -5,11 +5,14 @@
  * data (PMPI_ bypasses the preloaded library), bit for bit: the inputs are
  * small integers (also as floats), whose sums and products are exact in any
  * order.
- *   mpi_check [--cache N] [--light]
+ *   mpi_check [--cache N] [--light] [--group]
  *     N: calls of the changing-buffers test (10000); --light: no sweep of
- *     every type and operator (a check of the rest, for LINCOLL_MPI=off)
+ *     every type and operator (a check of the rest, for LINCOLL_MPI=off);
+ *     --group: only communicators of MPI_Comm_create_group (5 ranks or
+ *     more), each of whose collectives lincoll must take
  * Exit 0 when every result matched; each mismatch prints one line.
  */
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -360,16 +363,132 @@ static void check_cache(MPI_Comm comm, int calls)
     CHECK(bad == 0, "cache: %d wrong elements over %d calls", bad, calls);
 }
 
+/* lincoll's count of taken calls of @p op on this rank (liblincoll_mpi.so's
+ * lincoll_mpi_stat_get); -1 when the library is not loaded. */
+static double taken(const char *op)
+{
+    int (*get)(const char *, double[2]) =
+        (int (*)(const char *, double[2]))dlsym(RTLD_DEFAULT, "lincoll_mpi_stat_get");
+    double v[2] = {-1, -1};
+    if (get == NULL || get(op, v) != 0) return -1;
+    return v[0];
+}
+
+/* Reductions on @p comm against PMPI's; lincoll must take them. */
+static void check_group_reductions(MPI_Comm comm, const char *cname)
+{
+    int me, P;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    const int n = 4099;
+    int *in = malloc(sizeof(int) * (size_t)n * (size_t)P),
+        *out = calloc((size_t)n * P, sizeof(int)), *ref = calloc((size_t)n * P, sizeof(int));
+    for (int i = 0; i < n * P; i++)
+        in[i] = i % 977 + 3 * me;
+    const double t0 = taken("allreduce"), r0 = taken("reduce"), s0 = taken("reduce_scatter_block");
+    MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm);
+    PMPI_Allreduce(in, ref, n, MPI_INT, MPI_SUM, comm);
+    CHECK(!memcmp(out, ref, sizeof(int) * n), "%s allreduce", cname);
+    MPI_Reduce(in, out, n, MPI_INT, MPI_MAX, P - 1, comm);
+    PMPI_Reduce(in, ref, n, MPI_INT, MPI_MAX, P - 1, comm);
+    CHECK(me != P - 1 || !memcmp(out, ref, sizeof(int) * n), "%s reduce root %d", cname, P - 1);
+    MPI_Reduce_scatter_block(in, out, n, MPI_INT, MPI_SUM, comm);
+    PMPI_Reduce_scatter_block(in, ref, n, MPI_INT, MPI_SUM, comm);
+    CHECK(!memcmp(out, ref, sizeof(int) * n), "%s reduce_scatter_block", cname);
+    CHECK(taken("allreduce") > t0 && taken("reduce") > r0 && taken("reduce_scatter_block") > s0,
+          "%s: lincoll did not take the reductions (allreduce %.0f -> %.0f)", cname, t0,
+          taken("allreduce"));
+    free(in);
+    free(out);
+    free(ref);
+}
+
+/* Communicators of MPI_Comm_create_group, made by their members only while
+ * the other ranks make theirs: the evens, the odds in reverse order, and an
+ * overlapping one {last, 1, 0}; each is checked, used in turn with the
+ * others, and freed. */
+static void check_groups(void)
+{
+    MPI_Group world, evens, odds, mixed;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int ev[64], od[64], ne = 0, no = 0;
+    for (int r = 0; r < nranks; r++) {
+        if (r % 2)
+            od[no++] = r;
+        else
+            ev[ne++] = r;
+    }
+    for (int i = 0; i < no / 2; i++) { /* the odds reversed: group order is not world order */
+        int t = od[i];
+        od[i] = od[no - 1 - i];
+        od[no - 1 - i] = t;
+    }
+    const int mx[3] = {nranks - 1, 1, 0};
+    MPI_Group_incl(world, ne, ev, &evens);
+    MPI_Group_incl(world, no, od, &odds);
+    MPI_Group_incl(world, 3, mx, &mixed);
+    MPI_Comm half = MPI_COMM_NULL, three = MPI_COMM_NULL;
+    MPI_Comm_create_group(MPI_COMM_WORLD, rank % 2 ? odds : evens, 7 + rank % 2, &half);
+    const int in3 = rank == 0 || rank == 1 || rank == nranks - 1;
+    if (in3) MPI_Comm_create_group(MPI_COMM_WORLD, mixed, 9, &three);
+    for (int round = 0; round < 2; round++) {
+        check_moves(half, rank % 2 ? "create_group(odds reversed)" : "create_group(evens)");
+        check_group_reductions(half, rank % 2 ? "create_group(odds)" : "create_group(evens)");
+        if (in3) {
+            check_moves(three, "create_group({last,1,0})");
+            check_group_reductions(three, "create_group({last,1,0})");
+        }
+    }
+    /* a group made from a group: the first two members of the half */
+    MPI_Group hg, sub;
+    int two[2] = {0, 1}, hme, hsize;
+    MPI_Comm_rank(half, &hme);
+    MPI_Comm_size(half, &hsize);
+    MPI_Comm_group(half, &hg);
+    MPI_Group_incl(hg, hsize > 1 ? 2 : 1, two, &sub);
+    if (hme < 2) {
+        MPI_Comm pair;
+        MPI_Comm_create_group(half, sub, 11, &pair);
+        check_group_reductions(pair, "create_group(half's first two)");
+        MPI_Comm_free(&pair);
+    }
+    MPI_Group_free(&sub);
+    MPI_Group_free(&hg);
+    if (in3) MPI_Comm_free(&three);
+    MPI_Comm_free(&half);
+    MPI_Group_free(&evens);
+    MPI_Group_free(&odds);
+    MPI_Group_free(&mixed);
+    MPI_Group_free(&world);
+}
+
 int main(int argc, char **argv)
 {
-    int calls = 10000, provided, light = 0;
+    int calls = 10000, provided, light = 0, group = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--cache") && i + 1 < argc) calls = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "--light")) light = 1;
+        if (!strcmp(argv[i], "--group")) group = 1;
     }
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    if (group) {
+        if (nranks < 5 || nranks > 64 || taken("allreduce") < 0) {
+            if (rank == 0)
+                fprintf(stderr, "mpi_check --group: needs 5 to 64 ranks and liblincoll_mpi.so\n");
+            failures++;
+        } else {
+            check_groups();
+        }
+        int all = 0;
+        PMPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 0)
+            printf("mpi_check --group: %d ranks, %s (%d failures)\n", nranks, all ? "FAILED" : "ok",
+                   all);
+        MPI_Finalize();
+        return all ? 1 : 0;
+    }
     if (!light) check_reductions(MPI_COMM_WORLD, "world");
     check_moves(MPI_COMM_WORLD, "world");
     /* overlapping communicators from split, used alternately */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test/topo/info_fields_test.sh: the fields of `lincoll_info -t`, alone and
-# under lincoll-run (one "rank:" line per rank, with host, binding, NIC, ports).
+# under lincoll-run (one "rank:" line per rank, with host, binding, NIC, ports);
+# `lincoll_info -c` says that a secret variable is set and never shows it.
 #   info_fields_test.sh <bin dir>
 set -uo pipefail
 bin=$1
@@ -18,4 +19,11 @@ for r in 0 1 2; do
     fail "rank $r line malformed"
 done
 [ "$(echo "$out" | grep -c '^\[[12]\] ')" = 0 ] || fail "ranks other than 0 printed"
-echo "PASS"; echo "$out" | grep 'rank:'
+ranks=$out
+out=$(LINCOLL_STORE_SECRET=st0re-xyzzy LINCOLL_JOB_SECRET=j0b-xyzzy "$bin/lincoll_info" -c 2>&1) ||
+  fail "lincoll_info -c exited $?"
+grep -q 'xyzzy' <<<"$out" && fail "lincoll_info -c shows a secret's value"
+for v in LINCOLL_STORE_SECRET LINCOLL_JOB_SECRET; do
+  grep -q "^# $v is set (a secret: its value is not shown)$" <<<"$out" || fail "no 'is set' line for $v"
+done
+echo "PASS"; echo "$ranks" | grep 'rank:'
