@@ -25,13 +25,25 @@ typedef struct ecd_sha256 {
     uint64_t bytes;
     uint8_t buf[64];
     size_t fill;
+    void *evp;   /* OpenSSL's context (EVP_MD_CTX) when it hashes this one */
+    int builtin; /* this one runs in the block functions here */
+    int failed;  /* OpenSSL failed: final gives zeros */
 } ecd_sha256_t;
 void ecd_sha256_init(ecd_sha256_t *s);
 void ecd_sha256_update(ecd_sha256_t *s, const void *data, size_t len);
+/* Also frees OpenSSL's context. */
 void ecd_sha256_final(ecd_sha256_t *s, uint8_t out[32]);
+/* A hash abandoned before its final: frees OpenSSL's context (harmless
+ * after final). */
+void ecd_sha256_drop(ecd_sha256_t *s);
 void ecd_sha256(const void *data, size_t len, uint8_t out[32]);
-/* The block function in use: "sha-ni" (x86 SHA extensions) or "portable". */
+/* What hashes: "openssl" (OpenSSL's EVP, where the build found it), else
+ * the block function "sha-ni" (x86 SHA extensions) or "portable". */
 const char *ecd_sha256_impl(void);
+/* Choose it for the hashes begun after: "openssl", "sha-ni", "portable"
+ * (NULL: the default).  0, or -1 when it is not available.  Not
+ * thread-safe (tests and benchmarks). */
+int ecd_sha256_use(const char *impl);
 /* on = 1: use the portable block function even where the CPU has SHA-NI
  * (tests compare the two); 0: back to the default.  Not thread-safe. */
 void ecd_sha256_portable(int on);
@@ -87,6 +99,10 @@ int ecd_split(char *line, char **word, int max);
  * or TLS records already taken off the socket (ecd_tls_pending).  Check it
  * wherever code polls c->fd for input. */
 int ecd_conn_buffered(ecd_conn_t *c);
+/* Without blocking: 1 when c has bytes to read (a whole TLS record's worth
+ * is taken into the read buffer), -1 when it is closed (a TLS close_notify
+ * too), 0 when it is silent. */
+int ecd_conn_state(ecd_conn_t *c);
 
 /* ---- keys and capabilities (ecd_keyring.c) -------------------------------- */
 /* A keyring file (mode 0600; refused when group or others may read it):

@@ -10,6 +10,10 @@
  *   ecd_put_member.c  a put, a member's side
  *   ecd_get.c         get, stat, the small peer requests
  *   ecd_repair.c      repair
+ *   ecd_scrub.c       self-healing
+ *   ecd_epoch.c       membership epochs: one lincoll context each (ecd_epoch.h)
+ *   ecd_service.c     the threads that drive them
+ *   ecd_verify_op.c   what crosses UCX is checked (ecd_verify.h)
  *   ecd_store_auth.c  a STORE is taken only from a repair this cluster started
  */
 #ifndef ECD_DAEMON_H
@@ -55,7 +59,10 @@ int put_inflight(uint64_t bytes, uint64_t *now_p);
 void put_inflight_done(uint64_t bytes);
 
 /* ---- membership and groups (ecd_op.c) ------------------------------------- */
-extern pthread_mutex_t op_lock; /* one group operation at a time */
+/* An operation's hold on this node: on object `name` (others run beside
+ * it), or on the whole node (name NULL or "": a repair).  0, or -1 (busy). */
+int op_lock_try(const char *name);
+void op_unlock(const char *name);
 void new_opid(char *out, size_t cap);
 void sanitize_opid(char *opid);
 /* The `width` nodes (of 0..nnodes-1) an object of that name lives on, by
@@ -76,13 +83,16 @@ typedef struct op {
     int live[ECD_MAX_NODES];
     ecd_conn_t *conn[ECD_MAX_NODES]; /* live peers (never self) */
     int nlive;
-    int self_locked; /* this node's op_lock is held */
-    char down[512];  /* "3 (reason), 5 (reason)" */
+    char name[ECD_NAME_MAX + 1]; /* the object ("": the whole node) */
+    int self_locked;             /* this node's operation lock is held */
+    char down[512];              /* "3 (reason), 5 (reason)" */
 } op_t;
 /* The nodes of want[] (indexed by node id; NULL: every node) and this one
  * joined into an operation; -1 (err) when the cluster file is unreadable or
  * busy nodes kept the operation below k for 3T.  op_end lets go. */
 int op_begin(op_t *op, const int *want, char *err, size_t esize);
+/* The same for an operation on one object: its nodes hold only its name. */
+int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_t esize);
 void op_end(op_t *op);
 void peer_op(ecd_conn_t *c, char **w, int nw);
 /* Relay a put to the first reachable node of its placement `set`. */
@@ -98,7 +108,10 @@ extern const lincoll_encode_opts_t put_encode_opts;
 int put_remote_parity(int k, int L, int crow);
 uint64_t *put_collective_generator(const uint64_t *G, int L, int k, int crow);
 void client_put(ecd_conn_t *c, char **w, int nw);
-void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw);
+struct ecd_epoch;
+/* ep: the epoch the session agreed on ("EPOCH"), NULL if none. */
+void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
+                   struct ecd_epoch *ep);
 void peer_pieces(ecd_conn_t *c, char **w, int nw);
 
 /* ---- get, stat, peer requests (ecd_get.c) ---------------------------------- */

@@ -72,7 +72,11 @@ static lincoll_status_t ecd_member_allgather(ecd_group_t *g, const void *sbuf, u
     if (ecd_printf(g->up, "AG %zu\n", len) != 0 || ecd_write(g->up, sbuf, len) != 0)
         return ecd_io_status();
     char line[ECD_LINE_MAX], *w[3];
-    if (ecd_read_line(g->up, line, sizeof(line)) < 0) {
+    int got;
+    /* an epoch's leader may say RETIRE while this member already finalizes */
+    while ((got = ecd_read_line(g->up, line, sizeof(line))) >= 0 && strcmp(line, "RETIRE") == 0)
+        ;
+    if (got < 0) {
         lincoll_status_t st = ecd_io_status();
         ecd_log("group: no allgather reply from the coordinator: %s", strerror(errno));
         return st;
@@ -97,6 +101,9 @@ static lincoll_status_t ecd_oob_allgather(const void *sbuf, void *rbuf, size_t l
     return st;
 }
 
+/* lincoll_init runs in one thread at a time (an epoch forming, a repair) */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
 lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p)
 {
     lincoll_init_params_t p = {
@@ -107,7 +114,10 @@ lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p)
         .bootstrap_timeout = g->timeout,
         .oob = {.allgather = ecd_oob_allgather, .coll_info = g},
     };
-    return lincoll_init(&p, ctx_p);
+    pthread_mutex_lock(&init_lock);
+    lincoll_status_t st = lincoll_init(&p, ctx_p);
+    pthread_mutex_unlock(&init_lock);
+    return st;
 }
 
 lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan)

@@ -183,6 +183,27 @@ int ecd_conn_buffered(ecd_conn_t *c)
     return c->pos < c->len || ecd_tls_pending(c);
 }
 
+int ecd_conn_state(ecd_conn_t *c)
+{
+    if (ecd_conn_buffered(c)) return 1;
+    char b;
+    ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return -1;
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+    if (c->tls == NULL) return 1;
+    /* raw bytes: a record of data, a close_notify, or a part of either */
+    if (c->pos == c->len) c->pos = c->len = 0;
+    if (c->len == sizeof(c->buf)) return 1;
+    short want;
+    long got = ecd_tls_recv(c, c->buf + c->len, sizeof(c->buf) - c->len, &want);
+    if (got > 0) {
+        c->len += (size_t)got;
+        return 1;
+    }
+    if (got == 0) return -1;
+    return errno == EAGAIN ? 0 : -1;
+}
+
 /* One send or recv, through TLS when the connection has it: > 0 bytes, 0 at
  * EOF, -1 with errno (EAGAIN: wait for *want). */
 static ssize_t io_send(ecd_conn_t *c, const void *p, size_t len, short *want)

@@ -6,6 +6,7 @@
  * ecd_repair.c.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -17,7 +18,55 @@
 #include <time.h>
 #include <unistd.h>
 
-pthread_mutex_t op_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Operation locks: an operation on one object (a put) holds that name and
+ * a read hold of op_rw, so operations on different objects run at once; an
+ * operation on the whole node (a repair) holds op_rw for writing. */
+static pthread_rwlock_t op_rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+typedef struct op_name {
+    struct op_name *next;
+    char name[ECD_NAME_MAX + 1];
+} op_name_t;
+static op_name_t *names; /* the objects with an operation here */
+
+int op_lock_try(const char *name)
+{
+    if (name == NULL || name[0] == '\0') return pthread_rwlock_trywrlock(&op_rw) == 0 ? 0 : -1;
+    if (pthread_rwlock_tryrdlock(&op_rw) != 0) return -1;
+    op_name_t *n = malloc(sizeof(*n));
+    pthread_mutex_lock(&names_lock);
+    int held = n == NULL;
+    for (op_name_t *q = names; q != NULL && !held; q = q->next)
+        held = strcmp(q->name, name) == 0;
+    if (!held) {
+        snprintf(n->name, sizeof(n->name), "%s", name);
+        n->next = names;
+        names = n;
+    }
+    pthread_mutex_unlock(&names_lock);
+    if (held) {
+        free(n);
+        pthread_rwlock_unlock(&op_rw);
+        return -1;
+    }
+    return 0;
+}
+
+void op_unlock(const char *name)
+{
+    if (name != NULL && name[0] != '\0') {
+        pthread_mutex_lock(&names_lock);
+        for (op_name_t **q = &names; *q != NULL; q = &(*q)->next)
+            if (strcmp((*q)->name, name) == 0) {
+                op_name_t *d = *q;
+                *q = d->next;
+                free(d);
+                break;
+            }
+        pthread_mutex_unlock(&names_lock);
+    }
+    pthread_rwlock_unlock(&op_rw);
+}
 static unsigned long op_counter;
 static pthread_mutex_t counter_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -118,7 +167,13 @@ void new_opid(char *out, size_t cap)
  * that can wait for it. */
 int op_begin(op_t *op, const int *want, char *err, size_t esize)
 {
+    return op_begin_named(op, want, NULL, err, esize);
+}
+
+int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_t esize)
+{
     memset(op, 0, sizeof(*op));
+    if (name != NULL) snprintf(op->name, sizeof(op->name), "%s", name);
     if (ecd_cluster_load(cfg.cluster, &op->cl, err, esize) != 0) return -1;
     if (cfg.node >= op->cl.n) {
         snprintf(err, esize, "this daemon is node %d but the cluster file has nodes 0..%d",
@@ -139,7 +194,7 @@ int op_begin(op_t *op, const int *want, char *err, size_t esize)
                 busy = 0;
                 why[0] = '\0';
                 if (i == cfg.node) {
-                    if (pthread_mutex_trylock(&op_lock) == 0) {
+                    if (op_lock_try(op->name) == 0) {
                         op->self_locked = 1;
                         op->live[i] = 1;
                     } else {
@@ -150,7 +205,9 @@ int op_begin(op_t *op, const int *want, char *err, size_t esize)
                     char line[ECD_LINE_MAX] = "";
                     ecd_conn_t *c = ecd_connect(op->cl.addr[i], cfg.timeout < 3 ? cfg.timeout : 3,
                                                 cfg.timeout, why, sizeof(why));
-                    if (c != NULL && ecd_printf(c, "OP %s %d\n", op->id, cfg.node) == 0 &&
+                    if (c != NULL &&
+                        ecd_printf(c, "OP %s %d%s%s\n", op->id, cfg.node, op->name[0] ? " " : "",
+                                   op->name) == 0 &&
                         ecd_read_line(c, line, sizeof(line)) >= 0 && !strcmp(line, "OK ready")) {
                         op->conn[i] = c;
                         op->live[i] = 1;
@@ -184,6 +241,7 @@ int op_begin(op_t *op, const int *want, char *err, size_t esize)
         ecd_cluster_t cl = op->cl;
         memset(op, 0, sizeof(*op));
         snprintf(op->id, sizeof(op->id), "%s", id);
+        if (name != NULL) snprintf(op->name, sizeof(op->name), "%s", name);
         op->cl = cl;
         usleep(50000 + (unsigned)(rand() % 100000) * (unsigned)(attempt < 5 ? attempt + 1 : 5));
     }
@@ -201,7 +259,7 @@ void op_end(op_t *op)
         ecd_conn_close(op->conn[i]);
         op->conn[i] = NULL;
     }
-    if (op->self_locked) pthread_mutex_unlock(&op_lock);
+    if (op->self_locked) op_unlock(op->name);
     op->self_locked = 0;
 }
 
@@ -265,33 +323,51 @@ void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const c
     ecd_conn_close(pc);
 }
 
-/* "OP id coordinator": this node takes part in a group operation. */
+/* "OP ID COORDINATOR [NAME]": this node takes part in a group operation (on
+ * object NAME: operations on other objects run beside it).  "EPOCH SEQ"
+ * in the session checks that this node is in that epoch ("OK", or "ERR
+ * epoch ... have S": the session goes on, the coordinator asks again with
+ * a newer one). */
 void peer_op(ecd_conn_t *c, char **w, int nw)
 {
-    if (nw != 3) {
-        reply_err(c, "usage: OP ID COORDINATOR");
+    if ((nw != 3 && nw != 4) || (nw == 4 && !ecd_name_ok(w[3]))) {
+        reply_err(c, "usage: OP ID COORDINATOR [NAME]");
         return;
     }
-    if (pthread_mutex_trylock(&op_lock) != 0) {
-        reply_err(c, "busy with another operation");
+    const char *name = nw == 4 ? w[3] : NULL;
+    if (op_lock_try(name) != 0) {
+        reply_err(c, "busy with another operation%s%s", name ? " on " : "", name ? name : "");
         return;
     }
     char opid[64];
     snprintf(opid, sizeof(opid), "%s", w[1]);
-    for (char *p = opid; *p; p++)
-        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || *p == '-')) *p = '_';
+    sanitize_opid(opid);
+    ecd_epoch_t *ep = NULL;
     c->idle = 3 * cfg.timeout; /* the coordinator may wait on dead nodes first */
     if (ecd_printf(c, "OK ready\n") == 0) {
         for (;;) {
-            char line[ECD_LINE_MAX], *ww[12];
+            char line[ECD_LINE_MAX], *ww[16];
             if (ecd_read_line(c, line, sizeof(line)) < 0) break;
-            int n = ecd_split(line, ww, 12);
+            int n = ecd_split(line, ww, 16);
             if (n >= 1 && strcmp(ww[0], "INVENTORY") == 0) {
                 send_inventory(c);
                 continue;
             }
+            if (n == 2 && strcmp(ww[0], "EPOCH") == 0) {
+                uint64_t seq = strtoull(ww[1], NULL, 10);
+                ecd_epoch_release(ep);
+                ep = ecd_epoch_find(seq);
+                if (ep != NULL) {
+                    ecd_printf(c, "OK\n");
+                } else {
+                    char d[256];
+                    ecd_epoch_describe(d, sizeof(d));
+                    reply_err(c, "epoch %llu is not this node's (%s)", (unsigned long long)seq, d);
+                }
+                continue;
+            }
             if (n >= 1 && strcmp(ww[0], "ENCODE") == 0)
-                member_encode(c, opid, atoi(w[2]), ww, n);
+                member_encode(c, opid, atoi(w[2]), ww, n, ep);
             else if (n >= 1 && strcmp(ww[0], "REPAIR") == 0)
                 member_repair(c, opid, ww, n);
             else
@@ -299,5 +375,6 @@ void peer_op(ecd_conn_t *c, char **w, int nw)
             break;
         }
     }
-    pthread_mutex_unlock(&op_lock);
+    ecd_epoch_release(ep);
+    op_unlock(name);
 }

@@ -5,6 +5,7 @@
  * says what capability each request needs: the one place that checks it.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -80,6 +81,10 @@ static const ecd_cmd_t commands[] = {
     {"PIECES", 0, peer_pieces, 0, ECD_CAP_PEER},
     {"CHECK", 3, peer_check, 0, ECD_CAP_PEER},
     {"DEGRADED", 1, peer_degraded, 0, ECD_CAP_PEER},
+    /* membership epochs (ecd_epoch.c) */
+    {"EPOCHREQ", 3, peer_epochreq, 0, ECD_CAP_PEER},
+    {"EPOCHJOIN", 2, peer_epochjoin, 0, ECD_CAP_PEER},
+    {"EPOCHSTAT", 1, peer_epochstat, 0, ECD_CAP_PEER},
 };
 
 /* Connections being served now (ecd_conn_admit). */

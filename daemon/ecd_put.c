@@ -4,6 +4,8 @@
  * the encode collective, the commit.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
+#include "daemon/ecd_verify.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -89,7 +91,9 @@ typedef struct put_pipe {
     uint64_t *Gz;                      /* the collective's (put_collective_generator) */
     ecd_conn_t *member[ECD_MAX_NODES]; /* by rank, NULL at this one */
     ecd_conn_t *pieces[ECD_MAX_NODES]; /* by row (data rows; every row if direct), NULL here */
-    ecd_group_t *g;
+    ecd_epoch_t *ep;                   /* the epoch whose context runs the collective */
+    uint64_t tag;                      /* its plans' tags: tag + 32 i */
+    ecd_vput_t *vf; /* what crosses UCX is checked (ecd_verify_op.c); NULL: not */
     int nslot;
     uint8_t *ring;    /* nslot stripes of k * stripe bytes */
     uint8_t *par;     /* the parity pieces of one stripe (mm * stripe) */
@@ -212,6 +216,7 @@ static void *put_compute(void *arg)
         }
         for (int r = 0; r < k + mm; r++)
             p->crc[r] = lc_crc32c(p->crc[r], r < k ? src[r] : dst[r - k], w);
+        vput_data(p->vf, src, w);
         const void *mine = p->my_rank < k ? src[p->my_rank] : dst[p->my_rank - k];
         if (ecd_temp_append(&p->own, mine, w) != 0) {
             put_fail(p, "writing this node's chunk failed");
@@ -225,40 +230,88 @@ static void *put_compute(void *arg)
 }
 
 /* Thread: this node's part of the collective (its row is zero: it moves
- * nothing), then, once every piece is out, lincoll_finalize, which returns
- * when every member is through its last stripe. */
+ * nothing), on the epoch's context: the operation's group and its tags. */
 static void *put_encode(void *arg)
 {
     put_pipe_t *p = arg;
     if (!p->encode) return NULL;
-    lincoll_context_t *ctx;
-    lincoll_status_t st = ecd_group_context(p->g, &ctx);
-    if (st != LINCOLL_OK) {
-        put_fail(p, "lincoll_init of the group: %s", lincoll_strerror(st));
-        return NULL;
-    }
-    lincoll_comm_t *w;
-    lincoll_comm_world(ctx, &w);
+    lincoll_comm_t *comm = NULL;
+    lincoll_status_t st = ecd_epoch_group(p->ep, p->node_of_row, p->L, &comm);
     /* the members keep ECD_PUT_INFLIGHT stripes' collectives in flight: the
      * same plans, started in the same order */
     lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
     const int nplan = p->nst < ECD_PUT_INFLIGHT ? (int)p->nst : ECD_PUT_INFLIGHT;
-    for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
-        st = lincoll_encode_rs_init(w, gf, p->k, LINCOLL_GF_RS_CAUCHY, p->Gz, p->stripe, NULL,
-                                    p->scratch + (size_t)i * p->stripe, &put_encode_opts, &plan[i]);
-    for (uint64_t s = 0; st == LINCOLL_OK && s <= p->nst && !put_failed(p); s++) {
-        if (s < p->nst) st = lincoll_start(plan[s % (uint64_t)nplan]);
-        if (st == LINCOLL_OK && s > 0)
-            st = ecd_drive_plan_watch(ctx, plan[(s - 1) % (uint64_t)nplan], NULL);
+    lincoll_encode_opts_t eo = put_encode_opts;
+    ecd_epoch_lock(p->ep);
+    for (int i = 0; i < nplan && st == LINCOLL_OK; i++) {
+        eo.tag = p->tag + 32 * (uint64_t)i;
+        st = lincoll_encode_rs_init(comm, gf, p->k, LINCOLL_GF_RS_CAUCHY, p->Gz, p->stripe, NULL,
+                                    p->scratch + (size_t)i * p->stripe, &eo, &plan[i]);
     }
-    if (st != LINCOLL_OK) put_fail(p, "encode: %s", lincoll_strerror(st));
+    ecd_epoch_unlock(p->ep);
+    for (uint64_t s = 0; st == LINCOLL_OK && s <= p->nst && !put_failed(p); s++) {
+        if (s < p->nst) {
+            ecd_epoch_lock(p->ep);
+            st = lincoll_start(plan[s % (uint64_t)nplan]);
+            ecd_epoch_unlock(p->ep);
+        }
+        if (st == LINCOLL_OK && s > 0)
+            st = ecd_epoch_drive(p->ep, plan[(s - 1) % (uint64_t)nplan], NULL);
+    }
+    if (st != LINCOLL_OK) {
+        put_fail(p, "encode on epoch %llu: %s", (unsigned long long)p->ep->seq,
+                 lincoll_strerror(st));
+        ecd_epoch_fail(p->ep); /* the next put forms a new epoch */
+    }
     put_wait(p, &p->sent, p->nst - 1);
+    ecd_epoch_lock(p->ep);
     for (int i = 0; i < ECD_PUT_INFLIGHT; i++)
         lincoll_plan_free(plan[i]);
-    lincoll_status_t fin = lincoll_finalize(ctx);
-    if (fin != LINCOLL_OK) put_fail(p, "encode: the group's finalize: %s", lincoll_strerror(fin));
+    lincoll_comm_free(comm);
+    ecd_epoch_unlock(p->ep);
     p->t_encode = ecd_now() - p->t0;
     return NULL;
+}
+
+/* An epoch holding the put's L live nodes, on which every member agrees
+ * ("EPOCH SEQ" in their sessions): when one has another, a newer epoch is
+ * asked for and agreed on once more.  0, or -1 (err). */
+static int put_agree_epoch(put_pipe_t *p, const ecd_cluster_t *cl, const int *node_of_row,
+                           char *err, size_t esize)
+{
+    int need[ECD_MAX_NODES] = {0};
+    for (int r = 0; r < p->L; r++)
+        need[node_of_row[r]] = 1;
+    uint64_t stale = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        p->ep = ecd_epoch_get(cl, need, stale, err, esize);
+        if (p->ep == NULL) return -1;
+        int agreed = 1;
+        for (int r = 0; r < p->L; r++)
+            if (p->member[r] != NULL &&
+                ecd_printf(p->member[r], "EPOCH %llu\n", (unsigned long long)p->ep->seq) != 0) {
+                snprintf(err, esize, "node %d left: %s", node_of_row[r], strerror(errno));
+                return -1;
+            }
+        for (int r = 0; r < p->L; r++) {
+            char line[ECD_LINE_MAX] = "";
+            if (p->member[r] == NULL) continue;
+            if (ecd_read_line(p->member[r], line, sizeof(line)) < 0) {
+                snprintf(err, esize, "node %d left: %s", node_of_row[r], strerror(errno));
+                return -1;
+            }
+            if (strcmp(line, "OK") != 0) {
+                ecd_log("put: node %d: %s", node_of_row[r], line);
+                agreed = 0;
+            }
+        }
+        if (agreed) return 0;
+        stale = p->ep->seq;
+        ecd_epoch_release(p->ep);
+        p->ep = NULL;
+    }
+    snprintf(err, esize, "the nodes did not agree on a lincoll epoch twice; try again");
+    return -1;
 }
 
 /* Read stripe s of the upload into its slot (zero-padded); its bytes in
@@ -374,7 +427,7 @@ void client_put(ecd_conn_t *c, char **w, int nw)
         goto done;
     }
     got += p.got;
-    if (op_begin(&op, want, err, sizeof(err)) != 0) goto done;
+    if (op_begin_named(&op, want, name, err, sizeof(err)) != 0) goto done;
     const int L = op.nlive;
     if (ecd_disk_has(&disk, name)) { /* a put of the same name that held these nodes first */
         snprintf(err, sizeof(err),
@@ -410,6 +463,9 @@ void client_put(ecd_conn_t *c, char **w, int nw)
      * more than the bytes it saves */
     p.direct = size <= cfg.direct_max && nst == 1;
     p.encode = !p.direct && put_remote_parity(k, L, my_rank) > 0;
+    p.vf = vput_begin(k, p.encode);
+    char vword[64];
+    vput_word(p.vf, vword, sizeof(vword));
     G = generator(n, k);
     p.G = G;
     p.Gz = G ? put_collective_generator(G, L, k, my_rank) : NULL;
@@ -423,21 +479,26 @@ void client_put(ecd_conn_t *c, char **w, int nw)
             op.id, size, (unsigned long long)m.chunk, (unsigned long long)p.nst, L,
             p.encode ? "" : " (no parity row to encode remotely)");
     /* tell every member its rank, the placement and the stripes */
-    ecd_group_t g = {.rank = my_rank, .size = L, .hub = 1, .timeout = cfg.timeout};
-    g.member = p.member;
-    p.g = &g;
-    char rows[ECD_MAX_NODES * 4] = "";
+    char rows[ECD_MAX_NODES * 4] = "", eptag[64] = "";
     for (int r = 0; r < n; r++) {
         size_t l = strlen(rows);
         snprintf(rows + l, sizeof(rows) - l, "%s%d", r ? "," : "", m.node[r]);
     }
+    for (int r = 0; r < L; r++)
+        p.member[r] = m.node[r] == cfg.node ? NULL : op.conn[m.node[r]];
+    if (p.encode) { /* the epoch every member runs the collective on */
+        if (put_agree_epoch(&p, &op.cl, m.node, err, sizeof(err)) != 0) goto done;
+        p.tag = ecd_epoch_tags(p.ep, ECD_PUT_INFLIGHT);
+        snprintf(eptag, sizeof(eptag), " E=%llu/%llu", (unsigned long long)p.ep->seq,
+                 (unsigned long long)p.tag);
+    }
     for (int r = 0; r < L; r++) {
         int nd = m.node[r];
         if (nd == cfg.node) continue;
-        p.member[r] = op.conn[nd];
-        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu%s\n", name, size,
+        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu%s%s%s\n", name, size,
                        (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
-                       (unsigned long long)m.stripe, p.direct ? " direct" : "") != 0) {
+                       (unsigned long long)m.stripe, p.direct ? " direct" : "", eptag,
+                       vword) != 0) {
             snprintf(err, sizeof(err), "sending node %d its part: %s", nd, strerror(errno));
             goto done;
         }
@@ -514,16 +575,21 @@ void client_put(ecd_conn_t *c, char **w, int nw)
     memcpy(m.crc, p.crc, sizeof(m.crc));
     /* every member's chunk is durable and matches this node's math */
     for (int r = 0; r < L; r++) {
-        char line[ECD_LINE_MAX] = "", *ww[3] = {line, NULL, NULL};
+        char line[ECD_LINE_MAX] = "", *ww[4] = {line, NULL, NULL, NULL}, why[256];
         if (p.member[r] == NULL) continue;
         if (ecd_read_line(p.member[r], line, sizeof(line)) < 0) {
             snprintf(err, sizeof(err), "node %d did not report: %s", m.node[r], strerror(errno));
             goto done;
         }
-        if (ecd_split(line, ww, 3) != 2 || strcmp(ww[0], "READY") != 0 ||
+        int nr = ecd_split(line, ww, 4);
+        if ((nr != 2 && nr != 3) || strcmp(ww[0], "READY") != 0 ||
             (uint32_t)strtoul(ww[1], NULL, 16) != m.crc[r]) {
             snprintf(err, sizeof(err), "node %d: %s", m.node[r],
                      strcmp(ww[0], "READY") == 0 ? "its chunk differs from the code" : line);
+            goto done;
+        }
+        if (vput_check(p.vf, G, r, ww[2], why, sizeof(why)) != 0) {
+            snprintf(err, sizeof(err), "node %d (row %d): %s", m.node[r], r, why);
             goto done;
         }
     }
@@ -572,10 +638,12 @@ done:
             pthread_join(th[i], NULL);
     }
     ecd_temp_drop(&p.own);
+    ecd_sha256_drop(&p.sha);
     if (!ok) ecd_disk_abort(p.own_tmp, 1);
     for (int j = 0; j < ECD_MAX_NODES; j++)
         ecd_conn_close(p.pieces[j]);
     op_end(&op); /* members without a COMMIT drop their temporaries */
+    ecd_epoch_release(p.ep);
     put_inflight_done(held);
     char sha[65];
     ecd_hex(m.sha, 32, sha);
@@ -594,6 +662,7 @@ done:
     free(p.scratch);
     free(p.Gz);
     free(G);
+    vput_end(p.vf);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
 }

@@ -4,9 +4,12 @@
  * temporary, READY with its crc, then COMMIT.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
+#include "daemon/ecd_verify.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 /* What a member of a put shares with the connection that streams its data
  * pieces ("PIECES", served by its own thread). */
 typedef struct member_pipe {
+    struct member_pipe *next; /* pipes (pipe_lock) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     char opid[64];
@@ -33,7 +37,26 @@ typedef struct member_pipe {
 } member_pipe_t;
 
 static pthread_mutex_t pipe_lock = PTHREAD_MUTEX_INITIALIZER;
-static member_pipe_t *cur_pipe; /* the put this node takes part in (op_lock: one at a time) */
+static member_pipe_t *pipes; /* the puts this node takes part in, waiting for their data */
+
+static void pipe_register(member_pipe_t *p)
+{
+    pthread_mutex_lock(&pipe_lock);
+    p->next = pipes;
+    pipes = p;
+    pthread_mutex_unlock(&pipe_lock);
+}
+
+static void pipe_unregister(member_pipe_t *p)
+{
+    pthread_mutex_lock(&pipe_lock);
+    for (member_pipe_t **q = &pipes; *q != NULL; q = &(*q)->next)
+        if (*q == p) {
+            *q = p->next;
+            break;
+        }
+    pthread_mutex_unlock(&pipe_lock);
+}
 
 static void member_fail(member_pipe_t *p)
 {
@@ -53,15 +76,15 @@ void peer_pieces(ecd_conn_t *c, char **w, int nw)
     sanitize_opid(opid);
     member_pipe_t *p = NULL;
     pthread_mutex_lock(&pipe_lock);
-    if (nw == 3 && cur_pipe != NULL && strcmp(cur_pipe->opid, opid) == 0 &&
-        cur_pipe->row == atoi(w[2])) {
-        pthread_mutex_lock(&cur_pipe->mu);
-        if (!cur_pipe->attached && !cur_pipe->failed) {
-            p = cur_pipe;
+    for (member_pipe_t *q = pipes; nw == 3 && q != NULL && p == NULL; q = q->next) {
+        if (strcmp(q->opid, opid) != 0 || q->row != atoi(w[2])) continue;
+        pthread_mutex_lock(&q->mu);
+        if (!q->attached && !q->failed) {
+            p = q;
             p->attached = 1;
             p->pc = c;
         }
-        pthread_mutex_unlock(&cur_pipe->mu);
+        pthread_mutex_unlock(&q->mu);
     }
     pthread_mutex_unlock(&pipe_lock);
     if (p == NULL) {
@@ -130,23 +153,37 @@ static int member_wait_piece(member_pipe_t *p, ecd_conn_t *session, uint64_t s)
     return f ? -1 : 0;
 }
 
-/* A member's side of "ENCODE NAME SIZE CHUNK K M L RANK ROWS STRIPE" (in an
- * OP session of coordinator `coord`). */
-void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
+/* A member's side of "ENCODE NAME SIZE CHUNK K M L RANK ROWS STRIPE [direct]
+ * [E=SEQ/TAG]" (in an OP session of coordinator `coord`): the collective
+ * runs on epoch SEQ (the session's, ep) with tags TAG + 32 i. */
+void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, ecd_epoch_t *ep)
 {
     char tmp[1][600] = {{0}};
     uint8_t *pin = NULL, *pout = NULL;
     uint64_t *Gfull = NULL, *Gz = NULL;
-    lincoll_context_t *ctx = NULL;
+    lincoll_comm_t *comm = NULL;
     lincoll_plan_t *plan[ECD_PUT_INFLIGHT] = {NULL};
     member_pipe_t p;
     memset(&p, 0, sizeof(p));
     p.tmp.fd = -1;
     int registered = 0, failed = 0;
     double t0 = ecd_now(), t_init = 0, t_plans = 0;
-    const int direct = nw == 11 && strcmp(w[10], "direct") == 0;
-    if (nw != 10 && !direct) {
-        reply_err(c, "ENCODE: expected 9 arguments and an optional 'direct'");
+    ecd_vmember_t *vm = NULL; /* the coordinator's key: what the collective gives is checked */
+    const char *vkey = NULL;
+    if (vmember_take(w, &nw, &vkey) != 0) {
+        reply_err(c, "ENCODE: a malformed verify= key");
+        return;
+    }
+    int direct = 0, bad = nw < 10 || nw > 12;
+    uint64_t eseq = 0, tag = 0;
+    for (int i = 10; i < nw && !bad; i++) {
+        if (strcmp(w[i], "direct") == 0)
+            direct = 1;
+        else if (sscanf(w[i], "E=%" SCNu64 "/%" SCNu64, &eseq, &tag) != 2)
+            bad = 1;
+    }
+    if (bad) {
+        reply_err(c, "ENCODE: expected 9 arguments, an optional 'direct' and 'E=SEQ/TAG'");
         return;
     }
     char name[ECD_NAME_MAX + 1];
@@ -172,8 +209,15 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
         reply_err(c, "ENCODE %s: this node already has an object of that name", name);
         return;
     }
+    vm = vmember_new(vkey);
     /* direct: this row's pieces come on a PIECES stream whatever it is */
     const int encode = !direct && put_remote_parity(k, L, crow) > 0, data = rank < k || direct;
+    if (encode && (ep == NULL || ep->seq != eseq || tag < 1 ||
+                   tag + 32 * ECD_PUT_INFLIGHT > LINCOLL_TAG_MAX)) {
+        reply_err(c, "ENCODE %s: no agreed epoch %llu here (EPOCH first) or a bad tag", name,
+                  (unsigned long long)eseq);
+        return;
+    }
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     snprintf(p.opid, sizeof(p.opid), "%s", opid);
@@ -199,33 +243,26 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
         goto out;
     }
     if (data) {
-        pthread_mutex_lock(&pipe_lock);
-        cur_pipe = &p;
-        pthread_mutex_unlock(&pipe_lock);
+        pipe_register(&p);
         registered = 1;
     }
     if (ecd_printf(c, "OK\n") != 0) goto out;
-    ecd_group_t g = {.rank = rank, .size = L, .up = c, .timeout = cfg.timeout};
     lincoll_status_t st = LINCOLL_OK;
-    if (encode) {
-        st = ecd_group_context(&g, &ctx);
+    if (encode) { /* the operation's group on the epoch's context, its own tags */
+        st = ecd_epoch_group(ep, node_of_row, L, &comm);
+        lincoll_encode_opts_t eo = put_encode_opts;
+        ecd_epoch_lock(ep);
+        for (int i = 0; i < nplan && st == LINCOLL_OK; i++) {
+            eo.tag = tag + 32 * (uint64_t)i;
+            st = lincoll_encode_rs_init(comm, gf, k, LINCOLL_GF_RS_CAUCHY, Gz, stripe,
+                                        data ? pin + (size_t)i * stripe : NULL,
+                                        data ? NULL : pout + (size_t)i * stripe, &eo, &plan[i]);
+        }
+        ecd_epoch_unlock(ep);
         if (st != LINCOLL_OK) {
-            ecd_log("put %s (op %s): lincoll_init of the group: %s", name, opid,
-                    lincoll_strerror(st));
-            ctx = NULL;
+            ecd_log("put %s (op %s): the encode plan on epoch %llu: %s", name, opid,
+                    (unsigned long long)eseq, lincoll_strerror(st));
             failed = 1;
-        } else {
-            lincoll_comm_t *wc;
-            lincoll_comm_world(ctx, &wc);
-            for (int i = 0; i < nplan && st == LINCOLL_OK; i++)
-                st = lincoll_encode_rs_init(wc, gf, k, LINCOLL_GF_RS_CAUCHY, Gz, stripe,
-                                            data ? pin + (size_t)i * stripe : NULL,
-                                            data ? NULL : pout + (size_t)i * stripe,
-                                            &put_encode_opts, &plan[i]);
-            if (st != LINCOLL_OK) {
-                ecd_log("put %s (op %s): the encode plan: %s", name, opid, lincoll_strerror(st));
-                failed = 1;
-            }
         }
     }
     t_init = ecd_now() - t0;
@@ -248,7 +285,12 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
                 pthread_cond_broadcast(&p.cv);
                 pthread_mutex_unlock(&p.mu);
             }
-            if (encode && (st = lincoll_start(plan[b])) != LINCOLL_OK) {
+            if (encode) {
+                ecd_epoch_lock(ep);
+                st = lincoll_start(plan[b]);
+                ecd_epoch_unlock(ep);
+            }
+            if (encode && st != LINCOLL_OK) {
                 ecd_log("put %s (op %s): starting the encode of stripe %llu: %s", name, opid,
                         (unsigned long long)s, lincoll_strerror(st));
                 failed = 1;
@@ -259,7 +301,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
         /* stripe s - 1 completes */
         uint64_t d = s - 1, wd = ecd_stripe_width(chunk, stripe, d);
         int b = (int)(d % (uint64_t)nplan);
-        st = ecd_drive_plan_watch(ctx, plan[b], c);
+        st = ecd_epoch_drive(ep, plan[b], c);
         if (st != LINCOLL_OK) {
             ecd_log("put %s (op %s): encode of stripe %llu: %s", name, opid, (unsigned long long)d,
                     lincoll_strerror(st));
@@ -267,28 +309,26 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
             break;
         }
         if (!data) {
-            const uint8_t *o = pout + (size_t)b * stripe;
+            uint8_t *o = pout + (size_t)b * stripe;
+            vmember_piece(vm, o, wd, "a parity piece of a put");
             p.crc = lc_crc32c(p.crc, o, wd);
             if (ecd_temp_append(&p.tmp, o, wd) != 0) failed = 1;
         }
     }
     t_plans = ecd_now() - t0;
-    if (ctx != NULL) {
+    if (encode) {
+        ecd_epoch_lock(ep);
         for (int i = 0; i < ECD_PUT_INFLIGHT; i++) {
             lincoll_plan_free(plan[i]); /* one still running is canceled */
             plan[i] = NULL;
         }
-        lincoll_status_t fin = lincoll_finalize(ctx);
-        ctx = NULL;
-        if (fin != LINCOLL_OK && !failed) {
-            ecd_log("put %s (op %s): the group's finalize: %s", name, opid, lincoll_strerror(fin));
-            failed = 1;
-        }
+        lincoll_comm_free(comm);
+        comm = NULL;
+        ecd_epoch_unlock(ep);
+        if (failed && st != LINCOLL_OK && st != LINCOLL_ERR_PEER_FAILED) ecd_epoch_fail(ep);
     }
     if (registered) { /* the data stream ends with its last piece, or now */
-        pthread_mutex_lock(&pipe_lock);
-        cur_pipe = NULL;
-        pthread_mutex_unlock(&pipe_lock);
+        pipe_unregister(&p);
         registered = 0;
         if (failed) member_fail(&p);
         pthread_mutex_lock(&p.mu);
@@ -308,7 +348,9 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
     ecd_log("put %s (op %s): row %d, %llu stripes: group ready %.3f s, last stripe %.3f s, "
             "durable %.3f s",
             name, opid, rank, (unsigned long long)p.nst, t_init, t_plans, ecd_now() - t0);
-    if (ecd_printf(c, "READY %08x\n", p.crc) != 0) goto out;
+    char fpword[64];
+    vmember_word(vm, fpword, sizeof(fpword));
+    if (ecd_printf(c, "READY %08x%s\n", p.crc, fpword) != 0) goto out;
     char *text;
     size_t tlen;
     if (read_payload(c, "COMMIT", ECD_MANIFEST_MAX, &text, &tlen) != 0) {
@@ -330,9 +372,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw)
     }
 out:
     if (registered) {
-        pthread_mutex_lock(&pipe_lock);
-        cur_pipe = NULL;
-        pthread_mutex_unlock(&pipe_lock);
+        pipe_unregister(&p);
         member_fail(&p);
         pthread_mutex_lock(&p.mu);
         while (p.attached && !p.detached)
@@ -346,6 +386,7 @@ out:
     free(pout);
     free(Gfull);
     free(Gz);
+    vmember_end(vm);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
 }

@@ -8,6 +8,7 @@
  *               [--client-rate BYTES/S] [--direct-max BYTES] [--scrub-interval S]
  *               [--scrub-rate BYTES/S]
  *               [--die-with-parent]
+ *               [--test-alter-transfer N] [--test-no-verify]   (tests only)
  *
  * Objects are striped RS(k, m) over the k + m nodes of the cluster file
  * (docs/daemon.md): every object is split into k data chunks, and m parity
@@ -28,6 +29,8 @@
  * also the lincoll context's timeout).
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
+#include "daemon/ecd_verify.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -65,7 +68,10 @@ static void usage(FILE *f)
             "One erasure-coding storage daemon (docs/daemon.md).  --listen defaults to\n"
             "0.0.0.0:0 (a free port, printed and written to --port-file).  --keyring: the\n"
             "keys (mode 0600, lincoll-ec-auth) of TLS 1.3 on every connection; --insecure:\n"
-            "plaintext, for a trusted private network only.\n");
+            "plaintext, for a trusted private network only.\n"
+            "Test hooks, never for production: --test-alter-transfer N alters the N-th\n"
+            "piece this daemon receives from a collective (keeping its CRC32C);\n"
+            "--test-no-verify stops checking what crosses UCX.\n");
 }
 
 int main(int argc, char **argv)
@@ -89,6 +95,8 @@ int main(int argc, char **argv)
                                          {"die-with-parent", no_argument, 0, 'D'},
                                          {"keyring", required_argument, 0, 'K'},
                                          {"insecure", no_argument, 0, 'U'},
+                                         {"test-alter-transfer", required_argument, 0, 1000},
+                                         {"test-no-verify", no_argument, 0, 1001},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int o;
@@ -152,6 +160,18 @@ int main(int argc, char **argv)
         case 'D':
             prctl(PR_SET_PDEATHSIG, SIGTERM); /* tests: never outlive the harness */
             break;
+        case 1000: {
+            char *end;
+            ecd_verify_alter_at = strtol(optarg, &end, 10);
+            if (*end != '\0' || ecd_verify_alter_at < 1) {
+                fprintf(stderr, "lincoll-ecd: --test-alter-transfer %s: expected N >= 1\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 1001:
+            ecd_verify_off = 1;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -187,13 +207,19 @@ int main(int argc, char **argv)
         ecd_log("WARNING: --insecure: plaintext connections, no keys: anyone who reaches this "
                 "port may read, write, repair and rewrite objects; a trusted private network "
                 "only");
+    if (ecd_verify_off || ecd_verify_alter_at > 0)
+        ecd_log("TEST HOOKS ON (never in production):%s%s",
+                ecd_verify_off ? " --test-no-verify" : "",
+                ecd_verify_alter_at > 0 ? " --test-alter-transfer" : "");
     char host[96];
     int port;
     if (ecd_parse_hostport(listen_at, host, sizeof(host), &port) != 0) {
         fprintf(stderr, "lincoll-ecd: --listen %s: expected HOST:PORT\n", listen_at);
         return 2;
     }
-    if (ecd_disk_open(&disk, cfg.dir, cfg.node) != 0 || scrub_start() != 0) return 1;
+    if (ecd_disk_open(&disk, cfg.dir, cfg.node) != 0 || scrub_start() != 0 ||
+        ecd_service_watch_start() != 0)
+        return 1;
     if (lincoll_gf_field_create(256, &gf) != LINCOLL_OK) return 1;
     int lfd = ecd_listen(host, port, &port);
     if (lfd < 0) {

@@ -7,6 +7,7 @@
 #                       [-p "load kill small"] [-k CLIENTS] [-t TIMEOUT]
 #                       [--deadline S] [--get-share F] [--preload N]
 #                       [--repair-wait S] [--events "T kill N,T start N,..."]
+#                       [--daemon-args "FLAGS"]
 #
 # A local cluster: NODES daemons on 127.0.0.1 (default 12; a daemon whose
 # stripes span every node of its cluster file takes -n 6 for RS(4,2)), code
@@ -37,6 +38,8 @@
 #   bench  like rados bench (perf/anchors/ceph_bench.sh): for every C of
 #          -c and size of -s, a fresh cluster, C clients putting objects of
 #          that size for -d seconds, then getting them for -d seconds.
+# --daemon-args: more flags for every lincoll-ecd (e.g. "--direct-max 0":
+# every put forms its group, small ones too).
 # Output in OUT_DIR (default docs/perf/$(date +%F)-storage-load):
 #   load.csv, kill.csv, small.csv, bench.csv (the summaries: clients,op,size,ops,ok,
 #   fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms;
@@ -64,6 +67,7 @@ getshare=0.5
 preload=12
 rwait=300
 events=
+dargs=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$2; shift 2 ;;
@@ -81,6 +85,7 @@ while [ $# -gt 0 ]; do
     --preload) preload=$2; shift 2 ;;
     --repair-wait) rwait=$2; shift 2 ;;
     --events) events=$2; shift 2 ;;
+    --daemon-args) dargs=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "load: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
   esac
@@ -143,7 +148,7 @@ case \$1 in
     port=\$(cat "\$W/p\$2")
     rm -f "\$W/p\$2"
     "$bin/lincoll-ecd" --insecure --node "\$2" --dir "\$W/run/d\$2" --cluster "\$W/cluster" --listen "127.0.0.1:\$port" \\
-      --port-file "\$W/p\$2" --timeout $T >>"\$W/\$(cat "\$W/phase")-n\$2.log" 2>&1 </dev/null &
+      --port-file "\$W/p\$2" --timeout $T $dargs >>"\$W/\$(cat "\$W/phase")-n\$2.log" 2>&1 </dev/null &
     echo \$! >"\$W/pid\$2"
     for _ in \$(seq 1 600); do [ -s "\$W/p\$2" ] && exit 0; sleep 0.1; done
     echo "node \$2 did not come back" >&2; exit 1 ;;
@@ -158,7 +163,7 @@ start_cluster() { # phase name
   echo "$1" >"$W/phase"
   for i in $(seq 0 $((nodes - 1))); do
     "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/run/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
-      --port-file "$W/p$i" --timeout "$T" --die-with-parent >>"$W/$1-n$i.log" 2>&1 &
+      --port-file "$W/p$i" --timeout "$T" --die-with-parent $dargs >>"$W/$1-n$i.log" 2>&1 &
     echo $! >"$W/pid$i"
     disown $!
   done

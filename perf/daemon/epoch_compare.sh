@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# perf/daemon/epoch_compare.sh: lincoll-ecd with one lincoll context per
+# membership epoch (this tree) against a daemon that builds a context per
+# group operation (the daemon of revision -R, default main before epochs:
+# b30cd72), interleaved in one run, medians.
+#
+#   perf/daemon/epoch_compare.sh [-b BUILD_DIR] [-R REV] [-o OUT_DIR] [-n NODES]
+#                                [-d SECONDS] [-r REPS] [-c "1 4 16"]
+#                                [-s "4k 1m"] [-k KILL_CLIENTS]
+#
+# The baseline: daemon/ of REV (git archive), compiled with the flags of
+# BUILD_DIR's lincoll-ecd and linked against the same liblincoll.a, so the
+# two differ in the daemon only.  Every repetition runs, for each daemon in
+# turn, perf/daemon/load.sh -p "bench small" (NODES daemons, default 12,
+# RS(4,2), --daemon-args "--direct-max 0": every put forms its group, 4 KiB
+# ones too; for every C of -c and size of -s a fresh cluster, C clients
+# putting for -d seconds, then getting), then once per daemon the kill
+# phase (-k clients, default 16, 4 -d seconds, two daemons killed and
+# restarted).  Output in OUT_DIR (default docs/perf/DATE-storage-epoch):
+# runs/DAEMON-rREP/ (load.sh's files), and perf/daemon/epoch_table.py's
+# table.md, medians.csv, latency.png and throughput.png.  `uptime` goes
+# with every run: the machine may be shared.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build
+rev=b30cd7211f6a9ceae2bf295fc22602c8d8610281
+out=
+nodes=12
+dur=5
+reps=2
+clients="1 4 16"
+sizes="4k 1m"
+kcl=16
+while [ $# -gt 0 ]; do
+  case $1 in
+    -b) build=$2; shift 2 ;;
+    -R) rev=$2; shift 2 ;;
+    -o) out=$2; shift 2 ;;
+    -n) nodes=$2; shift 2 ;;
+    -d) dur=$2; shift 2 ;;
+    -r) reps=$2; shift 2 ;;
+    -c) clients=$2; shift 2 ;;
+    -s) sizes=$2; shift 2 ;;
+    -k) kcl=$2; shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "epoch_compare: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
+  esac
+done
+case $build in /*) ;; *) build=$PWD/$build ;; esac
+[ -n "$out" ] || out=$top/docs/perf/$(date +%F)-storage-epoch
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+[ -x "$build/bin/lincoll-ecd" ] || { echo "epoch_compare: $build/bin/lincoll-ecd not found (deploy/build.sh)" >&2; exit 1; }
+mkdir -p "$out/runs"
+T=$(mktemp -d /tmp/ecd_epoch_cmp.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+# the baseline daemon: REV's daemon/, same flags, same library
+d=$build/daemon/CMakeFiles/lincoll-ecd.dir
+mkdir -p "$T/src" "$T/base/bin"
+git -C "$top" archive "$rev" daemon | tar -x -C "$T/src"
+flags=$(sed -n 's/^C_FLAGS = //p' "$d/flags.make")
+defs=$(sed -n 's/^C_DEFINES = //p' "$d/flags.make")
+incs=$(sed -n 's/^C_INCLUDES = //p' "$d/flags.make")
+libs=$(sed "s|\.\./lib/liblincoll_ecd_common.a||; s|\.\./lib/|$build/lib/|g" "$d/linkLibs.rsp")
+srcs=$(cd "$T/src/daemon" && ls ecd_*.c lincoll-ecd.c)
+objs=()
+for s in $srcs; do
+  # shellcheck disable=SC2086
+  cc $defs -I"$T/src" $incs $flags -c "$T/src/daemon/$s" -o "$T/base/${s%.c}.o"
+  objs+=("$T/base/${s%.c}.o")
+done
+# shellcheck disable=SC2086
+g++ -Wl,-u,lc_config_install_hooks "${objs[@]}" -o "$T/base/bin/lincoll-ecd" $libs \
+  -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
+cp "$build/bin/lincoll-ec" "$T/base/bin/"
+echo "epoch_compare: baseline daemon of $(git -C "$top" rev-parse --short "$rev") built; $(uptime)" >&2
+
+run() { # daemon-name bin-dir rep phases seconds
+  local o=$out/runs/$1-r$3
+  rm -rf "$o"
+  echo "$(uptime)" >"$T/up"
+  "$top/perf/daemon/load.sh" -b "$2" -o "$o" -n "$nodes" -p "$4" -c "$clients" -s "$sizes" \
+    -d "$5" -k "$kcl" --repair-wait 0 --preload 8 --daemon-args "--direct-max 0" >/dev/null ||
+    echo "epoch_compare: load.sh $1 r$3 exited $? (see $o)" >&2
+  { cat "$T/up"; uptime; } >"$o/uptime.txt"
+}
+for r in $(seq 1 "$reps"); do
+  run context-per-op "$T/base/bin" "$r" "bench small" "$dur"
+  run epoch "$build/bin" "$r" "bench small" "$dur"
+done
+run context-per-op "$T/base/bin" kill kill $((4 * dur))
+run epoch "$build/bin" kill kill $((4 * dur))
+python3 "$top/perf/daemon/epoch_table.py" "$out"
+echo "epoch_compare: wrote $out/table.md" >&2
