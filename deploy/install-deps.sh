@@ -5,7 +5,8 @@
 #   deploy/install-deps.sh --list [GROUP...]   print the packages, install nothing
 # Groups:
 #   build     compile the library, lincoll-run, lincoll_perf and the tests
-#             (libssl-dev: lincoll-ecd's SHA-256 from OpenSSL's libcrypto)
+#             (libssl-dev: OpenSSL for lincoll-ecd's TLS 1.3, daemon/ecd_tls.c,
+#             and its SHA-256 from libcrypto)
 #   test      what ctest and the scripts it runs call: mpirun (Open MPI, with
 #             ssh-client because Open MPI's launcher refuses to start without
 #             an rsh agent even on one node), ucx_info/ucx_perftest, hwloc,
