@@ -61,7 +61,7 @@ git -C "$top" archive "$rev" daemon | tar -x -C "$T/src"
 flags=$(sed -n 's/^C_FLAGS = //p' "$d/flags.make")
 defs=$(sed -n 's/^C_DEFINES = //p' "$d/flags.make")
 incs=$(sed -n 's/^C_INCLUDES = //p' "$d/flags.make")
-libs=$(sed "s|\.\./lib/liblincoll_ecd_common.a||; s|\.\./lib/|$build/lib/|g" "$d/linkLibs.rsp")
+libs=$(sed "s|\.\./lib/liblincoll_ecd_common.a||; s|\.\./lib/|$build/lib/|g; s|\"||g" "$d/linkLibs.rsp")
 srcs=$(cd "$T/src/daemon" && ls ecd_*.c lincoll-ecd.c)
 objs=()
 for s in $srcs; do
