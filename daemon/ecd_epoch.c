@@ -414,6 +414,11 @@ static void *lead_main(void *arg)
         ecd_log("epoch: this node is busy forming another epoch");
         goto out;
     }
+    if (n < cl.k) { /* (a cluster file not yet complete, a partition) */
+        ecd_log("epoch: only %d of %d nodes answered; RS(%d,%d) needs %d: none formed", n, cl.n,
+                cl.k, cl.m, cl.k);
+        goto out;
+    }
     seq++;
     char list[ECD_MAX_NODES * 4] = "";
     for (int r = 0; r < n; r++) {
@@ -497,19 +502,12 @@ void ecd_epoch_check(void)
     const uint64_t sig = ecd_cluster_sig(&cl);
     if (cfg.node >= cl.n) return;
     pthread_mutex_lock(&ep_lock);
-    uint64_t stale = cur != NULL && cur->leader == cfg.node && cur->sig != sig ? cur->seq : 0;
-    int none = cur == NULL && !forming;
+    int ask = (cur == NULL || cur->sig != sig) && !forming;
     pthread_mutex_unlock(&ep_lock);
-    if (none) { /* at start, or after the leader left: form one before it is needed */
-        ecd_epoch_t *e = ecd_epoch_get(&cl, NULL, 0, err, sizeof(err));
-        ecd_epoch_release(e);
-        return;
-    }
-    if (stale != 0) {
-        ecd_log("epoch %llu: the cluster file changed; forming a new epoch",
-                (unsigned long long)stale);
-        epoch_kick(stale);
-    }
+    /* none (at start, after the leader left) or one of another cluster file:
+     * ask the leader of this file (every node asks the same one, which forms
+     * one epoch for all) before an operation needs it */
+    if (ask) ecd_epoch_release(ecd_epoch_get(&cl, NULL, 0, err, sizeof(err)));
 }
 
 void peer_epochreq(ecd_conn_t *c, char **w, int nw)
