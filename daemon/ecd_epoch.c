@@ -180,9 +180,13 @@ static void epoch_kick(uint64_t stale);
 ecd_epoch_t *ecd_epoch_get(const ecd_cluster_t *cl, const int *need, uint64_t stale, char *err,
                            size_t esize)
 {
-    const uint64_t sig = ecd_cluster_sig(cl);
     const double deadline = ecd_now() + 3 * cfg.timeout;
+    ecd_cluster_t now;
     for (int asked = 0;; asked++) {
+        /* the cluster file as it is now: its leader, and the epoch must be its */
+        if (ecd_cluster_load(cfg.cluster, &now, err, esize) != 0) now = *cl;
+        cl = &now;
+        const uint64_t sig = ecd_cluster_sig(cl);
         pthread_mutex_lock(&ep_lock);
         ecd_epoch_t *e = cur;
         if (epoch_fits(e, sig, need, stale)) {
@@ -409,6 +413,10 @@ static void *lead_main(void *arg)
             usleep(20000 + (unsigned)(rand() % 30000));
         }
         if (conn[i] != NULL || (i == cfg.node && locked)) nodes[n++] = i;
+        if (conn[i] != NULL && i < cfg.node) { /* a lower node is up: it leads */
+            ecd_log("epoch: node %d is up and leads; none formed here", i);
+            goto out;
+        }
     }
     if (!locked) {
         ecd_log("epoch: this node is busy forming another epoch");
