@@ -9,16 +9,19 @@
 # Two clusters of 6 daemons each, RS(4,2), run side by side: "verify" (the
 # default) and "noverify" (--test-no-verify; a test hook, used here as the
 # anchor).  Each repetition, for each size S and each cluster in turn
-# (interleaved, so that a noisy neighbour hits both alike): a put of a
-# fresh random object of S bytes through its owner node, timed until the
-# client has the reply (committed on every node), then a get of it through
-# another node, sha256 checked by the client.  MB/s = S / wall time
-# (10^6 bytes), the client's process start included.  Gets cross no
+# (interleaved, so that a noisy neighbour hits both alike; the cluster that
+# goes first alternates between repetitions): a put of a fresh random
+# object of S bytes through its owner node, timed until the client has the
+# reply (committed on every node), then a get of it through another node,
+# sha256 checked by the client.  MB/s = S / wall time (10^6 bytes), the
+# client's process start included.  The ratio verify / noverify is taken
+# within each repetition (the same load), then its median.  Gets cross no
 # collective (TCP only) and are the control: their ratio should be 1.
 #
 # Output in OUT_DIR (default docs/perf/$(date +%F)-daemon-verify):
 #   ops.tsv       mode op size rep wall_s MBps, one row per operation
-#   summary.tsv   op size median_MBps_verify median_MBps_noverify ratio
+#   summary.tsv   op size median_MBps_verify median_MBps_noverify median_ratio
+#                 (the median of the per-repetition ratios) min_ratio max_ratio
 #   verify.png    the medians (gnuplot, when installed)
 #   env.txt       uptime, nproc, the commit
 set -euo pipefail
@@ -69,6 +72,7 @@ start() { # start MODE EXTRA...
   { echo "code 4 2"; for i in 0 1 2 3 4 5; do echo "node $i 127.0.0.1:$(cat "$W/$mode/p$i")"; done; } \
     >"$W/$mode/cluster"
 }
+up0=$(uptime)
 start verify
 start noverify --test-no-verify
 now() { date +%s.%N; }
@@ -94,7 +98,9 @@ for rep in $(seq 1 "$reps"); do
   for s in $sizes; do
     b=$(bytes "$s")
     head -c "$b" /dev/urandom >"$W/obj"
-    for mode in verify noverify; do
+    modes="verify noverify"
+    [ $((rep % 2)) = 0 ] && modes="noverify verify"
+    for mode in $modes; do
       name="o$s-$rep"
       o=$(owner "$name")
       t0=$(now); ec "$mode" "$o" put "$W/obj" "$name" >/dev/null || { echo "verify_overhead.sh: $mode put $name failed" >&2; exit 1; }
@@ -111,35 +117,44 @@ done
 python3 - "$out/ops.tsv" "$out/summary.tsv" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
-med = {}
+med, by_rep = {}, {}
 for mode, op, size, rep, wall, mbps in rows:
     med.setdefault((op, size, mode), []).append(float(mbps))
+    by_rep[(op, size, mode, rep)] = float(mbps)
 order = []
 for mode, op, size, *_ in rows:
     if (op, size) not in order:
         order.append((op, size))
 with open(sys.argv[2], "w") as f:
-    f.write("op\tsize\tmedian_MBps_verify\tmedian_MBps_noverify\tratio\n")
+    f.write("op\tsize\tmedian_MBps_verify\tmedian_MBps_noverify\tmedian_ratio\tmin_ratio\t"
+            "max_ratio\n")
     for op, size in order:
         v = statistics.median(med[(op, size, "verify")])
         n = statistics.median(med[(op, size, "noverify")])
-        f.write("%s\t%s\t%.2f\t%.2f\t%.3f\n" % (op, size, v, n, v / n))
+        reps = sorted({r for (o, s, m, r) in by_rep if (o, s) == (op, size)})
+        ratios = [by_rep[(op, size, "verify", r)] / by_rep[(op, size, "noverify", r)]
+                  for r in reps if (op, size, "noverify", r) in by_rep]
+        f.write("%s\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\n" % (op, size, v, n,
+                statistics.median(ratios), min(ratios), max(ratios)))
 PY
 { echo "date $(date -u +%FT%TZ)"; echo "uptime $(uptime)"; echo "nproc $(nproc)";
   echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"; echo "reps $reps sizes $sizes"; } >"$out/env.txt"
+echo "uptime at the start: $up0" >>"$out/env.txt"
 if command -v gnuplot >/dev/null; then
-  awk -F'\t' 'NR > 1 { print $1 "-" $2, $3, $4 }' "$out/summary.tsv" >"$W/plot.dat"
+  awk -F'\t' 'NR > 1 { print $1 "-" $2, $3, $4, $5 }' "$out/summary.tsv" >"$W/plot.dat"
   gnuplot <<GP
 set terminal pngcairo size 800,450 font ",10"
 set output "$out/verify.png"
-set title "lincoll-ecd, 6 daemons RS(4,2) on 127.0.0.1: median MB/s, with and without checking what crosses UCX"
+set title "lincoll-ecd, 6 daemons RS(4,2), 127.0.0.1: median MB/s with and without checking what crosses UCX\n(labels: median per-repetition ratio verified / unchecked)"
 set style data histograms
 set style histogram cluster gap 1
 set style fill solid 0.8 border -1
 set ylabel "MB/s (10^6 bytes, median of $reps)"
 set yrange [0:*]
-set key top left
-plot "$W/plot.dat" using 2:xtic(1) title "verified (default)", "" using 3 title "--test-no-verify (anchor)"
+set key outside bottom center horizontal
+set offsets 0, 0, graph 0.15, 0
+plot "$W/plot.dat" using 2:xtic(1) title "verified (default)", "" using 3 title "--test-no-verify (anchor)", \
+     "" using (\$0):(\$2 > \$3 ? \$2 : \$3):(sprintf("%.2f", \$4)) with labels offset 0,1 notitle
 GP
 fi
 cat "$out/summary.tsv"
