@@ -17,11 +17,15 @@
 # client's process start included.  The ratio verify / noverify is taken
 # within each repetition (the same load), then its median.  Gets cross no
 # collective (TCP only) and are the control: their ratio should be 1.
+# Around every operation the CPU time of the cluster's 6 daemons (utime +
+# stime of /proc/PID/stat, every thread; clock ticks): what verification
+# costs, less sensitive than wall time to other load on the machine.
 #
 # Output in OUT_DIR (default docs/perf/$(date +%F)-daemon-verify):
-#   ops.tsv       mode op size rep wall_s MBps, one row per operation
+#   ops.tsv       mode op size rep wall_s MBps cpu_s, one row per operation
 #   summary.tsv   op size median_MBps_verify median_MBps_noverify median_ratio
 #                 (the median of the per-repetition ratios) min_ratio max_ratio
+#                 median_cpu_s_verify median_cpu_s_noverify cpu_ratio (of the medians)
 #   verify.png    the medians (gnuplot, when installed)
 #   env.txt       uptime, nproc, the commit
 set -euo pipefail
@@ -64,6 +68,7 @@ start() { # start MODE EXTRA...
         --listen 127.0.0.1:0 --port-file "$W/$mode/p$i" --timeout 10 --die-with-parent \
         --scrub-interval 0 --max-object 1073741824 "$@" >>"$W/$mode/log$i" 2>&1 &
     pids+=($!)
+    echo $! >>"$W/$mode/pids"
   done
   for i in 0 1 2 3 4 5; do
     for _ in $(seq 1 300); do [ -s "$W/$mode/p$i" ] && break; sleep 0.1; done
@@ -76,6 +81,15 @@ up0=$(uptime)
 start verify
 start noverify --test-no-verify
 now() { date +%s.%N; }
+tck=$(getconf CLK_TCK)
+cpu() { # cpu MODE: CPU seconds of its daemons so far
+  local t=0 p f
+  for p in $(cat "$W/$1/pids"); do
+    read -r -a f <"/proc/$p/stat"
+    t=$((t + f[13] + f[14]))
+  done
+  awk -v t=$t -v h="$tck" 'BEGIN { printf "%.3f", t / h }'
+}
 ec() { local mode=$1 n=$2; shift 2; "$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/$mode/p$n")" -t 300 "$@"; }
 # the owner node of a name (rendezvous hashing, docs/daemon.md): it coordinates its put
 owner() {
@@ -93,7 +107,7 @@ w = [mix64(h ^ mix64(i + 1)) for i in range(6)]
 print(sorted(range(6), key=lambda i: (-w[i], i))[0])
 PY
 }
-printf 'mode\top\tsize\trep\twall_s\tMBps\n' >"$out/ops.tsv"
+printf 'mode\top\tsize\trep\twall_s\tMBps\tcpu_s\n' >"$out/ops.tsv"
 for rep in $(seq 1 "$reps"); do
   for s in $sizes; do
     b=$(bytes "$s")
@@ -103,13 +117,16 @@ for rep in $(seq 1 "$reps"); do
     for mode in $modes; do
       name="o$s-$rep"
       o=$(owner "$name")
+      c0=$(cpu "$mode")
       t0=$(now); ec "$mode" "$o" put "$W/obj" "$name" >/dev/null || { echo "verify_overhead.sh: $mode put $name failed" >&2; exit 1; }
-      t1=$(now); ec "$mode" $(( (o + 1) % 6 )) get "$name" "$W/back" >/dev/null || { echo "verify_overhead.sh: $mode get $name failed" >&2; exit 1; }
+      t1=$(now); c1=$(cpu "$mode"); ec "$mode" $(( (o + 1) % 6 )) get "$name" "$W/back" >/dev/null || { echo "verify_overhead.sh: $mode get $name failed" >&2; exit 1; }
       t2=$(now)
+      c2=$(cpu "$mode")
       cmp -s "$W/obj" "$W/back" || { echo "verify_overhead.sh: $mode $name read back wrong" >&2; exit 1; }
-      awk -v m="$mode" -v s="$s" -v r="$rep" -v b="$b" -v t0="$t0" -v t1="$t1" -v t2="$t2" 'BEGIN {
-        printf "%s\tput\t%s\t%d\t%.4f\t%.2f\n", m, s, r, t1 - t0, b / (t1 - t0) / 1e6
-        printf "%s\tget\t%s\t%d\t%.4f\t%.2f\n", m, s, r, t2 - t1, b / (t2 - t1) / 1e6 }' >>"$out/ops.tsv"
+      awk -v m="$mode" -v s="$s" -v r="$rep" -v b="$b" -v t0="$t0" -v t1="$t1" -v t2="$t2" \
+          -v c0="$c0" -v c1="$c1" -v c2="$c2" 'BEGIN {
+        printf "%s\tput\t%s\t%d\t%.4f\t%.2f\t%.3f\n", m, s, r, t1 - t0, b / (t1 - t0) / 1e6, c1 - c0
+        printf "%s\tget\t%s\t%d\t%.4f\t%.2f\t%.3f\n", m, s, r, t2 - t1, b / (t2 - t1) / 1e6, c2 - c1 }' >>"$out/ops.tsv"
     done
   done
   echo "verify_overhead.sh: repetition $rep of $reps done" >&2
@@ -117,9 +134,10 @@ done
 python3 - "$out/ops.tsv" "$out/summary.tsv" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
-med, by_rep = {}, {}
-for mode, op, size, rep, wall, mbps in rows:
+med, by_rep, cpu = {}, {}, {}
+for mode, op, size, rep, wall, mbps, cpus in rows:
     med.setdefault((op, size, mode), []).append(float(mbps))
+    cpu.setdefault((op, size, mode), []).append(float(cpus))
     by_rep[(op, size, mode, rep)] = float(mbps)
 order = []
 for mode, op, size, *_ in rows:
@@ -127,15 +145,18 @@ for mode, op, size, *_ in rows:
         order.append((op, size))
 with open(sys.argv[2], "w") as f:
     f.write("op\tsize\tmedian_MBps_verify\tmedian_MBps_noverify\tmedian_ratio\tmin_ratio\t"
-            "max_ratio\n")
+            "max_ratio\tmedian_cpu_s_verify\tmedian_cpu_s_noverify\tcpu_ratio\n")
     for op, size in order:
         v = statistics.median(med[(op, size, "verify")])
         n = statistics.median(med[(op, size, "noverify")])
         reps = sorted({r for (o, s, m, r) in by_rep if (o, s) == (op, size)})
         ratios = [by_rep[(op, size, "verify", r)] / by_rep[(op, size, "noverify", r)]
                   for r in reps if (op, size, "noverify", r) in by_rep]
-        f.write("%s\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\n" % (op, size, v, n,
-                statistics.median(ratios), min(ratios), max(ratios)))
+        cv = statistics.median(cpu[(op, size, "verify")])
+        cn = statistics.median(cpu[(op, size, "noverify")])
+        f.write("%s\t%s\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n" % (
+            op, size, v, n, statistics.median(ratios), min(ratios), max(ratios), cv, cn,
+            "%.3f" % (cv / cn) if cn > 0 else "-"))
 PY
 { echo "date $(date -u +%FT%TZ)"; echo "uptime $(uptime)"; echo "nproc $(nproc)";
   echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"; echo "reps $reps sizes $sizes"; } >"$out/env.txt"
