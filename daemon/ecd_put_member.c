@@ -141,7 +141,7 @@ static int member_wait_piece(member_pipe_t *p, ecd_conn_t *session, uint64_t s)
             deadline = ecd_now() + 2 * cfg.timeout;
         }
         struct pollfd pf = {.fd = session->fd, .events = POLLIN};
-        if (session->pos < session->len || poll(&pf, 1, 0) > 0 || ecd_now() > deadline) {
+        if (ecd_conn_buffered(session) || poll(&pf, 1, 0) > 0 || ecd_now() > deadline) {
             ecd_log("put (op %s): %s while waiting for stripe %llu", p->opid,
                     ecd_now() > deadline ? "no data" : "the coordinator gave up",
                     (unsigned long long)s);

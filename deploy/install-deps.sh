@@ -5,7 +5,8 @@
 #   deploy/install-deps.sh --list [GROUP...]   print the packages, install nothing
 # Groups:
 #   build     compile the library, lincoll-run, lincoll_perf and the tests
-#             (libssl-dev: lincoll-ecd's SHA-256 from OpenSSL's libcrypto)
+#             (libssl-dev: OpenSSL for lincoll-ecd's TLS 1.3, daemon/ecd_tls.c,
+#             and its SHA-256 from libcrypto)
 #   test      what ctest and the scripts it runs call: mpirun (Open MPI, with
 #             ssh-client because Open MPI's launcher refuses to start without
 #             an rsh agent even on one node), ucx_info/ucx_perftest, hwloc,
@@ -22,7 +23,9 @@
 #             (slurm-wlm-basic-plugins), munge, python3 (picks free ports)
 #   anchors   the programs lincoll is measured against (perf/anchors/build.sh):
 #             Open MPI, OpenBLAS, ScaLAPACK, Gloo, ISA-L, ucx_perftest, a C++
-#             compiler; ctest builds and runs them once (label anchors)
+#             compiler; ctest builds and runs them once (label anchors);
+#             autoconf, automake, libtool: UCC from a source tarball
+#             (LINCOLL_UCC_SRC, perf/anchors/build.sh)
 #   bench     the sweep scripts' extras: gnuplot (PNG plots of perf/*.sh)
 #   devcheck  the fresh-root check only (deploy/fresh-root-check.sh):
 #             debootstrap; never installed by default
@@ -36,7 +39,7 @@ group[test]="python3 ucx-utils hwloc openmpi-bin libopenmpi-dev openssh-client
   clang libclang-rt-14-dev python3-mpi4py python3-numpy mpich libmpich-dev"
 group[slurm]="slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2 python3"
 group[anchors]="g++ openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev
-  libgloo-dev libisal-dev ucx-utils procps"
+  libgloo-dev libisal-dev ucx-utils procps autoconf automake libtool"
 group[bench]="gnuplot-nox"
 group[devcheck]="debootstrap"
 default_groups=(build test slurm anchors bench)

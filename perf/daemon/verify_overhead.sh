@@ -64,7 +64,7 @@ start() { # start MODE EXTRA...
   local mode=$1; shift
   mkdir -p "$W/$mode"
   for i in 0 1 2 3 4 5; do
-    "$bin/lincoll-ecd" --node "$i" --dir "$W/$mode/d$i" --cluster "$W/$mode/cluster" \
+    "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/$mode/d$i" --cluster "$W/$mode/cluster" \
         --listen 127.0.0.1:0 --port-file "$W/$mode/p$i" --timeout 10 --die-with-parent \
         --scrub-interval 0 --max-object 1073741824 "$@" >>"$W/$mode/log$i" 2>&1 &
     pids+=($!)
@@ -90,7 +90,7 @@ cpu() { # cpu MODE: CPU seconds of its daemons so far
   done
   awk -v t=$t -v h="$tck" 'BEGIN { printf "%.3f", t / h }'
 }
-ec() { local mode=$1 n=$2; shift 2; "$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/$mode/p$n")" -t 300 "$@"; }
+ec() { local mode=$1 n=$2; shift 2; "$bin/lincoll-ec" --insecure -s "127.0.0.1:$(cat "$W/$mode/p$n")" -t 300 "$@"; }
 # the owner node of a name (rendezvous hashing, docs/daemon.md): it coordinates its put
 owner() {
   python3 - "$1" <<'PY'

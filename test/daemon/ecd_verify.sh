@@ -29,7 +29,7 @@ start() { # start SET EXTRA...: 6 daemons in $W/SET, the cluster file $W/SET/clu
   local set=$1; shift
   mkdir -p "$W/$set"
   for i in $(seq 0 $((N - 1))); do
-    "$bin/lincoll-ecd" --node "$i" --dir "$W/$set/d$i" --cluster "$W/$set/cluster" \
+    "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/$set/d$i" --cluster "$W/$set/cluster" \
         --listen 127.0.0.1:0 --port-file "$W/$set/p$i" --timeout $T --die-with-parent \
         --scrub-interval 0 --test-alter-transfer 1 "$@" >>"$W/log-$set-$i" 2>&1 &
     pids+=($!)
@@ -42,7 +42,7 @@ start() { # start SET EXTRA...: 6 daemons in $W/SET, the cluster file $W/SET/clu
     > "$W/$set/cluster"
 }
 stop() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; { wait; } 2>/dev/null; pids=(); }
-ec() { local set=$1 n=$2; shift 2; "$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/$set/p$n")" -t 60 "$@"; }
+ec() { local set=$1 n=$2; shift 2; "$bin/lincoll-ec" --insecure -s "127.0.0.1:$(cat "$W/$set/p$n")" -t 60 "$@"; }
 raw() { python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/$1/p$2")"; }
 row_node() { # row_node SET ROW: the node holding row ROW of obj
   local f; f=$(ls "$W/$1"/d*/chunks/obj."$2" 2>/dev/null | head -1)
