@@ -23,7 +23,9 @@
 #             (slurm-wlm-basic-plugins), munge, python3 (picks free ports)
 #   anchors   the programs lincoll is measured against (perf/anchors/build.sh):
 #             Open MPI, OpenBLAS, ScaLAPACK, Gloo, ISA-L, ucx_perftest, a C++
-#             compiler; ctest builds and runs them once (label anchors)
+#             compiler; ctest builds and runs them once (label anchors);
+#             autoconf, automake, libtool: UCC from a source tarball
+#             (LINCOLL_UCC_SRC, perf/anchors/build.sh)
 #   bench     the sweep scripts' extras: gnuplot (PNG plots of perf/*.sh)
 #   devcheck  the fresh-root check only (deploy/fresh-root-check.sh):
 #             debootstrap; never installed by default
@@ -37,7 +39,7 @@ group[test]="python3 ucx-utils hwloc openmpi-bin libopenmpi-dev openssh-client
   clang libclang-rt-14-dev python3-mpi4py python3-numpy mpich libmpich-dev"
 group[slurm]="slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2 python3"
 group[anchors]="g++ openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev
-  libgloo-dev libisal-dev ucx-utils procps"
+  libgloo-dev libisal-dev ucx-utils procps autoconf automake libtool"
 group[bench]="gnuplot-nox"
 group[devcheck]="debootstrap"
 default_groups=(build test slurm anchors bench)
