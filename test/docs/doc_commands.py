@@ -530,6 +530,11 @@ REWRITES = {
         timeout=300,
         why="a synopsis: 2 s per run, 6 daemons, 2 clients, 4 and 64 KiB, the phases without "
             "kills (the kill phase: ctest daemon_load_short); -o: not a dated report in the tree"),
+    "perf/daemon/secure_compare.sh": Run(
+        'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security2" -s 64k -r 1 -n 2',
+        timeout=300,
+        why="the recorded run took minutes (1 and 16 MiB, 7 repetitions, 31 small puts); "
+            "-o: not over the committed run"),
     "perf/anchors/ceph_bench.sh [-o OUT_DIR] [--osds 12|6] [-d SECONDS] [-c \"1 4 16 64\"] "
     "[-s \"4k 1m 16m\"] [--install]": Run(
         ceph_or_refusal('perf/anchors/ceph_bench.sh -o "$DOCS_TMP/ceph"', "--osds 6 -d 2 -c 1 -s 4k"),
