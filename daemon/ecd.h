@@ -25,13 +25,25 @@ typedef struct ecd_sha256 {
     uint64_t bytes;
     uint8_t buf[64];
     size_t fill;
+    void *evp;   /* OpenSSL's context (EVP_MD_CTX) when it hashes this one */
+    int builtin; /* this one runs in the block functions here */
+    int failed;  /* OpenSSL failed: final gives zeros */
 } ecd_sha256_t;
 void ecd_sha256_init(ecd_sha256_t *s);
 void ecd_sha256_update(ecd_sha256_t *s, const void *data, size_t len);
+/* Also frees OpenSSL's context. */
 void ecd_sha256_final(ecd_sha256_t *s, uint8_t out[32]);
+/* A hash abandoned before its final: frees OpenSSL's context (harmless
+ * after final). */
+void ecd_sha256_drop(ecd_sha256_t *s);
 void ecd_sha256(const void *data, size_t len, uint8_t out[32]);
-/* The block function in use: "sha-ni" (x86 SHA extensions) or "portable". */
+/* What hashes: "openssl" (OpenSSL's EVP, where the build found it), else
+ * the block function "sha-ni" (x86 SHA extensions) or "portable". */
 const char *ecd_sha256_impl(void);
+/* Choose it for the hashes begun after: "openssl", "sha-ni", "portable"
+ * (NULL: the default).  0, or -1 when it is not available.  Not
+ * thread-safe (tests and benchmarks). */
+int ecd_sha256_use(const char *impl);
 /* on = 1: use the portable block function even where the CPU has SHA-NI
  * (tests compare the two); 0: back to the default.  Not thread-safe. */
 void ecd_sha256_portable(int on);
@@ -50,6 +62,15 @@ typedef struct ecd_conn {
     double deadline; /* ecd_now() after which every wait fails (ETIMEDOUT); 0: none */
     size_t pos, len;
     char peer[80];
+    /* TLS (ecd_tls.c): the session, NULL for plaintext (--insecure); its
+     * calls are serialized by tls_mu (a reader and a writer thread may share
+     * one connection).  On the daemon's side, who and caps are the key the
+     * peer proved (ECD_CAP_ALL for a plaintext connection of an --insecure
+     * daemon). */
+    void *tls;
+    pthread_mutex_t tls_mu;
+    int caps;
+    char who[72];
     uint8_t buf[65536];
 } ecd_conn_t;
 
@@ -74,6 +95,94 @@ int ecd_read(ecd_conn_t *c, void *buf, size_t len);
 int ecd_read_line(ecd_conn_t *c, char *line, size_t cap);
 /* Split a line into at most max words (in place); returns the count. */
 int ecd_split(char *line, char **word, int max);
+/* 1 when bytes wait to be read without blocking in poll: the read buffer,
+ * or TLS records already taken off the socket (ecd_tls_pending).  Check it
+ * wherever code polls c->fd for input. */
+int ecd_conn_buffered(ecd_conn_t *c);
+/* Without blocking: 1 when c has bytes to read (a whole TLS record's worth
+ * is taken into the read buffer), -1 when it is closed (a TLS close_notify
+ * too), 0 when it is silent. */
+int ecd_conn_state(ecd_conn_t *c);
+
+/* ---- keys and capabilities (ecd_keyring.c) -------------------------------- */
+/* A keyring file (mode 0600; refused when group or others may read it):
+ *   # comment
+ *   key ID GEN CAPS SECRET
+ * ID: 1-48 of [A-Za-z0-9._-]; GEN: its generation (rotation adds GEN + 1;
+ * the old one is accepted until removed); CAPS: read, write, admin or
+ * cluster (the daemons' key, ID "cluster"); SECRET: 64 hex digits (32 random
+ * bytes).  On the wire a key is named ID/GEN (the TLS PSK identity). */
+#define ECD_KEYS_MAX   256
+#define ECD_KEY_ID_MAX 48
+#define ECD_CAP_READ   1 /* GET, STAT */
+#define ECD_CAP_WRITE  2 /* PUT */
+#define ECD_CAP_ADMIN  4 /* REPAIR */
+#define ECD_CAP_PEER   8 /* the daemons' own requests: the cluster key only */
+#define ECD_CAP_ALL    15
+typedef struct ecd_key {
+    char id[ECD_KEY_ID_MAX + 1];
+    int gen;
+    int caps; /* ECD_CAP_* bits: read 1, write 3, admin 7, cluster 15 */
+    uint8_t secret[32];
+} ecd_key_t;
+typedef struct ecd_keyring {
+    int n;
+    ecd_key_t key[ECD_KEYS_MAX];
+} ecd_keyring_t;
+/* "read", "write", "admin", "cluster" -> caps bits (-1: none of them). */
+int ecd_caps_parse(const char *name);
+/* The name of a key's caps ("read" ...), or of the lowest key that holds
+ * every bit of caps (what a command needs). */
+const char *ecd_caps_name(int caps);
+/* Parse keyring text (len bytes, need not be NUL-terminated); 0, or -1 with
+ * "LINE: reason" in err. */
+int ecd_keyring_parse(const char *text, size_t len, ecd_keyring_t *kr, char *err, size_t esize);
+/* Load a keyring file: refused (-1, err says why and how to fix it) when
+ * missing, unparsable, or readable or writable by group or others. */
+int ecd_keyring_load(const char *path, ecd_keyring_t *kr, char *err, size_t esize);
+/* Write it (a temporary of mode 0600, fsync, rename); 0 or -1 (err). */
+int ecd_keyring_save(const char *path, const ecd_keyring_t *kr, char *err, size_t esize);
+/* The key ID/GEN, or NULL. */
+const ecd_key_t *ecd_keyring_find(const ecd_keyring_t *kr, const char *id, int gen);
+/* The newest (newest = 1) or oldest generation of ID, or NULL. */
+const ecd_key_t *ecd_keyring_pick(const ecd_keyring_t *kr, const char *id, int newest);
+/* "ID/GEN" into out; ID and GEN back from it (0 / -1). */
+void ecd_key_name(const ecd_key_t *k, char *out, size_t cap);
+int ecd_key_name_parse(const char *text, size_t len, char *id, int *gen);
+/* 0 when a key with `have` may send a request needing `need`; else -1 and
+ * the one-line refusal ("not allowed: ...") in err. */
+int ecd_caps_check(const char *cmd, int need, int have, const char *who, char *err, size_t esize);
+
+/* ---- TLS 1.3 with external PSKs (ecd_tls.c) ------------------------------- */
+/* The process's security mode, set once at start: ECD_SEC_INSECURE
+ * (plaintext; every connection has every capability), or ECD_SEC_TLS with a
+ * keyring file: a daemon accepts the keys in it (read again whenever the
+ * file changes) and presents `self_id` (its oldest generation: "cluster"),
+ * a client presents the newest generation of self_id.  0, or -1 (err). */
+enum { ECD_SEC_INSECURE = 0, ECD_SEC_TLS = 1 };
+int ecd_tls_setup(int mode, const char *keyring, const char *self_id, int server, char *err,
+                  size_t esize);
+int ecd_tls_mode(void);
+/* "tls1.3-psk" or "insecure" (STAT's security line). */
+const char *ecd_tls_mode_name(void);
+/* Client side of a fresh connection (ecd_connect calls it): the handshake
+ * within `timeout` s; 0, or -1 with a one-line reason (no key, unknown
+ * client, wrong key, not TLS). */
+int ecd_tls_connect(ecd_conn_t *c, double timeout, char *why, size_t wsize);
+/* Daemon side: the handshake within `timeout` s; sets c->who and c->caps.
+ * -1 with the reason in why (a plaintext request is answered with one
+ * "ERR no key: ..." line before). */
+int ecd_tls_accept(ecd_conn_t *c, double timeout, char *why, size_t wsize);
+/* Bytes moved through TLS: > 0, 0 at EOF, -1 with errno (EAGAIN: wait for
+ * *want, POLLIN or POLLOUT). */
+long ecd_tls_recv(ecd_conn_t *c, void *buf, size_t len, short *want);
+long ecd_tls_send(ecd_conn_t *c, const void *buf, size_t len, short *want);
+/* 1 when TLS holds bytes taken off the socket and not yet read. */
+int ecd_tls_pending(ecd_conn_t *c);
+void ecd_tls_free(ecd_conn_t *c);
+/* Log one refused connection (rate-limited: at most one line a second,
+ * with the count of those left out). */
+void ecd_auth_log_refusal(const char *peer, const char *why);
 
 /* ---- cluster map ---------------------------------------------------------- */
 typedef struct ecd_cluster {

@@ -13,6 +13,8 @@
  *   ecd_scrub.c       self-healing
  *   ecd_epoch.c       membership epochs: one lincoll context each (ecd_epoch.h)
  *   ecd_service.c     the threads that drive them
+ *   ecd_verify_op.c   what crosses UCX is checked (ecd_verify.h)
+ *   ecd_store_auth.c  a STORE is taken only from a repair this cluster started
  */
 #ifndef ECD_DAEMON_H
 #define ECD_DAEMON_H
@@ -131,6 +133,17 @@ int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t
                 uint8_t *obj, int *badrow, int *nbad, char *err, size_t esize);
 void peer_fetch(ecd_conn_t *c, char **w, int nw);
 void peer_store(ecd_conn_t *c, char **w, int nw);
+
+/* ---- rewrites of a row (ecd_store_auth.c) --------------------------------- */
+/* Register a rewrite of name's row (its chunk's crc) about to be sent with
+ * STORE; rid: 32 hex digits (cap >= 33).  0 or -1 (table full). */
+int store_auth_begin(const char *name, int row, uint32_t crc, char *rid, size_t cap);
+void store_auth_end(const char *rid);
+/* Ask node (the STORE's FROM) whether it is rewriting that row with that
+ * chunk; 0, or -1 with the reason. */
+int store_auth_confirm(int node, const char *rid, const char *name, int row, uint32_t crc,
+                       char *why, size_t wsize);
+void peer_repairing(ecd_conn_t *c, char **w, int nw);
 
 /* ---- repair (ecd_repair.c) ------------------------------------------------- */
 void client_repair(ecd_conn_t *c, char **w, int nw);

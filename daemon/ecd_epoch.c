@@ -151,7 +151,7 @@ lincoll_status_t ecd_epoch_drive(ecd_epoch_t *e, lincoll_plan_t *plan, ecd_conn_
         if (st != LINCOLL_INPROGRESS) break;
         if (watch != NULL) {
             struct pollfd p = {.fd = watch->fd, .events = POLLIN};
-            if (watch->pos < watch->len || poll(&p, 1, 0) > 0) {
+            if (ecd_conn_buffered(watch) || poll(&p, 1, 0) > 0) {
                 ecd_epoch_unlock(e);
                 ecd_log("epoch %llu: the coordinator's connection closed or spoke during a "
                         "collective; leaving it",
@@ -251,15 +251,11 @@ ecd_epoch_t *ecd_epoch_find(uint64_t seq)
 
 /* ---- an epoch's life: installed, held, retired, finalized ----------------- */
 
-/* Whether c has bytes to read (1), is closed (-1), or is silent (0). */
+/* Whether c has bytes to read (1), is closed (-1), or is silent (0), TLS
+ * records decoded (a close_notify is a close). */
 static int conn_state(ecd_conn_t *c)
 {
-    if (c->pos < c->len) return 1;
-    char b;
-    ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n > 0) return 1;
-    if (n == 0) return -1;
-    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+    return ecd_conn_state(c);
 }
 
 /* The epoch's thread after its install: wait for its retirement (a newer

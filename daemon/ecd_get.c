@@ -98,11 +98,11 @@ int restore_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, const
     }
     ecd_conn_t *c =
         ecd_connect(cl->addr[nd], cfg.timeout < 3 ? cfg.timeout : 3, cfg.timeout, why, sizeof(why));
-    char line[ECD_LINE_MAX] = "";
+    char line[ECD_LINE_MAX] = "", rid[33] = "";
     int ok = -1;
-    if (c != NULL &&
-        ecd_printf(c, "STORE %s %d %llu %d\n", m->name, r, (unsigned long long)m->chunk, tlen) ==
-            0 &&
+    if (c != NULL && store_auth_begin(m->name, r, m->crc[r], rid, sizeof(rid)) == 0 &&
+        ecd_printf(c, "STORE %s %d %llu %d FROM %d %s\n", m->name, r, (unsigned long long)m->chunk,
+                   tlen, cfg.node, rid) == 0 &&
         ecd_write(c, chunk, m->chunk) == 0 && ecd_write(c, text, (size_t)tlen) == 0 &&
         ecd_read_line(c, line, sizeof(line)) >= 0 && strcmp(line, "OK") == 0) {
         ok = 0;
@@ -111,6 +111,7 @@ int restore_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, const
         ecd_log("object %s: could not rewrite row %d on node %d (%s)", m->name, r, nd,
                 line[0] ? line : why);
     }
+    if (rid[0]) store_auth_end(rid);
     ecd_conn_close(c);
     return ok;
 }
@@ -280,13 +281,19 @@ void client_stat(ecd_conn_t *c, char **w, int nw)
     }
     snprintf(lines[0], sizeof(lines[0]), "code RS(%d,%d) nodes %d up %d", cl.k, cl.m, cl.n, up);
     int degraded = degraded_count(&cl);
-    ecd_printf(c, "OK %d\n", cl.n + 2);
+    ecd_printf(c, "OK %d\n", cl.n + 3);
     for (int i = 0; i <= cl.n; i++)
         ecd_printf(c, "%s\n", lines[i]);
     if (degraded >= 0)
         ecd_printf(c, "degraded objects %d\n", degraded);
     else
         ecd_printf(c, "degraded objects unknown (a node's records could not be read)\n");
+    if (ecd_tls_mode() == ECD_SEC_TLS)
+        ecd_printf(c, "security %s (this request: key %s, %s)\n", ecd_tls_mode_name(), c->who,
+                   ecd_caps_name(c->caps));
+    else
+        ecd_printf(c, "security %s (plaintext, no keys: a trusted network only)\n",
+                   ecd_tls_mode_name());
 }
 
 void peer_fetch(ecd_conn_t *c, char **w, int nw)
@@ -317,16 +324,16 @@ void peer_fetch(ecd_conn_t *c, char **w, int nw)
 
 void peer_store(ecd_conn_t *c, char **w, int nw)
 {
-    size_t clen = nw == 5 ? strtoull(w[3], NULL, 10) : 0,
-           tlen = nw == 5 ? strtoull(w[4], NULL, 10) : 0;
-    int r = nw == 5 ? atoi(w[2]) : -1;
-    if (nw != 5 || !ecd_name_ok(w[1]) || clen < 1 || clen > cfg.max_object ||
-        tlen >= ECD_MANIFEST_MAX) {
-        reply_err(c, "usage: STORE NAME ROW CHUNKLEN MANIFESTLEN");
+    size_t clen = nw == 8 ? strtoull(w[3], NULL, 10) : 0,
+           tlen = nw == 8 ? strtoull(w[4], NULL, 10) : 0;
+    int r = nw == 8 ? atoi(w[2]) : -1;
+    if (nw != 8 || !ecd_name_ok(w[1]) || clen < 1 || clen > cfg.max_object ||
+        tlen >= ECD_MANIFEST_MAX || strcmp(w[5], "FROM") != 0 || strlen(w[7]) != 32) {
+        reply_err(c, "usage: STORE NAME ROW CHUNKLEN MANIFESTLEN FROM NODE RID");
         return;
     }
     uint8_t *buf = malloc(clen);
-    char text[ECD_MANIFEST_MAX], err[128], tmp[1][600] = {{0}}, op[64];
+    char text[ECD_MANIFEST_MAX], err[512], tmp[1][600] = {{0}}, op[64];
     ecd_manifest_t m;
     if (buf == NULL || ecd_read(c, buf, clen) != 0 || ecd_read(c, text, tlen) != 0) {
         free(buf);
@@ -336,6 +343,11 @@ void peer_store(ecd_conn_t *c, char **w, int nw)
         r < 0 || r >= m.k + m.m || m.node[r] != cfg.node || m.chunk != clen ||
         lc_crc32c(0, buf, clen) != m.crc[r]) {
         reply_err(c, "STORE %s: the chunk does not match its manifest", w[1]);
+    } else if (store_auth_confirm(atoi(w[6]), w[7], m.name, r, m.crc[r], err, sizeof(err)) != 0) {
+        /* never on the word of a checksum its sender chose */
+        ecd_auth_log_refusal(c->peer, "STORE not confirmed by a repair of this cluster");
+        reply_err(c, "STORE %s row %d refused: not a repair this cluster started (%s)", m.name, r,
+                  err);
     } else {
         new_opid(op, sizeof(op));
         if (ecd_disk_write_temp(&disk, op, m.name, r, buf, clen, tmp[0], sizeof(tmp[0])) == 0 &&

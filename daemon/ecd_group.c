@@ -147,7 +147,7 @@ lincoll_status_t ecd_drive_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *pl
             if (a == LINCOLL_ERR_BUSY) continue; /* events pending: test again */
             if (a == LINCOLL_OK) ms = 1000;      /* armed: sleep until the fd says */
         }
-        if (watch != NULL && watch->pos < watch->len) break; /* bytes already buffered */
+        if (watch != NULL && ecd_conn_buffered(watch)) break; /* bytes already buffered */
         struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
                               {.fd = watch != NULL ? watch->fd : -1, .events = POLLIN}};
         int n = poll(p, 2, ms);

@@ -1,6 +1,7 @@
 /*
  * daemon/ecd_net.c: TCP connections with idle timeouts, line reading, the
- * cluster file, logging.
+ * cluster file, logging.  Bytes go through TLS (ecd_tls.c) when the
+ * connection has a session, else straight to the socket (--insecure).
  */
 #include "daemon/ecd.h"
 
@@ -100,6 +101,7 @@ ecd_conn_t *ecd_conn_wrap(int fd, double idle)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     c->fd = fd;
     c->idle = idle;
+    pthread_mutex_init(&c->tls_mu, NULL);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
     char h[INET6_ADDRSTRLEN] = "?";
@@ -159,15 +161,63 @@ ecd_conn_t *ecd_connect(const char *hostport, double timeout, double idle, char 
     }
     ecd_conn_t *c = ecd_conn_wrap(fd, idle);
     if (c == NULL) snprintf(why, wsize, "out of memory");
+    if (c != NULL && ecd_tls_connect(c, timeout, why, wsize) != 0) {
+        ecd_conn_close(c);
+        return NULL;
+    }
     return c;
 }
 
 void ecd_conn_close(ecd_conn_t *c)
 {
     if (c != NULL) {
+        ecd_tls_free(c);
         close(c->fd);
+        pthread_mutex_destroy(&c->tls_mu);
         free(c);
     }
+}
+
+int ecd_conn_buffered(ecd_conn_t *c)
+{
+    return c->pos < c->len || ecd_tls_pending(c);
+}
+
+int ecd_conn_state(ecd_conn_t *c)
+{
+    if (ecd_conn_buffered(c)) return 1;
+    char b;
+    ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return -1;
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+    if (c->tls == NULL) return 1;
+    /* raw bytes: a record of data, a close_notify, or a part of either */
+    if (c->pos == c->len) c->pos = c->len = 0;
+    if (c->len == sizeof(c->buf)) return 1;
+    short want;
+    long got = ecd_tls_recv(c, c->buf + c->len, sizeof(c->buf) - c->len, &want);
+    if (got > 0) {
+        c->len += (size_t)got;
+        return 1;
+    }
+    if (got == 0) return -1;
+    return errno == EAGAIN ? 0 : -1;
+}
+
+/* One send or recv, through TLS when the connection has it: > 0 bytes, 0 at
+ * EOF, -1 with errno (EAGAIN: wait for *want). */
+static ssize_t io_send(ecd_conn_t *c, const void *p, size_t len, short *want)
+{
+    *want = POLLOUT;
+    if (c->tls != NULL) return ecd_tls_send(c, p, len, want);
+    return send(c->fd, p, len, MSG_NOSIGNAL);
+}
+
+static ssize_t io_recv(ecd_conn_t *c, void *p, size_t len, short *want)
+{
+    *want = POLLIN;
+    if (c->tls != NULL) return ecd_tls_recv(c, p, len, want);
+    return recv(c->fd, p, len, 0);
 }
 
 void ecd_conn_shutdown(ecd_conn_t *c)
@@ -202,12 +252,13 @@ int ecd_write(ecd_conn_t *c, const void *buf, size_t len)
 {
     const char *p = buf;
     while (len > 0) {
-        ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
+        short want;
+        ssize_t n = io_send(c, p, len, &want);
         if (n > 0) {
             p += n;
             len -= (size_t)n;
         } else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-            if (ecd_wait(c, POLLOUT) != 0) return -1;
+            if (ecd_wait(c, want) != 0) return -1;
         } else {
             return -1;
         }
@@ -234,7 +285,8 @@ static int ecd_fill(ecd_conn_t *c)
 {
     if (c->pos == c->len) c->pos = c->len = 0;
     for (;;) {
-        ssize_t n = recv(c->fd, c->buf + c->len, sizeof(c->buf) - c->len, 0);
+        short want;
+        ssize_t n = io_recv(c, c->buf + c->len, sizeof(c->buf) - c->len, &want);
         if (n > 0) {
             c->len += (size_t)n;
             return 0;
@@ -244,7 +296,7 @@ static int ecd_fill(ecd_conn_t *c)
             return -1;
         }
         if (errno != EAGAIN && errno != EINTR) return -1;
-        if (ecd_wait(c, POLLIN) != 0) return -1;
+        if (ecd_wait(c, want) != 0) return -1;
     }
 }
 
@@ -262,7 +314,8 @@ int ecd_read(ecd_conn_t *c, void *buf, size_t len)
         }
         if (len >= sizeof(c->buf)) {
             /* large reads straight into the destination */
-            ssize_t n = recv(c->fd, p, len, 0);
+            short want;
+            ssize_t n = io_recv(c, p, len, &want);
             if (n > 0) {
                 p += n;
                 len -= (size_t)n;
@@ -273,7 +326,7 @@ int ecd_read(ecd_conn_t *c, void *buf, size_t len)
                 return -1;
             }
             if (errno != EAGAIN && errno != EINTR) return -1;
-            if (ecd_wait(c, POLLIN) != 0) return -1;
+            if (ecd_wait(c, want) != 0) return -1;
             continue;
         }
         if (ecd_fill(c) != 0) return -1;

@@ -1,6 +1,8 @@
 /*
- * daemon/ecd_proto.c: the protocol: one request per connection, its line
- * read and checked, then handed to its command by the command table.
+ * daemon/ecd_proto.c: the protocol: one request per connection (TLS 1.3
+ * with a key of the keyring, ecd_tls.c, unless --insecure), its line read
+ * and checked, then handed to its command by the command table, which
+ * says what capability each request needs: the one place that checks it.
  */
 #include "daemon/ecd_daemon.h"
 #include "daemon/ecd_epoch.h"
@@ -52,33 +54,37 @@ int read_payload(ecd_conn_t *c, const char *tag, size_t max, char **buf_p, size_
 }
 
 /* The command table: a new request is one line here and its function in
- * its concern's file. */
+ * its concern's file.  `cap`: what the caller's key must hold (ECD_CAP_*:
+ * read, write, admin for clients; peer, the cluster key only, for the
+ * daemons' own requests). */
 typedef struct ecd_cmd {
     const char *name;
     int nwords; /* words of the request line, the command included; 0: any */
     void (*fn)(ecd_conn_t *c, char **w, int nw);
     int client_io; /* a client's data moves: the background scrub gives way */
+    int cap;
 } ecd_cmd_t;
 
 static const ecd_cmd_t commands[] = {
     /* clients (docs/daemon.md) */
-    {"PUT", 0, client_put, 1},
-    {"GET", 0, client_get, 1},
-    {"STAT", 1, client_stat, 0},
-    {"REPAIR", 0, client_repair, 0},
+    {"PUT", 0, client_put, 1, ECD_CAP_WRITE},
+    {"GET", 0, client_get, 1, ECD_CAP_READ},
+    {"STAT", 1, client_stat, 0, ECD_CAP_READ},
+    {"REPAIR", 0, client_repair, 0, ECD_CAP_ADMIN},
     /* other daemons */
-    {"PING", 1, peer_ping, 0},
-    {"MANIFEST", 2, peer_manifest, 0},
-    {"FETCH", 0, peer_fetch, 0},
-    {"STORE", 0, peer_store, 0},
-    {"OP", 0, peer_op, 0},
-    {"PIECES", 0, peer_pieces, 0},
-    {"CHECK", 3, peer_check, 0},
-    {"DEGRADED", 1, peer_degraded, 0},
+    {"PING", 1, peer_ping, 0, ECD_CAP_PEER},
+    {"MANIFEST", 2, peer_manifest, 0, ECD_CAP_PEER},
+    {"FETCH", 0, peer_fetch, 0, ECD_CAP_PEER},
+    {"STORE", 0, peer_store, 0, ECD_CAP_PEER},
+    {"REPAIRING", 0, peer_repairing, 0, ECD_CAP_PEER},
+    {"OP", 0, peer_op, 0, ECD_CAP_PEER},
+    {"PIECES", 0, peer_pieces, 0, ECD_CAP_PEER},
+    {"CHECK", 3, peer_check, 0, ECD_CAP_PEER},
+    {"DEGRADED", 1, peer_degraded, 0, ECD_CAP_PEER},
     /* membership epochs (ecd_epoch.c) */
-    {"EPOCHREQ", 3, peer_epochreq, 0},
-    {"EPOCHJOIN", 2, peer_epochjoin, 0},
-    {"EPOCHSTAT", 1, peer_epochstat, 0},
+    {"EPOCHREQ", 3, peer_epochreq, 0, ECD_CAP_PEER},
+    {"EPOCHJOIN", 2, peer_epochjoin, 0, ECD_CAP_PEER},
+    {"EPOCHSTAT", 1, peer_epochstat, 0, ECD_CAP_PEER},
 };
 
 /* Connections being served now (ecd_conn_admit). */
@@ -131,8 +137,14 @@ static int ecd_line_bad_byte(const char *line, int len)
 void *conn_main(void *arg)
 {
     ecd_conn_t *c = arg;
-    char line[ECD_LINE_MAX], *w[10];
-    /* the request line comes whole within the timeout, however it trickles */
+    char line[ECD_LINE_MAX], *w[10], why[256];
+    /* the handshake, then the request line, each whole within the timeout
+     * however it trickles: a stalled one costs this connection only */
+    if (ecd_tls_accept(c, cfg.timeout, why, sizeof(why)) != 0) {
+        if (strcmp(why, "closed before a request") != 0) ecd_auth_log_refusal(c->peer, why);
+        ecd_conn_done(c);
+        return NULL;
+    }
     c->deadline = ecd_now() + cfg.timeout;
     int len = ecd_read_line(c, line, sizeof(line));
     c->deadline = 0;
@@ -153,7 +165,11 @@ void *conn_main(void *arg)
             if (strcmp(w[0], commands[i].name) == 0 &&
                 (commands[i].nwords == 0 || commands[i].nwords == n))
                 cmd = &commands[i];
-        if (cmd != NULL) {
+        if (cmd != NULL &&
+            ecd_caps_check(cmd->name, cmd->cap, c->caps, c->who, why, sizeof(why)) != 0) {
+            ecd_auth_log_refusal(c->peer, why);
+            reply_err(c, "%s", why);
+        } else if (cmd != NULL) {
             if (cmd->client_io) client_active(1);
             cmd->fn(c, w, n);
             if (cmd->client_io) client_active(-1);

@@ -5,6 +5,7 @@
  */
 #include "daemon/ecd_daemon.h"
 #include "daemon/ecd_epoch.h"
+#include "daemon/ecd_verify.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -92,6 +93,7 @@ typedef struct put_pipe {
     ecd_conn_t *pieces[ECD_MAX_NODES]; /* by row (data rows; every row if direct), NULL here */
     ecd_epoch_t *ep;                   /* the epoch whose context runs the collective */
     uint64_t tag;                      /* its plans' tags: tag + 32 i */
+    ecd_vput_t *vf; /* what crosses UCX is checked (ecd_verify_op.c); NULL: not */
     int nslot;
     uint8_t *ring;    /* nslot stripes of k * stripe bytes */
     uint8_t *par;     /* the parity pieces of one stripe (mm * stripe) */
@@ -214,6 +216,7 @@ static void *put_compute(void *arg)
         }
         for (int r = 0; r < k + mm; r++)
             p->crc[r] = lc_crc32c(p->crc[r], r < k ? src[r] : dst[r - k], w);
+        vput_data(p->vf, src, w);
         const void *mine = p->my_rank < k ? src[p->my_rank] : dst[p->my_rank - k];
         if (ecd_temp_append(&p->own, mine, w) != 0) {
             put_fail(p, "writing this node's chunk failed");
@@ -465,6 +468,9 @@ again:
      * more than the bytes it saves */
     p.direct = size <= cfg.direct_max && nst == 1;
     p.encode = !p.direct && put_remote_parity(k, L, my_rank) > 0;
+    p.vf = vput_begin(k, p.encode);
+    char vword[64];
+    vput_word(p.vf, vword, sizeof(vword));
     G = generator(n, k);
     p.G = G;
     p.Gz = G ? put_collective_generator(G, L, k, my_rank) : NULL;
@@ -494,9 +500,10 @@ again:
     for (int r = 0; r < L; r++) {
         int nd = m.node[r];
         if (nd == cfg.node) continue;
-        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu%s%s\n", name, size,
+        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu%s%s%s\n", name, size,
                        (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
-                       (unsigned long long)m.stripe, p.direct ? " direct" : "", eptag) != 0) {
+                       (unsigned long long)m.stripe, p.direct ? " direct" : "", eptag,
+                       vword) != 0) {
             snprintf(err, sizeof(err), "sending node %d its part: %s", nd, strerror(errno));
             goto done;
         }
@@ -573,16 +580,21 @@ again:
     memcpy(m.crc, p.crc, sizeof(m.crc));
     /* every member's chunk is durable and matches this node's math */
     for (int r = 0; r < L; r++) {
-        char line[ECD_LINE_MAX] = "", *ww[3] = {line, NULL, NULL};
+        char line[ECD_LINE_MAX] = "", *ww[4] = {line, NULL, NULL, NULL}, why[256];
         if (p.member[r] == NULL) continue;
         if (ecd_read_line(p.member[r], line, sizeof(line)) < 0) {
             snprintf(err, sizeof(err), "node %d did not report: %s", m.node[r], strerror(errno));
             goto done;
         }
-        if (ecd_split(line, ww, 3) != 2 || strcmp(ww[0], "READY") != 0 ||
+        int nr = ecd_split(line, ww, 4);
+        if ((nr != 2 && nr != 3) || strcmp(ww[0], "READY") != 0 ||
             (uint32_t)strtoul(ww[1], NULL, 16) != m.crc[r]) {
             snprintf(err, sizeof(err), "node %d: %s", m.node[r],
                      strcmp(ww[0], "READY") == 0 ? "its chunk differs from the code" : line);
+            goto done;
+        }
+        if (vput_check(p.vf, G, r, ww[2], why, sizeof(why)) != 0) {
+            snprintf(err, sizeof(err), "node %d (row %d): %s", m.node[r], r, why);
             goto done;
         }
     }
@@ -632,6 +644,7 @@ done:
             pthread_join(th[i], NULL);
     }
     ecd_temp_drop(&p.own);
+    ecd_sha256_drop(&p.sha);
     if (!ok) ecd_disk_abort(p.own_tmp, 1);
     for (int j = 0; j < ECD_MAX_NODES; j++)
         ecd_conn_close(p.pieces[j]);
@@ -673,6 +686,7 @@ done:
     free(p.scratch);
     free(p.Gz);
     free(G);
+    vput_end(p.vf);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
 }

@@ -5,6 +5,7 @@
  */
 #include "daemon/ecd_daemon.h"
 #include "daemon/ecd_epoch.h"
+#include "daemon/ecd_verify.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -140,7 +141,7 @@ static int member_wait_piece(member_pipe_t *p, ecd_conn_t *session, uint64_t s)
             deadline = ecd_now() + 2 * cfg.timeout;
         }
         struct pollfd pf = {.fd = session->fd, .events = POLLIN};
-        if (session->pos < session->len || poll(&pf, 1, 0) > 0 || ecd_now() > deadline) {
+        if (ecd_conn_buffered(session) || poll(&pf, 1, 0) > 0 || ecd_now() > deadline) {
             ecd_log("put (op %s): %s while waiting for stripe %llu", p->opid,
                     ecd_now() > deadline ? "no data" : "the coordinator gave up",
                     (unsigned long long)s);
@@ -167,6 +168,12 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
     p.tmp.fd = -1;
     int registered = 0, failed = 0;
     double t0 = ecd_now(), t_init = 0, t_plans = 0;
+    ecd_vmember_t *vm = NULL; /* the coordinator's key: what the collective gives is checked */
+    const char *vkey = NULL;
+    if (vmember_take(w, &nw, &vkey) != 0) {
+        reply_err(c, "ENCODE: a malformed verify= key");
+        return;
+    }
     int direct = 0, bad = nw < 10 || nw > 12;
     uint64_t eseq = 0, tag = 0;
     for (int i = 10; i < nw && !bad; i++) {
@@ -210,6 +217,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
                   (unsigned long long)eseq);
         return;
     }
+    vm = vmember_new(vkey);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     snprintf(p.opid, sizeof(p.opid), "%s", opid);
@@ -301,7 +309,8 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
             break;
         }
         if (!data) {
-            const uint8_t *o = pout + (size_t)b * stripe;
+            uint8_t *o = pout + (size_t)b * stripe;
+            vmember_piece(vm, o, wd, "a parity piece of a put");
             p.crc = lc_crc32c(p.crc, o, wd);
             if (ecd_temp_append(&p.tmp, o, wd) != 0) failed = 1;
         }
@@ -339,7 +348,9 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
     ecd_log("put %s (op %s): row %d, %llu stripes: group ready %.3f s, last stripe %.3f s, "
             "durable %.3f s",
             name, opid, rank, (unsigned long long)p.nst, t_init, t_plans, ecd_now() - t0);
-    if (ecd_printf(c, "READY %08x\n", p.crc) != 0) goto out;
+    char fpword[64];
+    vmember_word(vm, fpword, sizeof(fpword));
+    if (ecd_printf(c, "READY %08x%s\n", p.crc, fpword) != 0) goto out;
     char *text;
     size_t tlen;
     if (read_payload(c, "COMMIT", ECD_MANIFEST_MAX, &text, &tlen) != 0) {
@@ -375,6 +386,7 @@ out:
     free(pout);
     free(Gfull);
     free(Gz);
+    vmember_end(vm);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
 }

@@ -4,6 +4,7 @@
  * collective, the commit on the target.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_verify.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
@@ -74,7 +75,7 @@ static const repair_fn_t repair_strategy = repair_rs_collective;
  * rebuilt (target) or 0, or -1 when the group failed. */
 static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, int nj,
                          char (*tmps)[600], int *rows_out, ecd_manifest_t *ms_out, int *bad_out,
-                         const char *opid)
+                         const char *opid, ecd_vrepair_t *vr)
 {
     lincoll_context_t *ctx;
     lincoll_status_t st = ecd_group_context(g, &ctx);
@@ -99,11 +100,13 @@ static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, 
                         j->surv[s]);
                 memset(in, 0, j->m.chunk);
             }
+            if (in != NULL) vrep_chunk(vr, i, j->surv[s], in, j->m.chunk);
         }
         if (target) out = malloc(j->m.chunk);
         if (target && out == NULL) failed = 1;
         if (!failed && repair_strategy(ctx, w, node_of_rank, j, in, out) != 0) failed = 1;
         if (!failed && target) {
+            ecd_verify_test_alter(out, j->m.chunk, "a rebuilt chunk of a repair");
             if (lc_crc32c(0, out, j->m.chunk) != j->m.crc[j->lost]) {
                 ecd_log("repair of %s row %d: the rebuilt chunk fails the manifest's checksum; "
                         "not stored",
@@ -114,6 +117,7 @@ static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, 
                 rows_out[rebuilt] = j->lost;
                 ms_out[rebuilt] = j->m;
                 rebuilt++;
+                vrep_chunk(vr, i, j->lost, out, j->m.chunk);
             }
         }
         free(in);
@@ -264,6 +268,8 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
     char err[512] = "";
     inv_obj_t *objs = NULL;
     int nobj = 0, cap = 0, ok = 0, rebuilt = 0, unrecoverable = 0, bad = 0, njobs = 0;
+    int dropped = 0;          /* rebuilt chunks whose fingerprint did not match */
+    ecd_vrepair_t *vr = NULL; /* what crosses UCX is checked (ecd_verify_op.c) */
     rjob_t *jobs = NULL;
     char(*tmps)[600] = NULL;
     int *rows = NULL;
@@ -329,14 +335,16 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         node_of_rank[L++] = i;
     }
     if (njobs > 0) {
-        char members[ECD_MAX_NODES * 4] = "";
+        char members[ECD_MAX_NODES * 4] = "", vword[64];
+        vr = vrep_coordinator(njobs);
+        vrep_word(vr, vword, sizeof(vword));
         for (int r = 0; r < L; r++) {
             size_t l = strlen(members);
             snprintf(members + l, sizeof(members) - l, "%s%d", r ? "," : "", node_of_rank[r]);
         }
         for (int r = 0; r < L; r++) {
             if (member[r] == NULL) continue;
-            if (ecd_printf(member[r], "REPAIR %d %d %d %s\n", L, r, njobs, members) != 0)
+            if (ecd_printf(member[r], "REPAIR %d %d %d %s%s\n", L, r, njobs, members, vword) != 0)
                 goto send_fail;
             for (int i = 0; i < njobs; i++) {
                 char text[ECD_MANIFEST_MAX], sv[ECD_MAX_NODES * 4] = "";
@@ -367,7 +375,7 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         if (tmps == NULL || rows == NULL || ms == NULL) goto done;
         ecd_group_t g = {
             .rank = my_rank, .size = L, .hub = 1, .member = member, .timeout = cfg.timeout};
-        int mine = repair_member(&g, node_of_rank, jobs, njobs, tmps, rows, ms, &bad, op.id);
+        int mine = repair_member(&g, node_of_rank, jobs, njobs, tmps, rows, ms, &bad, op.id, vr);
         if (mine < 0) {
             snprintf(err, sizeof(err), "the repair collective failed");
             goto done;
@@ -387,11 +395,22 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
                 target_rebuilt = atoi(ww[1]);
                 bad += atoi(ww[2]);
             }
+            if (vrep_recv(vr, member[r]) != 0) {
+                snprintf(err, sizeof(err), "node %d sent no fingerprints: %s", node_of_rank[r],
+                         strerror(errno));
+                goto done;
+            }
         }
+        /* a rebuilt chunk whose fingerprint differs is dropped at COMMIT */
+        for (int i = 0; i < njobs; i++)
+            dropped += vrep_check_job(vr, i, &jobs[i].m, jobs[i].lost, jobs[i].surv);
+        size_t dlen;
+        const char *drops = vrep_drops(vr, &dlen);
         for (int r = 0; r < L; r++) {
             char line[ECD_LINE_MAX] = "";
             if (member[r] == NULL) continue;
-            if (ecd_printf(member[r], "COMMIT 0\n") != 0 ||
+            if (ecd_printf(member[r], "COMMIT %zu\n", dlen) != 0 ||
+                ecd_write(member[r], drops, dlen) != 0 ||
                 ecd_read_line(member[r], line, sizeof(line)) < 0 ||
                 strncmp(line, "OK committed", 12) != 0) {
                 snprintf(err, sizeof(err), "node %d did not commit: %s", node_of_rank[r],
@@ -401,9 +420,11 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         }
         if (target == cfg.node) {
             for (int i = 0; i < mine; i++)
-                if (ecd_disk_commit(&disk, &ms[i], &tmps[i], &rows[i], 1) == 0) tmps[i][0] = '\0';
+                if (!vrep_dropped(drops, ms[i].name, rows[i]) &&
+                    ecd_disk_commit(&disk, &ms[i], &tmps[i], &rows[i], 1) == 0)
+                    tmps[i][0] = '\0';
         }
-        rebuilt = target_rebuilt;
+        rebuilt = target_rebuilt - dropped;
     }
     ok = 1;
 done:
@@ -411,12 +432,13 @@ done:
     op_end(&op);
     if (ok) {
         ecd_log("repair of node %ld: %d objects checked, %d chunks rebuilt, %d unrecoverable, %d "
-                "refused by their checksum",
-                target, nobj, rebuilt, unrecoverable, bad);
+                "refused by their checksum, %d dropped by their fingerprint",
+                target, nobj, rebuilt, unrecoverable, bad, dropped);
         ecd_printf(c,
                    "OK repaired node %ld: %d objects checked, %d chunks rebuilt, %d "
-                   "unrecoverable, %d failed their checksum\n",
-                   target, nobj, rebuilt, unrecoverable, bad);
+                   "unrecoverable, %d failed their checksum, %d failed their fingerprint (altered "
+                   "across UCX; not stored)\n",
+                   target, nobj, rebuilt, unrecoverable, bad, dropped);
     } else {
         ecd_log("repair of node %ld failed: %s", target, err);
         reply_err(c, "REPAIR %ld failed: %s", target, err);
@@ -426,13 +448,16 @@ done:
     free(tmps);
     free(rows);
     free(ms);
+    vrep_end(vr);
 }
 
 /* A member's side of "REPAIR L rank njobs members" (in an OP session). */
 void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw)
 {
-    if (nw != 5) {
-        reply_err(c, "REPAIR: expected 4 arguments");
+    ecd_vrepair_t *vr = NULL; /* the coordinator's key: what crosses UCX is checked */
+    if (vrep_member(w, &nw, &vr) != 0 || nw != 5) {
+        reply_err(c, "REPAIR: expected 4 arguments and an optional verify= key");
+        vrep_end(vr);
         return;
     }
     int L = atoi(w[1]), rank = atoi(w[2]), nj = atoi(w[3]), node_of_rank[ECD_MAX_NODES], nr = 0;
@@ -443,6 +468,7 @@ void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw)
     if (L < 2 || nr != L || rank < 0 || rank >= L || node_of_rank[rank] != cfg.node || nj < 1 ||
         nj > 1000000) {
         reply_err(c, "REPAIR: inconsistent arguments");
+        vrep_end(vr);
         return;
     }
     rjob_t *jobs = calloc((size_t)nj, sizeof(*jobs));
@@ -477,26 +503,27 @@ void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw)
     }
     if (ecd_printf(c, "OK\n") != 0) goto out;
     ecd_group_t g = {.rank = rank, .size = L, .up = c, .timeout = cfg.timeout};
-    rebuilt = repair_member(&g, node_of_rank, jobs, nj, tmps, rows, ms, &bad, opid);
+    rebuilt = repair_member(&g, node_of_rank, jobs, nj, tmps, rows, ms, &bad, opid, vr);
     if (rebuilt < 0) {
         reply_err(c, "the repair collective failed");
         goto out;
     }
     char *text;
     size_t tlen;
-    if (ecd_printf(c, "READY %d %d\n", rebuilt, bad) != 0 ||
-        read_payload(c, "COMMIT", 0, &text, &tlen) != 0) {
+    if (ecd_printf(c, "READY %d %d\n", rebuilt, bad) != 0 || vrep_send(vr, c) != 0 ||
+        read_payload(c, "COMMIT", (size_t)nj * (ECD_NAME_MAX + 16), &text, &tlen) != 0) {
         ecd_log("repair (op %s): no commit from the coordinator (%s); dropped", opid,
                 strerror(errno));
         goto out;
     }
-    free(text);
-    int done = 0;
+    int done = 0; /* but the chunks whose fingerprint did not match */
     for (int i = 0; i < rebuilt; i++)
-        if (ecd_disk_commit(&disk, &ms[i], &tmps[i], &rows[i], 1) == 0) {
+        if (!vrep_dropped(text, ms[i].name, rows[i]) &&
+            ecd_disk_commit(&disk, &ms[i], &tmps[i], &rows[i], 1) == 0) {
             tmps[i][0] = '\0';
             done++;
         }
+    free(text);
     if (rebuilt > 0) ecd_log("repair (op %s): %d chunks rebuilt here", opid, done);
     ecd_printf(c, "OK committed %d\n", done);
 out:
@@ -505,4 +532,5 @@ out:
     free(tmps);
     free(rows);
     free(ms);
+    vrep_end(vr);
 }

@@ -1,10 +1,17 @@
 /*
  * daemon/lincoll-ec.c: the client of lincoll-ecd.
  *
- *   lincoll-ec -s HOST:PORT [-t SECONDS] put FILE [NAME]
- *   lincoll-ec -s HOST:PORT [-t SECONDS] get NAME OUT
- *   lincoll-ec -s HOST:PORT [-t SECONDS] stat
- *   lincoll-ec -s HOST:PORT [-t SECONDS] repair NODE
+ *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] put FILE [NAME]
+ *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] get NAME OUT
+ *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] stat
+ *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] repair NODE
+ *   KEYS: --keyring FILE [--key-id ID]   or   --insecure
+ *
+ * The connection is TLS 1.3 with the newest generation of key ID from the
+ * keyring (lincoll-ec-auth export; --key-id may be left out when the
+ * keyring holds one ID), or plaintext with --insecure (a daemon started
+ * --insecure).  A refusal is one line: no key, unknown client, wrong key,
+ * or not allowed (the capability the key lacks).
  *
  * Any daemon of the cluster serves any request (it coordinates the others).
  * put streams FILE (NAME defaults to its base name), hashing it on the way,
@@ -17,6 +24,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +34,12 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: lincoll-ec -s HOST:PORT [-t SECONDS] put FILE [NAME]\n"
-               "       lincoll-ec -s HOST:PORT [-t SECONDS] get NAME OUT\n"
-               "       lincoll-ec -s HOST:PORT [-t SECONDS] stat\n"
-               "       lincoll-ec -s HOST:PORT [-t SECONDS] repair NODE\n");
+    fprintf(f, "usage: lincoll-ec -s HOST:PORT KEYS [-t SECONDS] put FILE [NAME]\n"
+               "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] get NAME OUT\n"
+               "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] stat\n"
+               "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] repair NODE\n"
+               "KEYS: --keyring FILE [--key-id ID] (TLS 1.3; lincoll-ec-auth export), or\n"
+               "      --insecure (plaintext, a daemon started --insecure)\n");
 }
 
 static int fail(const char *fmt, const char *a, const char *b)
@@ -147,14 +157,25 @@ static int do_get(ecd_conn_t *c, const char *name, const char *out)
 
 int main(int argc, char **argv)
 {
-    const char *server = NULL;
+    const char *server = NULL, *keyring = NULL, *key_id = NULL;
     double idle = 300;
-    int o;
-    while ((o = getopt(argc, argv, "+s:t:h")) != -1) {
+    int o, insecure = 0;
+    static const struct option opts[] = {{"keyring", required_argument, 0, 'K'},
+                                         {"key-id", required_argument, 0, 'I'},
+                                         {"insecure", no_argument, 0, 'U'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    while ((o = getopt_long(argc, argv, "+s:t:h", opts, NULL)) != -1) {
         if (o == 's')
             server = optarg;
         else if (o == 't')
             idle = atof(optarg);
+        else if (o == 'K')
+            keyring = optarg;
+        else if (o == 'I')
+            key_id = optarg;
+        else if (o == 'U')
+            insecure = 1;
         else if (o == 'h') {
             usage(stdout);
             return 0;
@@ -184,7 +205,14 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    char why[256];
+    char why[512];
+    if (insecure && (keyring != NULL || key_id != NULL)) {
+        fprintf(stderr, "lincoll-ec: --insecure excludes --keyring and --key-id\n");
+        return 2;
+    }
+    if (ecd_tls_setup(insecure ? ECD_SEC_INSECURE : ECD_SEC_TLS, keyring, key_id, 0, why,
+                      sizeof(why)) != 0)
+        return fail("%s%s", why, "");
     ecd_conn_t *c = ecd_connect(server, 10, idle, why, sizeof(why));
     if (c == NULL) return fail("%s%s", why, "");
     int rc = 1;

@@ -2,12 +2,13 @@
  * daemon/lincoll-ecd.c: the erasure-coding storage daemon, one per storage
  * node.
  *
- *   lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]
- *               [--port-file FILE] [--timeout S] [--max-object BYTES]
+ *   lincoll-ecd --node ID --dir DIR --cluster FILE (--keyring FILE | --insecure)
+ *               [--listen HOST:PORT] [--port-file FILE] [--timeout S] [--max-object BYTES]
  *               [--stripe BYTES] [--max-conns N] [--max-inflight BYTES]
  *               [--client-rate BYTES/S] [--direct-max BYTES] [--scrub-interval S]
  *               [--scrub-rate BYTES/S]
  *               [--die-with-parent]
+ *               [--test-alter-transfer N] [--test-no-verify]   (tests only)
  *
  * Objects are striped RS(k, m) over the k + m nodes of the cluster file
  * (docs/daemon.md): every object is split into k data chunks, and m parity
@@ -19,13 +20,17 @@
  * joins the next operation without any survivor restarting.
  *
  * One TCP port serves the client (lincoll-ec) and the other daemons, one
- * request per connection, text lines (docs/daemon.md lists them).  Port 0
+ * request per connection, text lines (docs/daemon.md lists them), each
+ * connection in TLS 1.3 with a pre-shared key of --keyring (the cluster
+ * key between daemons, client keys with capabilities; ecd_tls.c), or
+ * plaintext with --insecure.  Port 0
  * lets the kernel pick one; the port is printed and written to
  * --port-file.  Every wait on a peer is bounded (--timeout, default 10 s,
  * also the lincoll context's timeout).
  */
 #include "daemon/ecd_daemon.h"
 #include "daemon/ecd_epoch.h"
+#include "daemon/ecd_verify.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -52,19 +57,27 @@ lincoll_field_t *gf;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: lincoll-ecd --node ID --dir DIR --cluster FILE [--listen HOST:PORT]\n"
-               "                   [--port-file FILE] [--timeout S] [--max-object BYTES]\n"
-               "                   [--stripe BYTES] [--max-conns N] [--max-inflight BYTES]\n"
-               "                   [--client-rate BYTES/S] [--direct-max BYTES]\n"
-               "                   [--scrub-interval S]\n"
-               "                   [--scrub-rate BYTES/S] [--die-with-parent]\n"
-               "One erasure-coding storage daemon (docs/daemon.md).  --listen defaults to\n"
-               "0.0.0.0:0 (a free port, printed and written to --port-file).\n");
+    fprintf(f,
+            "usage: lincoll-ecd --node ID --dir DIR --cluster FILE (--keyring FILE | --insecure)\n"
+            "                   [--listen HOST:PORT] [--port-file FILE] [--timeout S] "
+            "[--max-object BYTES]\n"
+            "                   [--stripe BYTES] [--max-conns N] [--max-inflight BYTES]\n"
+            "                   [--client-rate BYTES/S] [--direct-max BYTES]\n"
+            "                   [--scrub-interval S]\n"
+            "                   [--scrub-rate BYTES/S] [--die-with-parent]\n"
+            "One erasure-coding storage daemon (docs/daemon.md).  --listen defaults to\n"
+            "0.0.0.0:0 (a free port, printed and written to --port-file).  --keyring: the\n"
+            "keys (mode 0600, lincoll-ec-auth) of TLS 1.3 on every connection; --insecure:\n"
+            "plaintext, for a trusted private network only.\n"
+            "Test hooks, never for production: --test-alter-transfer N alters the N-th\n"
+            "piece this daemon receives from a collective (keeping its CRC32C);\n"
+            "--test-no-verify stops checking what crosses UCX.\n");
 }
 
 int main(int argc, char **argv)
 {
-    const char *listen_at = "0.0.0.0:0", *port_file = NULL;
+    const char *listen_at = "0.0.0.0:0", *port_file = NULL, *keyring = NULL;
+    int insecure = 0;
     static const struct option opts[] = {{"node", required_argument, 0, 'n'},
                                          {"dir", required_argument, 0, 'd'},
                                          {"cluster", required_argument, 0, 'c'},
@@ -80,6 +93,10 @@ int main(int argc, char **argv)
                                          {"scrub-interval", required_argument, 0, 'S'},
                                          {"scrub-rate", required_argument, 0, 'B'},
                                          {"die-with-parent", no_argument, 0, 'D'},
+                                         {"keyring", required_argument, 0, 'K'},
+                                         {"insecure", no_argument, 0, 'U'},
+                                         {"test-alter-transfer", required_argument, 0, 1000},
+                                         {"test-no-verify", no_argument, 0, 1001},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int o;
@@ -134,8 +151,26 @@ int main(int argc, char **argv)
         case 'B':
             cfg.scrub_rate = atof(optarg);
             break;
+        case 'K':
+            keyring = optarg;
+            break;
+        case 'U':
+            insecure = 1;
+            break;
         case 'D':
             prctl(PR_SET_PDEATHSIG, SIGTERM); /* tests: never outlive the harness */
+            break;
+        case 1000: {
+            char *end;
+            ecd_verify_alter_at = strtol(optarg, &end, 10);
+            if (*end != '\0' || ecd_verify_alter_at < 1) {
+                fprintf(stderr, "lincoll-ecd: --test-alter-transfer %s: expected N >= 1\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 1001:
+            ecd_verify_off = 1;
             break;
         case 'h':
             usage(stdout);
@@ -158,6 +193,24 @@ int main(int argc, char **argv)
     }
     ecd_self = cfg.node;
     signal(SIGPIPE, SIG_IGN);
+    char err[512];
+    if (insecure && keyring != NULL) {
+        fprintf(stderr, "lincoll-ecd: --keyring and --insecure exclude each other\n");
+        return 2;
+    }
+    if (ecd_tls_setup(insecure ? ECD_SEC_INSECURE : ECD_SEC_TLS, keyring, NULL, 1, err,
+                      sizeof(err)) != 0) {
+        ecd_log("%s", err);
+        return 2;
+    }
+    if (insecure)
+        ecd_log("WARNING: --insecure: plaintext connections, no keys: anyone who reaches this "
+                "port may read, write, repair and rewrite objects; a trusted private network "
+                "only");
+    if (ecd_verify_off || ecd_verify_alter_at > 0)
+        ecd_log("TEST HOOKS ON (never in production):%s%s",
+                ecd_verify_off ? " --test-no-verify" : "",
+                ecd_verify_alter_at > 0 ? " --test-alter-transfer" : "");
     char host[96];
     int port;
     if (ecd_parse_hostport(listen_at, host, sizeof(host), &port) != 0) {

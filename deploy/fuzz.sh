@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${1:-20000}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_store_server fuzz_store_client fuzz_config)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_store_server fuzz_store_client fuzz_config fuzz_ecd_auth)
 # clang and libFuzzer's runtime (libclang-rt-14-dev): the "test" group
 "$top/deploy/install-deps.sh" build test
 # CUDA off: the targets parse bytes on the host, and a library with CUDA

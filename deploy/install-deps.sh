@@ -5,6 +5,8 @@
 #   deploy/install-deps.sh --list [GROUP...]   print the packages, install nothing
 # Groups:
 #   build     compile the library, lincoll-run, lincoll_perf and the tests
+#             (libssl-dev: OpenSSL for lincoll-ecd's TLS 1.3, daemon/ecd_tls.c,
+#             and its SHA-256 from libcrypto)
 #   test      what ctest and the scripts it runs call: mpirun (Open MPI, with
 #             ssh-client because Open MPI's launcher refuses to start without
 #             an rsh agent even on one node), ucx_info/ucx_perftest, hwloc,
@@ -21,7 +23,9 @@
 #             (slurm-wlm-basic-plugins), munge, python3 (picks free ports)
 #   anchors   the programs lincoll is measured against (perf/anchors/build.sh):
 #             Open MPI, OpenBLAS, ScaLAPACK, Gloo, ISA-L, ucx_perftest, a C++
-#             compiler; ctest builds and runs them once (label anchors)
+#             compiler; ctest builds and runs them once (label anchors);
+#             autoconf, automake, libtool: UCC from a source tarball
+#             (LINCOLL_UCC_SRC, perf/anchors/build.sh)
 #   bench     the sweep scripts' extras: gnuplot (PNG plots of perf/*.sh)
 #   devcheck  the fresh-root check only (deploy/fresh-root-check.sh):
 #             debootstrap; never installed by default
@@ -29,13 +33,13 @@
 set -euo pipefail
 declare -A group
 group[build]="build-essential cmake pkg-config git ca-certificates
-  libucx-dev libhwloc-dev libpmix-dev libibverbs-dev libcmocka-dev libisal-dev"
+  libucx-dev libhwloc-dev libpmix-dev libibverbs-dev libcmocka-dev libisal-dev libssl-dev"
 group[test]="python3 ucx-utils hwloc openmpi-bin libopenmpi-dev openssh-client
   iproute2 procps util-linux coreutils clang-format valgrind
   clang libclang-rt-14-dev python3-mpi4py python3-numpy mpich libmpich-dev"
 group[slurm]="slurm-wlm slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libpmix2 python3"
 group[anchors]="g++ openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev
-  libgloo-dev libisal-dev ucx-utils procps"
+  libgloo-dev libisal-dev ucx-utils procps autoconf automake libtool"
 group[bench]="gnuplot-nox"
 group[devcheck]="debootstrap"
 default_groups=(build test slurm anchors bench)

@@ -11,7 +11,9 @@
  * lcm_comm.c (communicators: mapping and release), lcm_decide.c (types,
  * operators, statistics), lcm_table.c (the size table, agreed), lcm_cache.c (the plan cache),
  * lcm_coll.c (the blocking collectives), lcm_nb.c (nonblocking collectives
- * and the completion calls that drive them).
+ * and the completion calls that drive them), lcm_stage.c (large blocking
+ * calls through lincoll memory and zero-copy plans), lcm_persist.c (MPI-4
+ * persistent collectives, or Open MPI's MPIX_*_init).
  */
 #ifndef LCM_H
 #define LCM_H
@@ -68,6 +70,10 @@ typedef struct lcm_comm {
     int rank, size;
     int world;         /* lc is the context's world (not freed) */
     unsigned char bar; /* the barrier's one-byte allreduce */
+    /* staged plans (lcm_stage.c): found and evicted alike on every rank */
+    struct lcm_staged *staged;
+    size_t staged_n, staged_bytes;
+    unsigned long staged_clock;
     struct lcm_comm *prev, *next;
 } lcm_comm_t;
 
@@ -79,6 +85,7 @@ typedef struct lcm_state {
     lincoll_context_t *ctx;
     MPI_Comm boot;     /* private dup of MPI_COMM_WORLD: the bootstrap's allgather */
     int keyval;        /* communicator attribute holding an lcm_comm_t */
+    MPI_Comm pself;    /* dup of MPI_COMM_SELF: persistent requests' handles */
     lcm_comm_t *comms; /* every mapped communicator */
     unsigned next_id;
     long cache_max;
@@ -121,6 +128,7 @@ const char *lcm_op_name(lcm_op_t op);
 /* Statistics. */
 void lcm_stat_taken(lcm_op_t op, double t);
 void lcm_stat_fallback(lcm_op_t op, lcm_why_t why, double t);
+void lcm_stat_staged(lcm_op_t op);
 /* Print them on world rank 0 (summed over the world), before lincoll stops. */
 void lcm_stat_print(void);
 /* Report a lincoll failure through @p comm's error handler. */
@@ -215,11 +223,28 @@ int lcm_call_run(lcm_call_t *call);
         return rc_;                                                                                \
     } while (0)
 
+/* ---- lcm_stage.c ---- */
+/* The call's bytes as the size table measures them (equal on every rank). */
+size_t lcm_call_bytes(const lcm_call_t *call);
+/* Run a blocking call staged through lincoll memory (lcm_stage_ok said so,
+ * on every rank alike): 1 and *rc_p the call's MPI code, or 0 (every rank
+ * alike, nothing changed) where the call goes unstaged. */
+int lcm_stage_run(lcm_call_t *call, int *rc_p);
+/* Free the staged plans of @p c. */
+void lcm_stage_flush(lcm_comm_t *c);
+
 /* ---- lcm_nb.c ---- */
 /* Whether nonblocking calls are active; drive them once. */
 int lcm_nb_busy(void);
 void lcm_nb_progress(void);
 /* Complete every active call (MPI_Finalize). */
 void lcm_nb_finalize(void);
+/* Start a prepared call for a persistent request: when it completes, a
+ * message of @p tag to rank 0 of lcm.pself completes the request's handle. */
+int lcm_nb_start_persist(lcm_call_t *call, int tag);
+
+/* ---- lcm_persist.c ---- */
+/* Free the persistent requests' state (MPI_Finalize). */
+void lcm_persist_finalize(void);
 
 #endif

@@ -2,7 +2,8 @@
  * mpi/lcm_coll.c: the blocking collectives of liblincoll_mpi.so.
  *
  * Each decides its call (lcm_prep.c); lincoll runs the calls it takes with a
- * cached persistent plan (lcm_cache.c), PMPI_* runs the others unchanged.
+ * cached persistent plan (lcm_cache.c), large ones staged through lincoll
+ * memory (lcm_stage.c), PMPI_* runs the others unchanged.
  */
 #include "lcm.h"
 
@@ -28,7 +29,7 @@ int lcm_call_start(lcm_call_t *call)
 
 int lcm_call_finish(lcm_call_t *call, lincoll_status_t st)
 {
-    lcm_cache_put(call->plan, call->cached, st != LINCOLL_OK);
+    if (call->plan != NULL) lcm_cache_put(call->plan, call->cached, st != LINCOLL_OK);
     call->plan = NULL;
     if (st == LINCOLL_OK && call->ubuf != NULL) {
         int pos = 0;
@@ -48,7 +49,10 @@ int lcm_call_finish(lcm_call_t *call, lincoll_status_t st)
 
 int lcm_call_run(lcm_call_t *call)
 {
-    int rc = lcm_call_start(call);
+    int rc = MPI_SUCCESS;
+    if (call->op != LCM_BARRIER && lcm_stage_ok(lcm_call_bytes(call)) && lcm_stage_run(call, &rc))
+        return rc;
+    rc = lcm_call_start(call);
     if (rc != MPI_SUCCESS) return rc;
     lincoll_status_t st = LINCOLL_OK;
     if (lcm.thread_multiple || lcm_nb_busy()) {

@@ -31,6 +31,7 @@ static void lcm_comm_unlink(lcm_comm_t *c)
 static void lcm_comm_drop(lcm_comm_t *c)
 {
     lcm_cache_flush(c);
+    lcm_stage_flush(c);
     lcm_lock();
     lcm_comm_unlink(c);
     if (!c->world) lincoll_comm_free(c->lc);

@@ -81,7 +81,7 @@ int lcm_op(MPI_Op op)
 /* ---- statistics ---- */
 
 typedef struct lcm_stat {
-    double taken, taken_s, fallback, fallback_s;
+    double taken, taken_s, fallback, fallback_s, staged;
     double why[LCM_WHY_LAST];
 } lcm_stat_t;
 
@@ -105,18 +105,27 @@ void lcm_stat_fallback(lcm_op_t op, lcm_why_t why, double t)
     lcm_unlock();
 }
 
+void lcm_stat_staged(lcm_op_t op)
+{
+    lcm_lock();
+    lcm_stats[op].staged += 1;
+    lcm_unlock();
+}
+
 /* This rank's counts so far, for programs that check the layer's decisions
  * (test/mpi/decide_check.c finds it with dlsym): @p out[0] the calls of
- * operation @p name lincoll took, out[1] those handed to the MPI.  0, or -1
- * for an unknown name. */
-__attribute__((visibility("default"))) int lincoll_mpi_stat_get(const char *name, double out[2]);
-int lincoll_mpi_stat_get(const char *name, double out[2])
+ * operation @p name lincoll took, out[1] those handed to the MPI, out[2]
+ * those of out[0] staged through lincoll memory.  0, or -1 for an unknown
+ * name. */
+__attribute__((visibility("default"))) int lincoll_mpi_stat_get(const char *name, double out[3]);
+int lincoll_mpi_stat_get(const char *name, double out[3])
 {
     for (int i = 0; i < LCM_OP_LAST; i++) {
         if (name == NULL || strcmp(name, lcm_op_names[i]) != 0) continue;
         lcm_lock();
         out[0] = lcm_stats[i].taken;
         out[1] = lcm_stats[i].fallback;
+        out[2] = lcm_stats[i].staged;
         lcm_unlock();
         return 0;
     }

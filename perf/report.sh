@@ -15,7 +15,9 @@
 # $LINCOLL_ANCHORS or anchors-build (as every perf script); when it lacks the programs and
 # perf/anchors/build.sh exists, that script builds them there.  ISA-L and
 # OpenBLAS are loaded by lincoll_perf itself (dlopen), ucx_perftest comes from
-# ucx-utils.  gnuplot renders the PNGs (installed by deploy/install-deps.sh);
+# ucx-utils.  UCC is optional: where ANCHOR_DIR holds ucc_coll (built by
+# perf/anchors/build.sh when LINCOLL_UCC_SRC names a UCC source tarball), the
+# collectives' tables and plots get a UCC column.  gnuplot renders the PNGs (installed by deploy/install-deps.sh);
 # without it the report has tables only.
 #   --quick        shorter sweeps (a few minutes): functional check of the chain
 #   --render-only  run nothing: render the report from OUT_ROOT/DATE/ as it is
@@ -41,8 +43,8 @@ while [ $# -gt 0 ]; do
     -s) steps=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --render-only) render_only=1; shift ;;
-    -h | --help) sed -n 2,26p "$0"; exit 0 ;;
-    *) echo "report.sh: unknown argument $1" >&2; sed -n 2,26p "$0" >&2; exit 2 ;;
+    -h | --help) sed -n 2,29p "$0"; exit 0 ;;
+    *) echo "report.sh: unknown argument $1" >&2; sed -n 2,29p "$0" >&2; exit 2 ;;
   esac
 done
 case $build in /*) ;; *) build=$top/$build ;; esac
@@ -77,7 +79,9 @@ if [ "$render_only" = 0 ]; then
     { echo "report.sh: build $build first (deploy/build.sh)" >&2; exit 1; }
   : >"$raw/steps.txt"
   # anchors: build them when the directory lacks them (perf/anchors/build.sh DIR)
-  if { has_step coll || has_step matmul; } && [ ! -x "$anchors/mpi_coll" ] && [ -x "$top/perf/anchors/build.sh" ]; then
+  # (and UCC's ucc_coll when LINCOLL_UCC_SRC names a UCC source tarball)
+  if { has_step coll || has_step matmul || has_step ucc; } && [ -x "$top/perf/anchors/build.sh" ] &&
+    { [ ! -x "$anchors/mpi_coll" ] || { [ -n "${LINCOLL_UCC_SRC:-}" ] && [ ! -x "$anchors/ucc_coll" ]; }; }; then
     run_step anchors anchors.txt "$top/perf/anchors/build.sh" "$anchors"
   fi
   if has_step env; then
@@ -212,7 +216,7 @@ img() { # name caption: the image line when the PNG was made
   echo
   "$tables" md-p2p "$raw/p2p_compare.txt"
   echo
-  echo "## Collectives against Open MPI and Gloo"
+  echo "## Collectives against Open MPI, Gloo and (where built) UCC"
   for op in allreduce reduce_scatter allgather bcast reduce; do
     [ -s "$raw/rhd/$op.tsv" ] || continue
     echo

@@ -5,7 +5,9 @@
 # (perf/anchors/gloo_run.sh), in one run, with gnuplot PNGs of time and bus
 # bandwidth vs size.  The anchors live in ANCHORS_DIR (default anchors-build/
 # in the repository); perf/anchors/build.sh builds them there first when they
-# are missing or older than their sources.
+# are missing or older than their sources.  Where ANCHORS_DIR holds ucc_coll
+# (UCC, built when LINCOLL_UCC_SRC is set: perf/anchors/build.sh), UCC runs
+# too, in the same run, and the tables get its columns.
 #
 # Usage: perf/rhd_sweep.sh [--quick] [-b BUILD_DIR] [-a ANCHORS_DIR] [-o OUT_DIR]
 #                          [-n RANKS] [-r REPS] [-m MAXBYTES] [-t "allreduce bcast ..."]
@@ -96,6 +98,11 @@ for rep in $(seq 1 "$REPS"); do
     mpirun --allow-run-as-root --oversubscribe -np "$N" "$ANCH/mpi_coll" "$op" "$MAX" \
       >"$OUT/raw/ompi_$op.$rep.txt" 2>"$OUT/raw/ompi_$op.$rep.err" ||
       echo "rhd_sweep: mpi_coll $op failed (see $OUT/raw/ompi_$op.$rep.err)" >&2
+    if [ -x "$ANCH/ucc_coll" ]; then
+      mpirun --allow-run-as-root --oversubscribe -np "$N" "$ANCH/ucc_coll" "$op" "$MAX" \
+        >"$OUT/raw/ucc_$op.$rep.txt" 2>"$OUT/raw/ucc_$op.$rep.err" ||
+        echo "rhd_sweep: ucc_coll $op failed (see $OUT/raw/ucc_$op.$rep.err)" >&2
+    fi
   done
   if echo "$OPS" | grep -qw allreduce; then
     "$ANCH/gloo_run.sh" "$N" hd "$MAX" >"$OUT/raw/gloo_allreduce.$rep.txt" 2>"$OUT/raw/gloo_allreduce.$rep.err" ||
@@ -112,7 +119,7 @@ factor() { case $1 in allreduce) echo "2*($N-1)/$N";; reduce_scatter|allgather) 
 } >"$OUT/summary.md"
 for op in $OPS; do
   tsv=$OUT/$op.tsv
-  echo "size	algo	lincoll_avg_us	lincoll_p50_us	predicted_us	ompi_us	gloo_us	ratio_ompi	ratio_gloo	ratio_ompi_best" >"$tsv"
+  echo "size	algo	lincoll_avg_us	lincoll_p50_us	predicted_us	ompi_us	gloo_us	ratio_ompi	ratio_gloo	ratio_ompi_best	ucc_us	ratio_ucc" >"$tsv"
   for s in $(echo "$SIZES" | tr , ' '); do
     la=$(cat "$OUT"/raw/lincoll_$op.*.csv 2>/dev/null | awk -F, -v s="$s" '$4==s {print $7}' | median)
     lp=$(cat "$OUT"/raw/lincoll_$op.*.csv 2>/dev/null | awk -F, -v s="$s" '$4==s {print $6}' | median)
@@ -127,21 +134,27 @@ for op in $OPS; do
     ro=$(awk -v a="$la" -v b="$om" 'BEGIN {if (a=="nan"||b=="nan"||b==0) print "nan"; else printf "%.2f", a/b}')
     rb=$(awk -v a="$lb" -v b="$ob" 'BEGIN {if (a=="nan"||b=="nan"||b==0) print "nan"; else printf "%.2f", a/b}')
     rg=$(awk -v a="$la" -v b="$gl" 'BEGIN {if (a=="nan"||b=="nan"||b==0) print "nan"; else printf "%.2f", a/b}')
-    echo "$s	${al:-none}	$la	$lp	$pr	$om	$gl	$ro	$rg	$rb" >>"$tsv"
+    uc=$(cat "$OUT"/raw/ucc_$op.*.txt 2>/dev/null | awk -v s="$s" '$1==s {print $2}' | median)
+    ru=$(awk -v a="$la" -v b="$uc" 'BEGIN {if (a=="nan"||b=="nan"||b==0) print "nan"; else printf "%.2f", a/b}')
+    echo "$s	${al:-none}	$la	$lp	$pr	$om	$gl	$ro	$rg	$rb	$uc	$ru" >>"$tsv"
   done
   {
     echo "## $op"
     echo
-    echo "| bytes | algo | lincoll avg us | lincoll p50 us | predicted us | Open MPI us | Gloo us | lincoll/OMPI | lincoll/Gloo | best/best OMPI |"
-    echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-    tail -n +2 "$tsv" | awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$10}'
+    echo "| bytes | algo | lincoll avg us | lincoll p50 us | predicted us | Open MPI us | Gloo us | lincoll/OMPI | lincoll/Gloo | best/best OMPI | UCC us | lincoll/UCC |"
+    echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    tail -n +2 "$tsv" | awk -F'\t' '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12}'
     echo
   } >>"$OUT/summary.md"
   if ! command -v gnuplot >/dev/null; then
     echo "rhd_sweep: gnuplot not found (deploy/install-deps.sh bench): no PNGs for $op" >&2
   else
     f=$(factor "$op")
-    GLOO_T=""; GLOO_B=""
+    GLOO_T=""; GLOO_B=""; UCC_T=""; UCC_B=""
+    if [ -s "$OUT/raw/ucc_$op.1.txt" ]; then
+      UCC_T=", \"$tsv\" skip 1 using 1:11 with linespoints lw 2 title \"UCC (tl/ucp)\""
+      UCC_B=", \"$tsv\" skip 1 using 1:(\$1/\$11/1000*($f)) with linespoints lw 2 title \"UCC (tl/ucp)\""
+    fi
     if [ "$op" = allreduce ] && [ -s "$OUT/raw/gloo_allreduce.1.txt" ]; then
       GLOO_T=", \"$tsv\" skip 1 using 1:7 with linespoints lw 2 title \"Gloo halving-doubling\""
       GLOO_B=", \"$tsv\" skip 1 using 1:(\$1/\$7/1000*($f)) with linespoints lw 2 title \"Gloo halving-doubling\""
@@ -160,13 +173,13 @@ set ylabel "time (us), lower is better"
 set title "$op, $N ranks: lincoll vs Open MPI vs Gloo (median of $REPS runs)"
 plot "$tsv" skip 1 using 1:3 with linespoints lw 2 title "lincoll (avg)", \
      "$tsv" skip 1 using 1:5 with lines dt 2 title "lincoll alpha-beta-gamma prediction", \
-     "$tsv" skip 1 using 1:6 with linespoints lw 2 title "Open MPI 4.1"$GLOO_T
+     "$tsv" skip 1 using 1:6 with linespoints lw 2 title "Open MPI 4.1"$GLOO_T$UCC_T
 set output "$OUT/${op}_busbw.png"
 unset logscale y
 set ylabel "bus bandwidth (GB/s), higher is better"
 set title "$op, $N ranks: bus bandwidth = size/time * $f"
 plot "$tsv" skip 1 using 1:(\$1/\$3/1000*($f)) with linespoints lw 2 title "lincoll", \
-     "$tsv" skip 1 using 1:(\$1/\$6/1000*($f)) with linespoints lw 2 title "Open MPI 4.1"$GLOO_B
+     "$tsv" skip 1 using 1:(\$1/\$6/1000*($f)) with linespoints lw 2 title "Open MPI 4.1"$GLOO_B$UCC_B
 GP
   fi
 done

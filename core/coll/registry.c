@@ -15,6 +15,7 @@
 
 #define LC_COLL_ALGS(X)                                                                            \
     X(rhd_allreduce)                                                                               \
+    X(rd_allreduce)                                                                                \
     X(ring_allreduce)                                                                              \
     X(zcopy_rd_allreduce)                                                                          \
     X(zcopy_allreduce)                                                                             \

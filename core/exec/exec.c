@@ -5,7 +5,8 @@
  * Non-blocking state machine per plan over its lowered rounds (low.h): for
  * each round that runs on this start, run its PRE compute steps, post its
  * transfers at once (receives first, so eager data lands in place; then
- * sends and puts; waits are watched), run its DURING steps while they fly,
+ * sends and puts; waits are watched; a round of messages of at most 1 KiB
+ * posts its sends first, low.h), run its DURING steps while they fly,
  * poll until every transfer is done, run its POST steps and move on.  A
  * start posts the first round itself (as MPI_Start does: a ping-pong's send
  * leaves before the caller reaches wait/test); each test() drives the
@@ -252,7 +253,9 @@ static inline __attribute__((always_inline)) lincoll_status_t lc_exec_post(linco
 }
 
 /* Post a round of sends and receives only (msgs): receives (taken when
- * posted early), sends, then the next round's receives when allowed. */
+ * posted early), sends, then the next round's receives when allowed; a
+ * round of small messages (send_first) posts its sends before the receives
+ * it did not post early. */
 static inline __attribute__((always_inline)) lincoll_status_t lc_exec_post_msgs(lincoll_plan_t *p,
                                                                                 lc_lround_t *F)
 {
@@ -269,6 +272,17 @@ static inline __attribute__((always_inline)) lincoll_status_t lc_exec_post_msgs(
             *reqs = *next;
             *next = NULL;
         }
+    }
+    if (F->send_first) {
+        for (unsigned i = F->nrecv; i < F->n; i++) {
+            p->ex.reqs[i] = NULL;
+            st = ctx->tl_ops->send_nb(ctx->tl, F->x[i].wpeer, F->x[i].ptr, F->x[i].len,
+                                      F->x[i].tag | bits, &p->ex.reqs[i]);
+            if (__builtin_expect(st != LINCOLL_OK, 0)) {
+                return lc_exec_fail(p, st, "posting a send", F->x[i].peer);
+            }
+        }
+        end = recv_end; /* the sends are out */
     }
     for (; x < recv_end; x++, reqs++) {
         *reqs = NULL;

@@ -8,7 +8,10 @@
  * (then a put is a store, a fence and an atomic add) and waits hold the
  * counter they watch.  Order in a round: receives, then sends and puts,
  * then waits (x[0 .. nrecv) receives, x[nrecv .. nout) outgoing,
- * x[nout .. n) waits).
+ * x[nout .. n) waits).  A round of small messages only (send_first: each
+ * at most LC_LX_SEND_FIRST_MAX bytes) posts its sends before its receives:
+ * an eager send leaves at once, and a small message that lands before its
+ * receive costs one short copy, less than the send's wait behind a post.
  */
 #ifndef LC_EXEC_LOW_H
 #define LC_EXEC_LOW_H
@@ -16,6 +19,8 @@
 #include "core/exec/exec.h"
 
 enum { LC_LX_RECV = 0, LC_LX_SEND, LC_LX_PUT, LC_LX_WAIT };
+/* largest message of a round whose sends are posted before its receives */
+#define LC_LX_SEND_FIRST_MAX 1024
 /* reqs[i] of a wait that has not seen its signals yet */
 #define LC_WAIT_PENDING ((lc_tl_req_t *)(uintptr_t)1)
 
@@ -51,6 +56,7 @@ typedef struct lc_lround {
     int plain;        /* transfers only, on every start: posted without the general entry */
     int msgs;         /* plain, sends and receives only, no ring, no triggered send */
     int prepost_next; /* the next round's receives are posted with this round's */
+    int send_first;   /* msgs, every message <= LC_LX_SEND_FIRST_MAX: sends posted first */
     /* chain: this round is one receive and the next round's one send leaves
      * from the transport the moment it completes (then.tag gets the start's
      * sequence); sent_by_chain: this round's send went that way when the

@@ -11,6 +11,9 @@
  * the moment the message lands: a ping-pong's reply or a pipeline's forward
  * leaves without waiting for the next test().
  *
+ * Small rounds: a round of sends and receives only whose messages are all
+ * at most LC_LX_SEND_FIRST_MAX bytes posts its sends first (low.h).
+ *
  * And lanes: where the transport offers several (ops->lanes, e.g. one UCX
  * context per network link), a round's sends and receives get a lane in
  * their peer argument (transports/transport.h, "lanes"), so that the p
@@ -191,6 +194,10 @@ lincoll_status_t lc_lower(lincoll_plan_t *p)
         for (unsigned i = 0; msgs && i < F->n; i++)
             msgs = (F->x[i].kind == LC_LX_SEND || F->x[i].kind == LC_LX_RECV) && F->x[i].ring == 0;
         F->msgs = msgs;
+        int small = msgs && F->nrecv > 0 && F->n > F->nrecv;
+        for (unsigned i = 0; small && i < F->n; i++)
+            small = F->x[i].len <= LC_LX_SEND_FIRST_MAX;
+        F->send_first = small;
     }
     p->ex.p2p = ir->p2p || p->tagged;
     p->ex.p2p_bits =

@@ -16,7 +16,7 @@
  * `LINCOLL_<OP>_ALGO=auto|NAME`, OP one of ALLREDUCE, REDUCE_SCATTER,
  * ALLGATHER, BCAST, REDUCE; `lincoll_info -a` lists every NAME from the
  * registry, and test check_registry_docs holds this list to it):
- *  - allreduce: rhd, ring, zcopy_rd, zcopy;
+ *  - allreduce: rhd, rd, ring, zcopy_rd, zcopy;
  *  - reduce_scatter: rhd, ring, zcopy_rh, zcopy;
  *  - allgather: rhd, ring, zcopy_rd, zcopy;
  *  - bcast: rhd, binomial, zcopy, zcopy_direct;

@@ -5,7 +5,9 @@
 # comparison column.
 #   perf/anchors/selftest.sh DIR build      perf/anchors/build.sh DIR
 #   perf/anchors/selftest.sh DIR NAME...    run and check: isal blas mpi_coll
-#                                           pdgemm gloo ucx_perftest (or all)
+#                                           pdgemm gloo ucx_perftest (or all),
+#                                           ucc (UCC: LINCOLL_UCC_SRC, built
+#                                           first when DIR lacks ucc_coll)
 # Each run is a few seconds at most: isal 4+2 at 64 KiB, dgemm/sgemm n=64,
 # the five MPI collectives at 8 and 32 bytes on 2 ranks, pdgemm n=64 on 1
 # and 2 ranks with the full check, Gloo hd and ring on 2 ranks at 8 and 32
@@ -13,7 +15,7 @@
 # the offending output on the first mismatch.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -ge 2 ] || { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 dir=$1
 shift
 err=$(mktemp)
@@ -87,6 +89,18 @@ check() {
     run "$dir/ucx_perftest.sh" tag_bw 65536 20
     expect "^tag_bw 65536 20 $num $num $num $num\$"
     positive 6
+    ;;
+  ucc)
+    if [ ! -x "$dir/ucc_coll" ]; then
+      [ -n "${LINCOLL_UCC_SRC:-}" ] || fail "$dir has no ucc_coll and LINCOLL_UCC_SRC (a UCC source tarball) is not set"
+      "$here/build.sh" "$dir" >/dev/null 2>"$err" || fail "perf/anchors/build.sh $dir with LINCOLL_UCC_SRC=$LINCOLL_UCC_SRC"
+    fi
+    for op in allreduce reduce_scatter allgather bcast reduce; do
+      run "${mpirun[@]}" -np 2 "$dir/ucc_coll" $op 32 10
+      expect "^(8|32) $num\$" 2
+      [ "$(awk '{ print $1 }' <<<"$out" | tr '\n' ' ')" = "8 32 " ] || fail "$op: sizes are not 8 32"
+      positive 2
+    done
     ;;
   *) echo "selftest: unknown anchor '$1'" >&2; exit 2 ;;
   esac

@@ -83,8 +83,11 @@ for _ in $(seq 1 50); do
   kill -0 "$srv" 2>/dev/null || break
   sleep 0.1
 done
-# -v: a CSV header "iterations,50.0_percentile_lat,avg_lat,..." then the figures
-line=$(awk -F, '/^iterations,/ { h = 1; next } h && NF >= 8 { gsub(/ /, ""); print; exit }' "$tmp/client.out")
+# -v: a CSV header "iterations,50.0_percentile_lat,avg_lat,..." then a line
+# per report interval ("[thread 0]ITERS,...": the figures so far) and, last,
+# the final figures without the thread prefix: keep the last bare line
+line=$(awk -F, '/^iterations,/ { h = 1; next } h && NF >= 8 { gsub(/ /, "") } h && NF >= 8 && /^[0-9]/ { last = $0 }
+  END { if (last != "") print last }' "$tmp/client.out")
 if [ "$rc" != 0 ] || [ -z "$line" ]; then
   echo "ucx_perftest.sh: $test failed (client status $rc); client:" >&2
   cat "$tmp/client.out" >&2

@@ -173,7 +173,7 @@ if [ "\$EMU_RANK" -ge 6 ]; then
   touch "$W/p\$EMU_RANK"
   exec sleep 100000
 fi
-exec "$bin/lincoll-ecd" --node "\$EMU_RANK" --dir "$W/d\$EMU_RANK" --cluster "$W/cluster" \\
+exec "$bin/lincoll-ecd" --insecure --node "\$EMU_RANK" --dir "$W/d\$EMU_RANK" --cluster "$W/cluster" \\
     --listen 0.0.0.0:0 --port-file "$W/p\$EMU_RANK" --timeout 20 --stripe $stripe >>"$W/log\$EMU_RANK" 2>&1
 EOS
 chmod +x "$W/node.sh"
@@ -247,8 +247,8 @@ ip netns exec "${NSP}1" python3 "$W/tcp.py" sink "$W/sinkport" >>"$W/log.sink" 2
 for _ in $(seq 1 100); do [ -s "$W/sinkport" ] && break; sleep 0.1; done
 [ -s "$W/sinkport" ] || fail "the anchor's TCP sink did not start"
 client_ns=${NSP}7
-ec() { ip netns exec "$client_ns" python3 "$W/run.py" "$bin/lincoll-ec" -s "$(ip_of 0):$(cat "$W/p0")" -t 120 "$@"; }
-st=$(ip netns exec "$client_ns" "$bin/lincoll-ec" -s "$(ip_of 0):$(cat "$W/p0")" stat) || fail "stat: $st"
+ec() { ip netns exec "$client_ns" python3 "$W/run.py" "$bin/lincoll-ec" --insecure -s "$(ip_of 0):$(cat "$W/p0")" -t 120 "$@"; }
+st=$(ip netns exec "$client_ns" "$bin/lincoll-ec" --insecure -s "$(ip_of 0):$(cat "$W/p0")" stat) || fail "stat: $st"
 [ "$(echo "$st" | grep -c ' up objects')" = 6 ] || fail "not every daemon answers: $st"
 echo "ecd_put_emu: 7 hosts, links $rate burst $burst (10.213.$S.0/24); daemons on hosts 1-6, client on host 7; sizes$bytes_list; $reps reps" >&2
 

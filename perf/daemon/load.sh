@@ -147,7 +147,7 @@ case \$1 in
   start)
     port=\$(cat "\$W/p\$2")
     rm -f "\$W/p\$2"
-    "$bin/lincoll-ecd" --node "\$2" --dir "\$W/run/d\$2" --cluster "\$W/cluster" --listen "127.0.0.1:\$port" \\
+    "$bin/lincoll-ecd" --insecure --node "\$2" --dir "\$W/run/d\$2" --cluster "\$W/cluster" --listen "127.0.0.1:\$port" \\
       --port-file "\$W/p\$2" --timeout $T $dargs >>"\$W/\$(cat "\$W/phase")-n\$2.log" 2>&1 </dev/null &
     echo \$! >"\$W/pid\$2"
     for _ in \$(seq 1 600); do [ -s "\$W/p\$2" ] && exit 0; sleep 0.1; done
@@ -162,7 +162,7 @@ start_cluster() { # phase name
   mkdir -p "$W/run"
   echo "$1" >"$W/phase"
   for i in $(seq 0 $((nodes - 1))); do
-    "$bin/lincoll-ecd" --node "$i" --dir "$W/run/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
+    "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/run/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
       --port-file "$W/p$i" --timeout "$T" --die-with-parent $dargs >>"$W/$1-n$i.log" 2>&1 &
     echo $! >"$W/pid$i"
     disown $!
@@ -174,7 +174,7 @@ start_cluster() { # phase name
   { echo "code 4 2"; for i in $(seq 0 $((nodes - 1))); do echo "node $i 127.0.0.1:$(cat "$W/p$i")"; done; } >"$W/cluster.new"
   mv "$W/cluster.new" "$W/cluster"
   local st
-  st=$("$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/p0")" -t 60 stat 2>&1) || {
+  st=$("$bin/lincoll-ec" --insecure -s "127.0.0.1:$(cat "$W/p0")" -t 60 stat 2>&1) || {
     echo "load: stat of a fresh $nodes-node cluster failed: $st" >&2
     echo "load: (a daemon whose stripes span the whole cluster file runs with -n 6)" >&2
     exit 1

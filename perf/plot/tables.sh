@@ -69,9 +69,19 @@ md-p2p)
 md-coll)
   need_file "$file"
   awk -F'\t' "$AWKLIB"'
-    NR == 1 { print "| bytes | algorithm | lincoll avg us | lincoll p50 us | predicted us | Open MPI us | Gloo us | lincoll / Open MPI | lincoll / Gloo | best / best Open MPI |"; print "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"; next }
-    { for (i = 1; i <= NF; i++) if ($i == "nan" || $i == "") $i = "-"
-      printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", human($1), $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$file"
+    NR == 1 { next }
+    { rows[NR] = $0; if (NF >= 12 && $11 != "nan" && $11 != "") has = 1 }
+    END {
+      printf "| bytes | algorithm | lincoll avg us | lincoll p50 us | predicted us | Open MPI us | Gloo us | lincoll / Open MPI | lincoll / Gloo | best / best Open MPI |%s\n", has ? " UCC us | lincoll / UCC |" : ""
+      printf "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|%s\n", has ? "---:|---:|" : ""
+      for (r = 2; r <= NR; r++) {
+        n = split(rows[r], f, "\t")
+        for (i = 1; i <= 12; i++) if (f[i] == "nan" || f[i] == "") f[i] = "-"
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", human(f[1]), f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10]
+        if (has) printf " %s | %s |", f[11], f[12]
+        printf "\n"
+      }
+    }' "$file"
   ;;
 md-encode)
   need_file "$file"
@@ -193,6 +203,8 @@ headline)
     [ -n "$v" ] && row "Open MPI" "$op time, every size (lincoll / Open MPI, lower is better)" "rhd/$op.tsv" "$v"
     v=$(awk -F'\t' 'NR > 1 && $9 != "nan" && $9 != "" { print $9 }' "$f" | tr '\n' ' ')
     [ -n "$v" ] && row "Gloo" "$op time, every size (lincoll / Gloo, lower is better)" "rhd/$op.tsv" "$v"
+    v=$(awk -F'\t' 'NR > 1 && NF >= 12 && $12 != "nan" && $12 != "" { print $12 }' "$f" | tr '\n' ' ')
+    [ -n "$v" ] && row "UCC" "$op time, every size (lincoll / UCC tl/ucp, lower is better)" "rhd/$op.tsv" "$v"
   done
   if [ -s "$dir/gf.csv" ]; then
     v=$(awk -F, '$3 == "GF(2^8)" && $8 != "" { print $8 }' "$dir/gf.csv" | tr '\n' ' ')

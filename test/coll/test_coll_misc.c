@@ -481,8 +481,9 @@ static void test_opts_vform(void **state)
     lc_simh_destroy(&h);
 }
 
-/* The cost model: rhd for small messages on many ranks, ring for large
- * allreduce on a non-power-of-two count where the fold doubles the volume. */
+/* The cost model: rd (one message a round) for small vectors, rhd for
+ * medium ones on many ranks, ring for large allreduce on a
+ * non-power-of-two count where the fold doubles the volume. */
 static void test_selection(void **state)
 {
     (void)state;
@@ -495,6 +496,12 @@ static void test_selection(void **state)
     assert_int_equal(
         lincoll_allreduce_init(h.comm[0], LINCOLL_IN_PLACE, x, 8, LINCOLL_FLOAT, LINCOLL_SUM, &pl),
         LINCOLL_OK);
+    lincoll_plan_stats(pl, &s);
+    assert_string_equal(s.algorithm, "rd_allreduce");
+    lincoll_plan_free(pl);
+    assert_int_equal(lincoll_allreduce_init(h.comm[0], LINCOLL_IN_PLACE, x, 32768, LINCOLL_FLOAT,
+                                            LINCOLL_SUM, &pl),
+                     LINCOLL_OK);
     lincoll_plan_stats(pl, &s);
     assert_string_equal(s.algorithm, "rhd_allreduce");
     lincoll_plan_free(pl);

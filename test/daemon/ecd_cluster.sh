@@ -25,7 +25,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ecd_harness.sh" ecd_cluster
 N=8
 for i in $(seq 0 $((N - 1))); do
-  "$bin/lincoll-ecd" --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
+  "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
       --port-file "$W/p$i" --timeout $T --die-with-parent --max-conns 512 \
       --max-inflight 1073741824 --client-rate 1048576 --direct-max 65536 --scrub-interval 30 \
       --scrub-rate 16777216 >>"$W/log$i" 2>&1 &
@@ -37,7 +37,7 @@ for i in $(seq 0 $((N - 1))); do
 done
 { echo "code 4 2"; for i in $(seq 0 $((N - 1))); do echo "node $i 127.0.0.1:$(cat "$W/p$i")"; done; } \
   > "$W/cluster"
-ec() { local n=$1; shift; "$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/p$n")" -t 120 "$@"; }
+ec() { local n=$1; shift; "$bin/lincoll-ec" --insecure -s "127.0.0.1:$(cat "$W/p$n")" -t 120 "$@"; }
 cat > "$W/tool.py" <<'PY'
 import select, socket, sys, time
 M = (1 << 64) - 1

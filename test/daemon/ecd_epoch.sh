@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ecd_harness.sh" ecd_epoch
 N=7
 for i in $(seq 0 $((N - 1))); do
-  "$bin/lincoll-ecd" --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
+  "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
       --port-file "$W/p$i" --timeout $T --die-with-parent --direct-max 0 \
       --scrub-interval 0 >>"$W/log$i" 2>&1 &
   pids+=($!)

@@ -16,7 +16,7 @@ W=$(mktemp -d /tmp/ecd_lat.XXXXXX)
 pids=()
 trap 'for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$W"' EXIT
 for i in $(seq 0 $((N - 1))); do
-  "$bin/lincoll-ecd" --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
+  "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/d$i" --cluster "$W/cluster" --listen 127.0.0.1:0 \
       --port-file "$W/p$i" --timeout 5 --die-with-parent $flags >>"$W/log$i" 2>&1 &
   pids+=($!)
 done

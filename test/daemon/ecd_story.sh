@@ -50,14 +50,14 @@ write_cluster() {
 wait_port() { for _ in $(seq 1 300); do [ -s "$W/p$1" ] && return 0; sleep 0.1; done; fail "node $1 published no port"; }
 start_local() { # node, dir
   rm -f "$W/p$1"
-  "$bin/lincoll-ecd" --node "$1" --dir "$2" --cluster "$W/cluster" --listen 127.0.0.1:0 \
+  "$bin/lincoll-ecd" --insecure --node "$1" --dir "$2" --cluster "$W/cluster" --listen 127.0.0.1:0 \
       --port-file "$W/p$1" --timeout $T --die-with-parent >>"$W/log$1" 2>&1 &
   pids+=($!); eval "pid$1=$!"
   wait_port "$1"
 }
 ec() { # lincoll-ec from where the daemons are reachable
-  if [ "$mode" = local ]; then "$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/p0")" -t 120 "$@"
-  else ip netns exec "${NSP}1" "$bin/lincoll-ec" -s "$(ip_of 0):$(cat "$W/p0")" -t 120 "$@"; fi
+  if [ "$mode" = local ]; then "$bin/lincoll-ec" --insecure -s "127.0.0.1:$(cat "$W/p0")" -t 120 "$@"
+  else ip netns exec "${NSP}1" "$bin/lincoll-ec" --insecure -s "$(ip_of 0):$(cat "$W/p0")" -t 120 "$@"; fi
 }
 raw() { # send raw bytes (stdin) to node 0, print its reply
   if [ "$mode" = local ]; then python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p0")"
@@ -70,7 +70,7 @@ else
   # one daemon per emulated host: emucluster starts rank r on host r+1
   cat > "$W/node.sh" <<EOS
 #!/bin/sh
-exec "$bin/lincoll-ecd" --node "\$EMU_RANK" --dir "$W/d\$EMU_RANK" --cluster "$W/cluster" \
+exec "$bin/lincoll-ecd" --insecure --node "\$EMU_RANK" --dir "$W/d\$EMU_RANK" --cluster "$W/cluster" \
     --listen 0.0.0.0:0 --port-file "$W/p\$EMU_RANK" --timeout $T >>"$W/log\$EMU_RANK" 2>&1
 EOS
   chmod +x "$W/node.sh"

@@ -89,6 +89,7 @@ PROGRAMS = {
     "lincoll_info": lambda args: True,         # every flag is a mode (-c, -t, -a)
     "lincoll-ec": lambda args: any(not a.startswith("-") and ":" not in a for a in args),
     "lincoll-ecd": _has("--node"),
+    "lincoll-ec-auth": lambda args: len(args) > 0,
     "ec_daemon": lambda args: True,
     "lincoll_ec_file": _has("--file"),
     # a rank program of the repair scripts: needs 2 ranks, so only whole
@@ -535,6 +536,11 @@ REWRITES = {
         why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition, a 4 s kill phase with 2 "
             "clients (the recorded run: 12 daemons, about 12 minutes); -o: not over the "
             "committed report"),
+    "perf/daemon/secure_compare.sh": Run(
+        'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security2" -s 64k -r 1 -n 2',
+        timeout=300,
+        why="the recorded run took minutes (1 and 16 MiB, 7 repetitions, 31 small puts); "
+            "-o: not over the committed run"),
     "perf/anchors/ceph_bench.sh [-o OUT_DIR] [--osds 12|6] [-d SECONDS] [-c \"1 4 16 64\"] "
     "[-s \"4k 1m 16m\"] [--install]": Run(
         ceph_or_refusal('perf/anchors/ceph_bench.sh -o "$DOCS_TMP/ceph"', "--osds 6 -d 2 -c 1 -s 4k"),
@@ -554,6 +560,12 @@ REWRITES = {
     "-p \"load kill small\" -L 8": Run(
         ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2"),
         timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took minutes, 12 OSDs)"),
+    "perf/daemon/verify_overhead.sh -s \"1m 16m\" -r 15 -o docs/perf/2026-12-06-daemon-verify": Run(
+        'perf/daemon/verify_overhead.sh -b build/bin -s "1m" -r 1 -o "$DOCS_TMP/verify"',
+        timeout=300,
+        why="one 1 MiB object, 1 repetition instead of 1 and 16 MiB, 15 (the recorded run took "
+            "5 minutes); -o: not over the committed run"),
+    "sha256_bench 15": Run("build/bin/sha256_bench 1", why="1 repetition instead of 15"),
     "perf/repair/repair_emu.sh [-b BUILD_DIR] [-o OUT_ROOT] [-d DATE] [-k \"4 6 10\"] [-s 64m] "
     "[-n 5] [-r 1gbit] [--burst 256kb] [--nap US] [--spin \"6\"] [--slice BYTES] "
     "[--render-only]": Run(
@@ -660,21 +672,40 @@ MAPPED = {
         "test reads the profile back"),
     "test/gpu/run.sh": ("ctest:gpu_run_without_gpu",
                         "runs it; without a GPU it must refuse with a reason"),
-    "lincoll-ecd --node 3 --dir /srv/ecd --cluster /etc/ecd/cluster [--listen 0.0.0.0:7000] "
-    "[--port-file F] [--timeout 10] [--max-object BYTES] [--stripe BYTES]": (
-        "ctest:daemon_story_local", "6 daemons on 127.0.0.1 with --node, --dir, --cluster, "
-        "--listen, --port-file, --timeout (--stripe: ecd_put_emu.sh above; --max-object: its "
-        "default only)"),
-    "lincoll-ecd --node 3 --dir /srv/ecd --cluster /etc/ecd/cluster --max-conns 512 "
-    "--max-inflight 1073741824 --client-rate 1048576 --direct-max 65536 --scrub-interval 30 "
-    "--scrub-rate 16777216": (
-        "ctest:daemon_cluster", "8 daemons with every one of these flags"),
-    "lincoll-ec -s 10.0.0.1:7000 put FILE [NAME]": ("ctest:daemon_story_local", "20 puts"),
-    "lincoll-ec -s 10.0.0.1:7000 get NAME OUT": ("ctest:daemon_story_local",
-                                                 "every object read back and checked"),
-    "lincoll-ec -s 10.0.0.1:7000 stat": ("ctest:daemon_story_local", "stat of the 6 nodes"),
-    "lincoll-ec -s 10.0.0.1:7000 repair NODE": ("ctest:daemon_story_local",
-                                                "nodes 3 and 4 repaired"),
+    "lincoll-ecd --node 3 --dir /srv/ecd --cluster /etc/ecd/cluster --keyring /etc/ecd/keyring "
+    "[--listen 0.0.0.0:7000] [--port-file F] [--timeout 10] [--max-object BYTES] [--stripe BYTES]": (
+        "ctest:daemon_auth", "6 daemons on 127.0.0.1 with --node, --dir, --cluster, --keyring, "
+        "--listen, --port-file, --timeout (daemon_story_local the same --insecure; --stripe: "
+        "ecd_put_emu.sh above; --max-object: its default only)"),
+    "lincoll-ecd --node 3 --dir /srv/ecd --cluster /etc/ecd/cluster --keyring /etc/ecd/keyring "
+    "--max-conns 512 --max-inflight 1073741824 --client-rate 1048576 --direct-max 65536 "
+    "--scrub-interval 30 --scrub-rate 16777216": (
+        "ctest:daemon_cluster", "8 daemons with every one of these flags but --keyring "
+        "(--insecure: its Python clients speak plaintext); daemon_auth runs --keyring"),
+    "lincoll-ec -s 10.0.0.1:7000 --keyring app.keyring put FILE [NAME]": (
+        "ctest:daemon_auth", "puts with an exported write key"),
+    "lincoll-ec -s 10.0.0.1:7000 --keyring app.keyring get NAME OUT": (
+        "ctest:daemon_auth", "gets checked against the files"),
+    "lincoll-ec -s 10.0.0.1:7000 --keyring app.keyring stat": (
+        "ctest:daemon_auth", "stat with the read and the write key"),
+    "lincoll-ec -s 10.0.0.1:7000 --keyring ops.keyring repair NODE": (
+        "ctest:daemon_auth", "repair with an exported admin key"),
+    "lincoll-ec-auth create --keyring /etc/ecd/keyring --id cluster": (
+        "ctest:daemon_auth", "creates the cluster key of its keyring"),
+    "lincoll-ec-auth create --keyring /etc/ecd/keyring --id app --caps write": (
+        "ctest:daemon_auth", "creates the write key app"),
+    "lincoll-ec-auth create --keyring /etc/ecd/keyring --id ops --caps admin": (
+        "ctest:daemon_auth", "creates the admin key ops"),
+    "lincoll-ec-auth export --keyring /etc/ecd/keyring --id app --out app.keyring": (
+        "ctest:daemon_auth", "exports app, viewer and ops"),
+    "lincoll-ec-auth export --keyring /etc/ecd/keyring --id ops --out ops.keyring": (
+        "ctest:daemon_auth", "exports app, viewer and ops"),
+    "lincoll-ec-auth list --keyring /etc/ecd/keyring": (
+        "ctest:daemon_auth", "lists the keyring and checks viewer's line"),
+    "lincoll-ec-auth rotate --keyring /etc/ecd/keyring --id app": (
+        "ctest:daemon_auth", "rotates app, then the cluster key"),
+    "lincoll-ec-auth remove --keyring /etc/ecd/keyring --id app --gen 1": (
+        "ctest:daemon_auth", "removes app/1, then cluster/1"),
 }
 
 

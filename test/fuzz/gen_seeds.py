@@ -68,3 +68,43 @@ values = [b"3", b"0.5", b"ucx", b"sim", b"64k", b"4M", b"1g", b"yes", b"off", b"
           b"18446744073709551615k", b"", b" 7", b"a" * 300]
 for i in range(40):
     write("fuzz_config", "v%02d" % i, bytes([i]) + values[i % len(values)])
+
+# ---- lincoll-ecd auth: [0 keyring | 1 handshake | 2 caps + request line] ----
+SECRET = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+write("fuzz_ecd_auth", "keyring", b"\0# keys\nkey cluster 1 cluster " + SECRET.encode() +
+      b"\nkey app 2 write " + SECRET.encode() + b"\n")
+write("fuzz_ecd_auth", "keyring_bad", b"\0key app 0 root zz\n")
+write("fuzz_ecd_auth", "plaintext", b"\1GET obj\n")
+for caps, line in ((1, b"GET obj"), (3, b"PUT obj 5"), (7, b"REPAIR 2"), (15, b"STORE a 0 1 1 FROM 1 x"),
+                   (1, b"app/12"), (0, b"cluster/1 PING")):
+    write("fuzz_ecd_auth", "req_%d_%s" % (caps, line.split()[0].decode().replace("/", "_")),
+          b"\2" + bytes([caps]) + line)
+
+
+def client_hello(identity):
+    """A TLS 1.3 ClientHello with an external PSK, from openssl s_client
+    (the handshake seeds; skipped where openssl is missing)."""
+    import socket
+    import subprocess
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    p = subprocess.Popen(["openssl", "s_client", "-tls1_3", "-quiet", "-connect",
+                          "127.0.0.1:%d" % srv.getsockname()[1], "-psk_identity", identity,
+                          "-psk", SECRET, "-ciphersuites", "TLS_AES_128_GCM_SHA256"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    c, _ = srv.accept()
+    c.settimeout(5)
+    data = c.recv(65536)
+    c.close()
+    p.wait()
+    srv.close()
+    return data
+
+
+try:
+    for ident in ("app/1", "cluster/1", "nobody/1"):
+        write("fuzz_ecd_auth", "hello_" + ident.replace("/", "_"), b"\1" + client_hello(ident))
+except OSError:
+    print("gen_seeds: no openssl: the fuzz_ecd_auth handshake seeds are left out")

@@ -91,11 +91,11 @@ static int expected(int op, uint64_t bytes)
     return 0;
 }
 
-static int (*stat_get)(const char *, double[2]);
+static int (*stat_get)(const char *, double[3]);
 
 static double taken(int op)
 {
-    double v[2] = {0, 0};
+    double v[3] = {0, 0, 0};
     CHECK(stat_get(names[op], v) == 0, "lincoll_mpi_stat_get(%s)", names[op]);
     return v[0];
 }
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    stat_get = (int (*)(const char *, double[2]))dlsym(RTLD_DEFAULT, "lincoll_mpi_stat_get");
+    stat_get = (int (*)(const char *, double[3]))dlsym(RTLD_DEFAULT, "lincoll_mpi_stat_get");
     if (stat_get == NULL || nranks > 64) {
         fprintf(stderr, "decide_check: %s\n",
                 stat_get == NULL ? "liblincoll_mpi.so is not loaded (no lincoll_mpi_stat_get)"

@@ -367,9 +367,9 @@ static void check_cache(MPI_Comm comm, int calls)
  * lincoll_mpi_stat_get); -1 when the library is not loaded. */
 static double taken(const char *op)
 {
-    int (*get)(const char *, double[2]) =
-        (int (*)(const char *, double[2]))dlsym(RTLD_DEFAULT, "lincoll_mpi_stat_get");
-    double v[2] = {-1, -1};
+    int (*get)(const char *, double[3]) =
+        (int (*)(const char *, double[3]))dlsym(RTLD_DEFAULT, "lincoll_mpi_stat_get");
+    double v[3] = {-1, -1, -1};
     if (get == NULL || get(op, v) != 0) return -1;
     return v[0];
 }

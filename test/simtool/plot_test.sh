@@ -11,7 +11,7 @@ trap 'rm -rf "$dir"' EXIT
 [ -s "$dir/k.png" ] || { echo "FAIL: no $dir/k.png"; exit 1; }
 [ "$(head -c 8 "$dir/k.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || { echo "FAIL: k.png is not a PNG"; exit 1; }
 rows=$(grep -c '^allreduce,' "$dir/k.csv")
-[ "$rows" = 24 ] || { echo "FAIL: $rows rows, want 24 (6 K x 4 algorithms)"; exit 1; }
+[ "$rows" = 30 ] || { echo "FAIL: $rows rows, want 30 (6 K x 5 algorithms)"; exit 1; }
 "$sim" -t encode -A prepare_shoot -K 16 -p 2 --sweep s=64:4k --plot "$dir/s.png" >/dev/null || { echo "FAIL: size sweep --plot"; exit 1; }
 [ -s "$dir/s.png" ] || { echo "FAIL: no s.png"; exit 1; }
 # a plot without a sweep is refused, naming --plot
