@@ -554,6 +554,12 @@ REWRITES = {
     "-p \"load kill small\" -L 8": Run(
         ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2"),
         timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took minutes, 12 OSDs)"),
+    "perf/daemon/verify_overhead.sh -s \"1m 16m\" -r 15 -o docs/perf/2026-12-06-daemon-verify": Run(
+        'perf/daemon/verify_overhead.sh -b build/bin -s "1m" -r 1 -o "$DOCS_TMP/verify"',
+        timeout=300,
+        why="one 1 MiB object, 1 repetition instead of 1 and 16 MiB, 15 (the recorded run took "
+            "5 minutes); -o: not over the committed run"),
+    "sha256_bench 15": Run("build/bin/sha256_bench 1", why="1 repetition instead of 15"),
     "perf/repair/repair_emu.sh [-b BUILD_DIR] [-o OUT_ROOT] [-d DATE] [-k \"4 6 10\"] [-s 64m] "
     "[-n 5] [-r 1gbit] [--burst 256kb] [--nap US] [--spin \"6\"] [--slice BYTES] "
     "[--render-only]": Run(
