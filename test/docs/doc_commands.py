@@ -481,6 +481,19 @@ REWRITES = {
         '-s 8,4k -n 5 --no-emu', order=50,
         why="one build (no baseline build here), one round, two sizes, 5 iterations, no "
             "emulated cluster (the full run takes 30 minutes); -o: not in the tree"),
+    "perf/ucc_compare.sh -b BUILD [-B BASE_BUILD] [-a ANCHOR_DIR] [-o OUT] [-r REPS] "
+    "[-n \"2 4\"] [-m MAXBYTES] [-t \"OPS\"] [-d DOC]": Run(
+        'perf/ucc_compare.sh -b build -B build -a anchors-build -o "$DOCS_TMP/ucc_syn" -r 1 '
+        '-n 2 -m 8 -t bcast -d "$DOCS_TMP/ucc_syn.md"', skip_rc=77,
+        why="a synopsis: every option given, BASE_BUILD the same build, 8 bytes, bcast on 2 "
+            "ranks; exit 77 (SKIPPED) where anchors-build has no ucc_coll"),
+    "perf/ucc_compare.sh -b build -B build-main -a anchors-build -o docs/perf/2026-12-06-ucc "
+    "-r 3 -d docs/perf/2026-12-06-ucc.md": Run(
+        'perf/ucc_compare.sh -b build -a anchors-build -o "$DOCS_TMP/ucc" -r 1 -n 2 -m 32 '
+        '-t allreduce -d "$DOCS_TMP/ucc.md"', skip_rc=77,
+        why="one build (no baseline here), one repetition, 2 ranks, 8 and 32 bytes, allreduce; "
+            "-o/-d: not in the tree; exit 77 (SKIPPED) where anchors-build has no ucc_coll "
+            "(UCC is built only when LINCOLL_UCC_SRC is set)"),
     "perf/shared_cores_report.py shared-cores-out": Run(
         'perf/shared_cores_report.py "$DOCS_TMP/shared_cores"', order=51,
         why="the tables of the shortened run above"),
