@@ -180,9 +180,13 @@ static void epoch_kick(uint64_t stale);
 ecd_epoch_t *ecd_epoch_get(const ecd_cluster_t *cl, const int *need, uint64_t stale, char *err,
                            size_t esize)
 {
-    const uint64_t sig = ecd_cluster_sig(cl);
     const double deadline = ecd_now() + 3 * cfg.timeout;
+    ecd_cluster_t now;
     for (int asked = 0;; asked++) {
+        /* the cluster file as it is now: its leader, and the epoch must be its */
+        if (ecd_cluster_load(cfg.cluster, &now, err, esize) != 0) now = *cl;
+        cl = &now;
+        const uint64_t sig = ecd_cluster_sig(cl);
         pthread_mutex_lock(&ep_lock);
         ecd_epoch_t *e = cur;
         if (epoch_fits(e, sig, need, stale)) {
@@ -405,9 +409,18 @@ static void *lead_main(void *arg)
             usleep(20000 + (unsigned)(rand() % 30000));
         }
         if (conn[i] != NULL || (i == cfg.node && locked)) nodes[n++] = i;
+        if (conn[i] != NULL && i < cfg.node) { /* a lower node is up: it leads */
+            ecd_log("epoch: node %d is up and leads; none formed here", i);
+            goto out;
+        }
     }
     if (!locked) {
         ecd_log("epoch: this node is busy forming another epoch");
+        goto out;
+    }
+    if (n < cl.k) { /* (a cluster file not yet complete, a partition) */
+        ecd_log("epoch: only %d of %d nodes answered; RS(%d,%d) needs %d: none formed", n, cl.n,
+                cl.k, cl.m, cl.k);
         goto out;
     }
     seq++;
@@ -493,19 +506,12 @@ void ecd_epoch_check(void)
     const uint64_t sig = ecd_cluster_sig(&cl);
     if (cfg.node >= cl.n) return;
     pthread_mutex_lock(&ep_lock);
-    uint64_t stale = cur != NULL && cur->leader == cfg.node && cur->sig != sig ? cur->seq : 0;
-    int none = cur == NULL && !forming;
+    int ask = (cur == NULL || cur->sig != sig) && !forming;
     pthread_mutex_unlock(&ep_lock);
-    if (none) { /* at start, or after the leader left: form one before it is needed */
-        ecd_epoch_t *e = ecd_epoch_get(&cl, NULL, 0, err, sizeof(err));
-        ecd_epoch_release(e);
-        return;
-    }
-    if (stale != 0) {
-        ecd_log("epoch %llu: the cluster file changed; forming a new epoch",
-                (unsigned long long)stale);
-        epoch_kick(stale);
-    }
+    /* none (at start, after the leader left) or one of another cluster file:
+     * ask the leader of this file (every node asks the same one, which forms
+     * one epoch for all) before an operation needs it */
+    if (ask) ecd_epoch_release(ecd_epoch_get(&cl, NULL, 0, err, sizeof(err)));
 }
 
 void peer_epochreq(ecd_conn_t *c, char **w, int nw)

@@ -79,9 +79,8 @@ lincoll_status_t ecd_epoch_group(ecd_epoch_t *e, const int *nodes, int n, lincol
 lincoll_status_t ecd_epoch_drive(ecd_epoch_t *e, lincoll_plan_t *plan, ecd_conn_t *watch);
 void ecd_epoch_lock(ecd_epoch_t *e);
 void ecd_epoch_unlock(ecd_epoch_t *e);
-/* With no epoch here, get one (at start, after the leader left); the
- * leader of the current one forms a new one when the cluster file changed
- * (the watch thread calls it every few seconds). */
+/* With no epoch here, or one formed on another cluster file, ask the
+ * leader for one (the watch thread calls it every 2 s). */
 void ecd_epoch_check(void);
 /* One line describing the current epoch, for EPOCHSTAT and the log. */
 void ecd_epoch_describe(char *out, size_t cap);

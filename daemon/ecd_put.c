@@ -409,7 +409,7 @@ void client_put(ecd_conn_t *c, char **w, int nw)
     ecd_manifest_t m = {0};
     uint64_t *G = NULL;
     pthread_t th[3];
-    int nth = 0, ok = 0, committed = 0, truncated = 0;
+    int nth = 0, ok = 0, committed = 0, truncated = 0, attempt = 0, retryable = 0;
     uint64_t got = 0; /* upload bytes read */
     double t_fsync = 0;
     /* the upload must keep --client-rate; its first stripe (the whole of a
@@ -427,6 +427,10 @@ void client_put(ecd_conn_t *c, char **w, int nw)
         goto done;
     }
     got += p.got;
+    /* a put of one stripe (the whole object here) that fails on a member
+     * before the commit (a node died, its epoch failed) is run once more,
+     * over the nodes then live */
+again:
     if (op_begin_named(&op, want, name, err, sizeof(err)) != 0) goto done;
     const int L = op.nlive;
     if (ecd_disk_has(&disk, name)) { /* a put of the same name that held these nodes first */
@@ -434,6 +438,7 @@ void client_put(ecd_conn_t *c, char **w, int nw)
                  "an object of that name exists (a concurrent put of it won); nothing written");
         goto done;
     }
+    retryable = p.nst == 1 && attempt == 0;
     snprintf(m.name, sizeof(m.name), "%s", name);
     m.size = size;
     m.k = k;
@@ -594,6 +599,7 @@ void client_put(ecd_conn_t *c, char **w, int nw)
         }
     }
     t_fsync = ecd_now() - t0;
+    retryable = 0; /* from here on members may hold the object */
     /* commit: the manifest to every member, then here */
     char text[ECD_MANIFEST_MAX];
     int tlen = ecd_manifest_format(&m, text, sizeof(text));
@@ -644,6 +650,24 @@ done:
         ecd_conn_close(p.pieces[j]);
     op_end(&op); /* members without a COMMIT drop their temporaries */
     ecd_epoch_release(p.ep);
+    p.ep = NULL;
+    if (!ok && retryable && !truncated && strstr(err, "exists") == NULL) {
+        ecd_log("put %s failed (%s); once more over the nodes live now", name, err);
+        attempt = 1, retryable = 0, nth = 0, committed = 0;
+        p.failed = 0, p.err[0] = '\0', p.filled = p.sent = p.computed = 0, p.tag = 0;
+        memset(p.crc, 0, sizeof(p.crc));
+        memset(p.member, 0, sizeof(p.member));
+        memset(p.pieces, 0, sizeof(p.pieces));
+        ecd_sha256_init(&p.sha);
+        p.own.fd = -1;
+        p.own_tmp[0][0] = '\0';
+        free(p.par), free(p.scratch), free(p.Gz), free(G);
+        p.par = NULL, p.scratch = NULL, p.Gz = NULL, G = NULL;
+        memset(&m, 0, sizeof(m));
+        err[0] = '\0';
+        usleep(100000); /* the leader sees a dead member's connection close meanwhile */
+        goto again;
+    }
     put_inflight_done(held);
     char sha[65];
     ecd_hex(m.sha, 32, sha);

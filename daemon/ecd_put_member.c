@@ -209,7 +209,6 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
         reply_err(c, "ENCODE %s: this node already has an object of that name", name);
         return;
     }
-    vm = vmember_new(vkey);
     /* direct: this row's pieces come on a PIECES stream whatever it is */
     const int encode = !direct && put_remote_parity(k, L, crow) > 0, data = rank < k || direct;
     if (encode && (ep == NULL || ep->seq != eseq || tag < 1 ||
@@ -218,6 +217,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
                   (unsigned long long)eseq);
         return;
     }
+    vm = vmember_new(vkey);
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
     snprintf(p.opid, sizeof(p.opid), "%s", opid);

@@ -12,8 +12,8 @@
  * compare the two).
  *
  * Where the build found OpenSSL (ECD_HAVE_OPENSSL), a streamed hash runs in
- * OpenSSL's EVP SHA-256 instead, its own SHA-NI/AVX2 code: measured 1.0 to
- * 1.4 times the speed of the SHA-NI block function above on this project's
+ * OpenSSL's EVP SHA-256 instead, its own SHA-NI/AVX2 code: measured 1.16 to
+ * 1.33 times the speed of the SHA-NI block function above on this project's
  * machine (perf/daemon/sha256_bench.c, docs/perf/2026-12-06-daemon-verify.md).
  * The context is allocated at the first update and freed by final (or
  * ecd_sha256_drop); when it cannot be allocated the hash goes on here.

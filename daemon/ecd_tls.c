@@ -289,8 +289,9 @@ int ecd_tls_connect(ecd_conn_t *c, double timeout, char *why, size_t wsize)
                  c->peer, key);
     else
         snprintf(why, wsize,
-                 "%s did not complete a TLS 1.3 handshake (%s): is it started with --insecure? "
-                 "then so must this side be",
+                 "%s did not complete a TLS 1.3 handshake (%s): a daemon started with "
+                 "--insecure (then pass --insecure here too), or one serving --max-conns "
+                 "connections already (try again)",
                  c->peer, reason ? ERR_reason_error_string(ERR_peek_last_error()) : "closed");
     return -1;
 }
@@ -421,7 +422,7 @@ void ecd_auth_log_refusal(const char *peer, const char *why)
     double now = ecd_now();
     if (now - last >= 1.0) {
         if (left_out > 0)
-            ecd_log("refused %s: %s (and %ld more refusals in the last second)", peer, why,
+            ecd_log("refused %s: %s (and %ld more refusals since the last such line)", peer, why,
                     left_out);
         else
             ecd_log("refused %s: %s", peer, why);

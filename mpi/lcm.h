@@ -12,7 +12,8 @@
  * operators, statistics), lcm_table.c (the size table, agreed), lcm_cache.c (the plan cache),
  * lcm_coll.c (the blocking collectives), lcm_nb.c (nonblocking collectives
  * and the completion calls that drive them), lcm_stage.c (large blocking
- * calls through lincoll memory and zero-copy plans).
+ * calls through lincoll memory and zero-copy plans), lcm_persist.c (MPI-4
+ * persistent collectives, or Open MPI's MPIX_*_init).
  */
 #ifndef LCM_H
 #define LCM_H
@@ -84,6 +85,7 @@ typedef struct lcm_state {
     lincoll_context_t *ctx;
     MPI_Comm boot;     /* private dup of MPI_COMM_WORLD: the bootstrap's allgather */
     int keyval;        /* communicator attribute holding an lcm_comm_t */
+    MPI_Comm pself;    /* dup of MPI_COMM_SELF: persistent requests' handles */
     lcm_comm_t *comms; /* every mapped communicator */
     unsigned next_id;
     long cache_max;
@@ -237,5 +239,12 @@ int lcm_nb_busy(void);
 void lcm_nb_progress(void);
 /* Complete every active call (MPI_Finalize). */
 void lcm_nb_finalize(void);
+/* Start a prepared call for a persistent request: when it completes, a
+ * message of @p tag to rank 0 of lcm.pself completes the request's handle. */
+int lcm_nb_start_persist(lcm_call_t *call, int tag);
+
+/* ---- lcm_persist.c ---- */
+/* Free the persistent requests' state (MPI_Finalize). */
+void lcm_persist_finalize(void);
 
 #endif

@@ -20,7 +20,8 @@
 #include <strings.h>
 #include <time.h>
 
-lcm_state_t lcm = {.lock = PTHREAD_MUTEX_INITIALIZER, .keyval = MPI_KEYVAL_INVALID};
+lcm_state_t lcm = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, .keyval = MPI_KEYVAL_INVALID, .pself = MPI_COMM_NULL};
 
 void lcm_lock(void)
 {
@@ -148,6 +149,7 @@ int MPI_Finalize(void)
 {
     if (lcm.ctx != NULL) {
         lcm_nb_finalize();
+        lcm_persist_finalize();
         if (lcm.stats) lcm_stat_print();
         lcm.on = 0;
         lcm_cache_flush(NULL);

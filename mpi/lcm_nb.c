@@ -19,7 +19,9 @@
 typedef struct lcm_nb {
     lcm_call_t call;
     MPI_Request req;
-    int rc; /* the call's MPI error code, once done */
+    int rc;   /* the call's MPI error code, once done */
+    int ptag; /* > 0: a persistent request's start (lcm_persist.c), completed
+               * by a message of this tag to its handle on lcm.pself */
     struct lcm_nb *next;
 } lcm_nb_t;
 
@@ -70,6 +72,11 @@ void lcm_nb_progress(void)
         lcm_nb_t *nb = done;
         done = nb->next;
         nb->rc = lcm_call_finish(&nb->call, (lincoll_status_t)nb->rc);
+        if (nb->ptag > 0) {
+            PMPI_Send(NULL, 0, MPI_BYTE, 0, nb->ptag, lcm.pself);
+            free(nb);
+            continue;
+        }
         PMPI_Grequest_complete(nb->req);
     }
 }
@@ -101,6 +108,29 @@ static int lcm_nb_start(lcm_call_t *call, MPI_Request *request)
     lcm_active = nb;
     lcm_unlock();
     *request = nb->req;
+    lcm_nb_progress();
+    return MPI_SUCCESS;
+}
+
+int lcm_nb_start_persist(lcm_call_t *call, int tag)
+{
+    lcm_nb_t *nb = calloc(1, sizeof(*nb));
+    if (nb == NULL) {
+        free(call->tmp);
+        free(call->vcounts);
+        return lcm_fail(call->comm, lcm_op_name(call->op), LINCOLL_ERR_NOMEM);
+    }
+    nb->call = *call;
+    nb->ptag = tag;
+    int rc = lcm_call_start(&nb->call);
+    if (rc != MPI_SUCCESS) {
+        free(nb);
+        return rc;
+    }
+    lcm_lock();
+    nb->next = lcm_active;
+    lcm_active = nb;
+    lcm_unlock();
     lcm_nb_progress();
     return MPI_SUCCESS;
 }
@@ -197,14 +227,38 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     return flag || rc != MPI_SUCCESS ? rc : PMPI_Wait(request, status);
 }
 
+/* MPI_Waitall while lincoll has calls running: MPI_Testsome polls, keeping
+ * each request's status as it completes, then PMPI_Waitall.  Not
+ * PMPI_Testall: MPICH 4.0.2's fails with MPI_ERR_IN_STATUS (MPI_ERR_PENDING)
+ * where some requests of the array are complete and some are not. */
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 {
-    int flag = 0, rc = MPI_SUCCESS;
-    while (lcm_nb_busy() && !flag && rc == MPI_SUCCESS) {
-        lcm_nb_progress();
-        rc = PMPI_Testall(n, reqs, &flag, statuses);
+    if (!lcm_nb_busy() || n <= 0) return PMPI_Waitall(n, reqs, statuses);
+    const int keep = statuses != MPI_STATUSES_IGNORE;
+    int *idx = malloc((size_t)n * sizeof(int)), *done = calloc((size_t)n, sizeof(int));
+    MPI_Status *sts = malloc((size_t)n * sizeof(MPI_Status));
+    if (idx == NULL || done == NULL || sts == NULL) {
+        free(idx), free(done), free(sts);
+        while (lcm_nb_busy()) /* no memory: finish lincoll's calls first */
+            lcm_nb_progress();
+        return PMPI_Waitall(n, reqs, statuses);
     }
-    return flag || rc != MPI_SUCCESS ? rc : PMPI_Waitall(n, reqs, statuses);
+    int rc = MPI_SUCCESS, out = 0;
+    while (lcm_nb_busy() && rc == MPI_SUCCESS && out != MPI_UNDEFINED) {
+        lcm_nb_progress();
+        rc = PMPI_Testsome(n, reqs, &out, idx, sts);
+        for (int k = 0; rc == MPI_SUCCESS && out != MPI_UNDEFINED && k < out; k++) {
+            done[idx[k]] = 1;
+            if (keep) statuses[idx[k]] = sts[k];
+        }
+    }
+    if (rc == MPI_SUCCESS && out != MPI_UNDEFINED) {
+        rc = PMPI_Waitall(n, reqs, sts);
+        for (int i = 0; keep && i < n; i++)
+            if (!done[i]) statuses[i] = sts[i];
+    }
+    free(idx), free(done), free(sts);
+    return rc;
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)

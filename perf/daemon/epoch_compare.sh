@@ -61,7 +61,7 @@ git -C "$top" archive "$rev" daemon | tar -x -C "$T/src"
 flags=$(sed -n 's/^C_FLAGS = //p' "$d/flags.make")
 defs=$(sed -n 's/^C_DEFINES = //p' "$d/flags.make")
 incs=$(sed -n 's/^C_INCLUDES = //p' "$d/flags.make")
-libs=$(sed "s|\.\./lib/liblincoll_ecd_common.a||; s|\.\./lib/|$build/lib/|g" "$d/linkLibs.rsp")
+libs=$(sed "s|\.\./lib/liblincoll_ecd_common.a||; s|\.\./lib/|$build/lib/|g; s|\"||g" "$d/linkLibs.rsp")
 srcs=$(cd "$T/src/daemon" && ls ecd_*.c lincoll-ecd.c)
 objs=()
 for s in $srcs; do
@@ -70,8 +70,16 @@ for s in $srcs; do
   objs+=("$T/base/${s%.c}.o")
 done
 # shellcheck disable=SC2086
-g++ -Wl,-u,lc_config_install_hooks "${objs[@]}" -o "$T/base/bin/lincoll-ecd" $libs \
+g++ -Wl,-u,lc_config_install_hooks "${objs[@]}" -o "$T/base/bin/lincoll-ecd.real" $libs \
   -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
+# load.sh starts every daemon --insecure; a daemon from before TLS has no such flag
+cat >"$T/base/bin/lincoll-ecd" <<'EOS'
+#!/usr/bin/env bash
+a=()
+for x in "$@"; do [ "$x" = --insecure ] || a+=("$x"); done
+exec "$(dirname "$0")/lincoll-ecd.real" "${a[@]}"
+EOS
+chmod +x "$T/base/bin/lincoll-ecd"
 cp "$build/bin/lincoll-ec" "$T/base/bin/"
 echo "epoch_compare: baseline daemon of $(git -C "$top" rev-parse --short "$rev") built; $(uptime)" >&2
 

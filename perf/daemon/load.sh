@@ -179,6 +179,30 @@ start_cluster() { # phase name
     echo "load: (a daemon whose stripes span the whole cluster file runs with -n 6)" >&2
     exit 1
   }
+  # a daemon with membership epochs (EPOCHSTAT) is started once every node
+  # is in one epoch; one without them answers "unknown request"
+  python3 - "$W/cluster" <<'PY' >&2
+import socket, sys, time
+addrs = [l.split()[2] for l in open(sys.argv[1]) if l.startswith("node ")]
+def stat(a):
+    try:
+        s = socket.create_connection((a.rsplit(":", 1)[0], int(a.rsplit(":", 1)[1])), timeout=10)
+        s.sendall(b"EPOCHSTAT\n")
+        return s.makefile().readline().split()
+    except OSError:
+        return []
+t0 = time.time()
+while time.time() - t0 < 60:
+    w = [stat(a) for a in addrs]
+    if any(x[:3] == ["ERR", "unknown", "request"] for x in w):
+        sys.exit(0)
+    seqs = {x[2] for x in w if len(x) >= 7 and x[1] == "epoch" and x[6] == str(len(addrs))}
+    if len(seqs) == 1 and all(len(x) >= 7 and x[1] == "epoch" and x[6] == str(len(addrs)) for x in w):
+        print("load: every node in epoch %s after %.1f s" % (seqs.pop(), time.time() - t0))
+        sys.exit(0)
+    time.sleep(0.2)
+print("load: the nodes did not agree on an epoch within 60 s: %s" % w)
+PY
 }
 run_gen() { # phase tag clients duration [args]
   local phase=$1 tag=$2 c=$3 d=$4

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test/daemon/ecd_verify.sh: nothing that crosses UCX is committed unchecked
 # (docs/daemon.md, "What crosses UCX").  6 daemons on 127.0.0.1, RS(4,2),
+# secure (TLS 1.3 with a keyring: the fingerprint keys travel inside it),
 # every one started with the test hook --test-alter-transfer 1: the first
 # piece each receives from a collective has 5 bytes changed as by someone
 # on the wire, keeping its CRC32C (so the CRC alone would not see it).
@@ -25,11 +26,15 @@ T=4
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/ecd_harness.sh" ecd_verify
 N=6
+auth() { "$bin/lincoll-ec-auth" "$@" >>"$W/auth.log" 2>&1 || fail "lincoll-ec-auth $*: $(tail -1 "$W/auth.log")"; }
+auth create --keyring "$W/kr" --id cluster
+auth create --keyring "$W/kr" --id ops --caps admin
+auth export --keyring "$W/kr" --id ops --out "$W/ops.kr"
 start() { # start SET EXTRA...: 6 daemons in $W/SET, the cluster file $W/SET/cluster
   local set=$1; shift
   mkdir -p "$W/$set"
   for i in $(seq 0 $((N - 1))); do
-    "$bin/lincoll-ecd" --insecure --node "$i" --dir "$W/$set/d$i" --cluster "$W/$set/cluster" \
+    "$bin/lincoll-ecd" --keyring "$W/kr" --node "$i" --dir "$W/$set/d$i" --cluster "$W/$set/cluster" \
         --listen 127.0.0.1:0 --port-file "$W/$set/p$i" --timeout $T --die-with-parent \
         --scrub-interval 0 --test-alter-transfer 1 "$@" >>"$W/log-$set-$i" 2>&1 &
     pids+=($!)
@@ -42,8 +47,8 @@ start() { # start SET EXTRA...: 6 daemons in $W/SET, the cluster file $W/SET/clu
     > "$W/$set/cluster"
 }
 stop() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; { wait; } 2>/dev/null; pids=(); }
-ec() { local set=$1 n=$2; shift 2; "$bin/lincoll-ec" --insecure -s "127.0.0.1:$(cat "$W/$set/p$n")" -t 60 "$@"; }
-raw() { python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/$1/p$2")"; }
+ec() { local set=$1 n=$2; shift 2; "$bin/lincoll-ec" --keyring "$W/ops.kr" -s "127.0.0.1:$(cat "$W/$set/p$n")" -t 60 "$@"; }
+raw() { "$bin/ecd_rawtls" --keyring "$W/kr" --key-id cluster --to "127.0.0.1:$(cat "$W/$1/p$2")"; }
 row_node() { # row_node SET ROW: the node holding row ROW of obj
   local f; f=$(ls "$W/$1"/d*/chunks/obj."$2" 2>/dev/null | head -1)
   [ -n "$f" ] && basename "$(dirname "$(dirname "$f")")" | tr -d d

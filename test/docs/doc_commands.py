@@ -543,6 +543,17 @@ REWRITES = {
         timeout=300,
         why="a synopsis: 2 s per run, 6 daemons, 2 clients, 4 and 64 KiB, the phases without "
             "kills (the kill phase: ctest daemon_load_short); -o: not a dated report in the tree"),
+    "perf/daemon/epoch_compare.sh -n 12 -d 6 -r 2 -c \"1 4 16\" -s \"4k 1m\" -k 16": Run(
+        'perf/daemon/epoch_compare.sh -n 6 -d 1 -r 1 -c 1 -s 4k -k 2 -o "$DOCS_TMP/epoch"',
+        timeout=400,
+        why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition, a 4 s kill phase with 2 "
+            "clients (the recorded run: 12 daemons, about 12 minutes); -o: not over the "
+            "committed report"),
+    "perf/daemon/secure_compare.sh": Run(
+        'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security2" -s 64k -r 1 -n 2',
+        timeout=300,
+        why="the recorded run took minutes (1 and 16 MiB, 7 repetitions, 31 small puts); "
+            "-o: not over the committed run"),
     "perf/anchors/ceph_bench.sh [-o OUT_DIR] [--osds 12|6] [-d SECONDS] [-c \"1 4 16 64\"] "
     "[-s \"4k 1m 16m\"] [--install]": Run(
         ceph_or_refusal('perf/anchors/ceph_bench.sh -o "$DOCS_TMP/ceph"', "--osds 6 -d 2 -c 1 -s 4k"),
@@ -562,6 +573,12 @@ REWRITES = {
     "-p \"load kill small\" -L 8": Run(
         ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2"),
         timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took minutes, 12 OSDs)"),
+    "perf/daemon/verify_overhead.sh -s \"1m 16m\" -r 15 -o docs/perf/2026-12-06-daemon-verify": Run(
+        'perf/daemon/verify_overhead.sh -b build/bin -s "1m" -r 1 -o "$DOCS_TMP/verify"',
+        timeout=300,
+        why="one 1 MiB object, 1 repetition instead of 1 and 16 MiB, 15 (the recorded run took "
+            "5 minutes); -o: not over the committed run"),
+    "sha256_bench 15": Run("build/bin/sha256_bench 1", why="1 repetition instead of 15"),
     "perf/repair/repair_emu.sh [-b BUILD_DIR] [-o OUT_ROOT] [-d DATE] [-k \"4 6 10\"] [-s 64m] "
     "[-n 5] [-r 1gbit] [--burst 256kb] [--nap US] [--spin \"6\"] [--slice BYTES] "
     "[--render-only]": Run(
@@ -632,6 +649,9 @@ MAPPED = {
         "ctest:mpi_preload_mpich_n3", "test/mpi/run.sh: this line with mpi_check built "
         "against MPICH, at 3 ranks"),
     'perf/mpi/preload_compare.sh -r 3 -n "2 4" -m 32m': (
+        "ctest:mpi_preload_compare_quick", "the same script, 1 run, 2 ranks, 200 iterations, allreduce and "
+        "bcast up to 512 B, into a temporary directory: the report and its table are checked"),
+    'perf/mpi/preload_compare.sh -b build -a build/anchors -o OUT -d speed -r 1 -n "2 4" -m 32m': (
         "ctest:mpi_preload_compare_quick", "the same script, 1 run, 2 ranks, 200 iterations, allreduce and "
         "bcast up to 512 B, into a temporary directory: the report and its table are checked"),
     "deploy/test.sh": ("ci:deploy/test.sh",

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# perf/daemon/secure_compare.sh: what TLS 1.3 with pre-shared keys costs
+# lincoll-ecd (docs/daemon.md, Security): put and get throughput of 1 MiB
+# and 16 MiB objects and the p50 latency of a 4 KiB put, with keys (the
+# default) against --insecure (plaintext, the anchor), same run, on
+# 127.0.0.1.
+#
+#   perf/daemon/secure_compare.sh [-b BIN_DIR] [-o OUT_DIR] [-s "1m 16m"] [-r REPS] [-n SMALL]
+#
+# Two clusters of 6 daemons each, RS(4,2), run side by side: "tls" (one
+# keyring, the client with an exported write key) and "insecure".  Each
+# repetition, for each size S and each cluster in turn (interleaved, so
+# that a noisy neighbour hits both alike): a put of a fresh random object
+# of S bytes through its owner node, timed until the client has the reply
+# (committed on every node), then a get of it through another node, sha256
+# checked by the client.  MB/s = S / wall time (10^6 bytes), the client's
+# process start included.  Then SMALL (default 31) 4 KiB puts per cluster,
+# interleaved, each timed the same way: their median is the p50.  Every
+# request is one TCP connection (the protocol's), so with keys every put
+# and get pays a TLS handshake, and so does every connection between the
+# daemons that the request opens.
+#
+# Output in OUT_DIR (default docs/perf/$(date +%F)-daemon-security):
+#   ops.tsv       mode op size rep wall_s MBps, one row per operation
+#   summary.tsv   op size median_tls median_insecure ratio (MB/s; for the
+#                 4 KiB put: p50 ms, and the difference in ms)
+#   security.png  the medians (gnuplot, when installed)
+#   env.txt       uptime, nproc, the commit
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$top/build/bin
+out=$top/docs/perf/$(date +%F)-daemon-security
+sizes="1m 16m"
+reps=7
+small=31
+while [ $# -gt 0 ]; do
+  case $1 in
+    -b) bin=$(cd "$2" && pwd); shift 2 ;;
+    -o) out=$2; shift 2 ;;
+    -s) sizes=$2; shift 2 ;;
+    -r) reps=$2; shift 2 ;;
+    -n) small=$2; shift 2 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    *) echo "secure_compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
+  esac
+done
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "secure_compare.sh: -r '$reps' is not a positive count" >&2; exit 2; }
+[[ $small =~ ^[1-9][0-9]*$ ]] || { echo "secure_compare.sh: -n '$small' is not a positive count" >&2; exit 2; }
+for p in lincoll-ecd lincoll-ec lincoll-ec-auth; do
+  [ -x "$bin/$p" ] || { echo "secure_compare.sh: $bin/$p is missing (build first, or -b BIN_DIR)" >&2; exit 2; }
+done
+bytes() { # 1m -> 1048576
+  local v=${1%[kKmM]}
+  case $1 in *[kK]) echo $((v * 1024)) ;; *[mM]) echo $((v * 1048576)) ;; *) echo "$1" ;; esac
+}
+for s in $sizes; do
+  [[ $(bytes "$s") =~ ^[1-9][0-9]*$ ]] || { echo "secure_compare.sh: size '$s' (expected N, Nk or Nm)" >&2; exit 2; }
+done
+mkdir -p "$out"
+W=$(mktemp -d /tmp/secure_compare.XXXXXX)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; { wait; } 2>/dev/null; rm -rf "$W"; }
+trap cleanup EXIT
+"$bin/lincoll-ec-auth" create --keyring "$W/keyring" --id cluster >/dev/null
+"$bin/lincoll-ec-auth" create --keyring "$W/keyring" --id bench --caps write >/dev/null
+"$bin/lincoll-ec-auth" export --keyring "$W/keyring" --id bench --out "$W/bench.keyring" >/dev/null
+declare -A keys=([tls]="--keyring $W/keyring" [insecure]="--insecure")
+declare -A ckeys=([tls]="--keyring $W/bench.keyring" [insecure]="--insecure")
+start() { # start MODE
+  local mode=$1
+  mkdir -p "$W/$mode"
+  for i in 0 1 2 3 4 5; do
+    # shellcheck disable=SC2086
+    "$bin/lincoll-ecd" ${keys[$mode]} --node "$i" --dir "$W/$mode/d$i" --cluster "$W/$mode/cluster" \
+        --listen 127.0.0.1:0 --port-file "$W/$mode/p$i" --timeout 10 --die-with-parent \
+        --scrub-interval 0 --max-object 1073741824 >>"$W/$mode/log$i" 2>&1 &
+    pids+=($!)
+  done
+  for i in 0 1 2 3 4 5; do
+    for _ in $(seq 1 300); do [ -s "$W/$mode/p$i" ] && break; sleep 0.1; done
+    [ -s "$W/$mode/p$i" ] || { echo "secure_compare.sh: $mode node $i did not start" >&2; exit 1; }
+  done
+  { echo "code 4 2"; for i in 0 1 2 3 4 5; do echo "node $i 127.0.0.1:$(cat "$W/$mode/p$i")"; done; } \
+    >"$W/$mode/cluster"
+}
+start tls
+start insecure
+now() { date +%s.%N; }
+# shellcheck disable=SC2086
+ec() { local mode=$1 n=$2; shift 2; "$bin/lincoll-ec" ${ckeys[$mode]} -s "127.0.0.1:$(cat "$W/$mode/p$n")" -t 300 "$@"; }
+ec tls 0 stat | grep -q '^security tls1.3-psk' || { echo "secure_compare.sh: the tls cluster is not in TLS" >&2; exit 1; }
+ec insecure 0 stat | grep -q '^security insecure' || { echo "secure_compare.sh: the insecure cluster is not plaintext" >&2; exit 1; }
+# the owner node of a name (rendezvous hashing, docs/daemon.md): it coordinates its put
+owners() { # NAME... -> one owner per line
+  python3 - "$@" <<'PY'
+import sys
+M = (1 << 64) - 1
+def mix64(x):
+    x ^= x >> 30; x = (x * 0xbf58476d1ce4e5b9) & M
+    x ^= x >> 27; x = (x * 0x94d049bb133111eb) & M
+    return x ^ (x >> 31)
+for name in sys.argv[1:]:
+    h = 14695981039346656037
+    for b in name.encode():
+        h = ((h ^ b) * 1099511628211) & M
+    w = [mix64(h ^ mix64(i + 1)) for i in range(6)]
+    print(sorted(range(6), key=lambda i: (-w[i], i))[0])
+PY
+}
+printf 'mode\top\tsize\trep\twall_s\tMBps\n' >"$out/ops.tsv"
+for rep in $(seq 1 "$reps"); do
+  for s in $sizes; do
+    b=$(bytes "$s")
+    head -c "$b" /dev/urandom >"$W/obj"
+    name="o$s-$rep"
+    o=$(owners "$name")
+    for mode in tls insecure; do
+      t0=$(now); ec "$mode" "$o" put "$W/obj" "$name" >/dev/null || { echo "secure_compare.sh: $mode put $name failed" >&2; exit 1; }
+      t1=$(now); ec "$mode" $(( (o + 1) % 6 )) get "$name" "$W/back" >/dev/null || { echo "secure_compare.sh: $mode get $name failed" >&2; exit 1; }
+      t2=$(now)
+      cmp -s "$W/obj" "$W/back" || { echo "secure_compare.sh: $mode $name read back wrong" >&2; exit 1; }
+      awk -v m="$mode" -v s="$s" -v r="$rep" -v b="$b" -v t0="$t0" -v t1="$t1" -v t2="$t2" 'BEGIN {
+        printf "%s\tput\t%s\t%d\t%.4f\t%.2f\n", m, s, r, t1 - t0, b / (t1 - t0) / 1e6
+        printf "%s\tget\t%s\t%d\t%.4f\t%.2f\n", m, s, r, t2 - t1, b / (t2 - t1) / 1e6 }' >>"$out/ops.tsv"
+    done
+  done
+  echo "secure_compare.sh: repetition $rep of $reps done" >&2
+done
+head -c 4096 /dev/urandom >"$W/small"
+names=(); for i in $(seq 1 "$small"); do names+=("s4k-$i"); done
+mapfile -t own < <(owners "${names[@]}")
+for i in $(seq 0 $((small - 1))); do
+  for mode in tls insecure; do
+    t0=$(now); ec "$mode" "${own[$i]}" put "$W/small" "${names[$i]}" >/dev/null || { echo "secure_compare.sh: $mode put ${names[$i]} failed" >&2; exit 1; }
+    t1=$(now)
+    awk -v m="$mode" -v r="$((i + 1))" -v t0="$t0" -v t1="$t1" 'BEGIN {
+      printf "%s\tput\t4k\t%d\t%.4f\t%.3f\n", m, r, t1 - t0, 4096 / (t1 - t0) / 1e6 }' >>"$out/ops.tsv"
+  done
+done
+python3 - "$out/ops.tsv" "$out/summary.tsv" <<'PY'
+import statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
+mbps, wall = {}, {}
+for mode, op, size, rep, w, m in rows:
+    mbps.setdefault((op, size, mode), []).append(float(m))
+    wall.setdefault((op, size, mode), []).append(float(w))
+order = []
+for mode, op, size, *_ in rows:
+    if (op, size) not in order:
+        order.append((op, size))
+with open(sys.argv[2], "w") as f:
+    f.write("op\tsize\tmedian_tls\tmedian_insecure\tratio_or_diff\tunit\n")
+    for op, size in order:
+        if size == "4k":
+            t = 1e3 * statistics.median(wall[(op, size, "tls")])
+            i = 1e3 * statistics.median(wall[(op, size, "insecure")])
+            f.write("%s\t%s\t%.2f\t%.2f\t%+.2f\tp50 ms (difference)\n" % (op, size, t, i, t - i))
+        else:
+            t = statistics.median(mbps[(op, size, "tls")])
+            i = statistics.median(mbps[(op, size, "insecure")])
+            f.write("%s\t%s\t%.2f\t%.2f\t%.3f\tMB/s (ratio)\n" % (op, size, t, i, t / i))
+PY
+{ echo "date $(date -u +%FT%TZ)"; echo "uptime $(uptime)"; echo "nproc $(nproc)";
+  echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)";
+  echo "reps $reps sizes $sizes small $small"; } >"$out/env.txt"
+if command -v gnuplot >/dev/null; then
+  awk -F'\t' 'NR > 1 && $2 != "4k" { print $1 "-" $2, $3, $4 }' "$out/summary.tsv" >"$W/plot.dat"
+  awk -F'\t' 'NR > 1 && $2 == "4k" { print $1 "-" $2 "-p50", $3, $4 }' "$out/summary.tsv" >"$W/lat.dat"
+  gnuplot <<GP
+set terminal pngcairo size 1000,450 font ",10"
+set output "$out/security.png"
+set multiplot layout 1,2 title "lincoll-ecd, 6 daemons RS(4,2) on 127.0.0.1: TLS 1.3-PSK against --insecure, same run, medians"
+set style data histograms
+set style histogram cluster gap 1
+set style fill solid 0.8 border -1
+set yrange [0:*]
+set key top left
+set ylabel "MB/s (10^6 bytes, median of $reps)"
+plot "$W/plot.dat" using 2:xtic(1) title "TLS 1.3-PSK (keys)", "" using 3 title "--insecure (anchor)"
+set ylabel "ms (median of $small)"
+plot "$W/lat.dat" using 2:xtic(1) title "TLS 1.3-PSK (keys)", "" using 3 title "--insecure (anchor)"
+unset multiplot
+GP
+fi
+cat "$out/summary.tsv"
