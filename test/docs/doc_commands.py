@@ -638,6 +638,9 @@ MAPPED = {
     'perf/mpi/preload_compare.sh -r 3 -n "2 4" -m 32m': (
         "ctest:mpi_preload_compare_quick", "the same script, 1 run, 2 ranks, 200 iterations, allreduce and "
         "bcast up to 512 B, into a temporary directory: the report and its table are checked"),
+    'perf/mpi/preload_compare.sh -b build -a build/anchors -o OUT -d speed -r 1 -n "2 4" -m 32m': (
+        "ctest:mpi_preload_compare_quick", "the same script, 1 run, 2 ranks, 200 iterations, allreduce and "
+        "bcast up to 512 B, into a temporary directory: the report and its table are checked"),
     "deploy/test.sh": ("ci:deploy/test.sh",
                        "the whole suite, which includes this check: CI's first job"),
     "deploy/sanitize.sh [ctest args]": ("ci:deploy/sanitize.sh", "CI's sanitizer job"),
