@@ -93,6 +93,7 @@ typedef struct put_pipe {
     ecd_conn_t *pieces[ECD_MAX_NODES]; /* by row (data rows; every row if direct), NULL here */
     ecd_epoch_t *ep;                   /* the epoch whose context runs the collective */
     uint64_t tag;                      /* its plans' tags: tag + 32 i */
+    int lost;                          /* a member's connection broke or the collective failed */
     ecd_vput_t *vf; /* what crosses UCX is checked (ecd_verify_op.c); NULL: not */
     int nslot;
     uint8_t *ring;    /* nslot stripes of k * stripe bytes */
@@ -180,6 +181,7 @@ static void *put_distribute(void *arg)
             const uint8_t *piece =
                 j < p->k ? b + (size_t)j * w : p->par + (size_t)(j - p->k) * p->stripe;
             if (ecd_write(p->pieces[j], piece, w) != 0) {
+                p->lost = 1;
                 put_fail(p, "sending node %d its data: %s", p->node_of_row[j], strerror(errno));
                 return NULL;
             }
@@ -259,6 +261,7 @@ static void *put_encode(void *arg)
             st = ecd_epoch_drive(p->ep, plan[(s - 1) % (uint64_t)nplan], NULL);
     }
     if (st != LINCOLL_OK) {
+        p->lost = 1;
         put_fail(p, "encode on epoch %llu: %s", (unsigned long long)p->ep->seq,
                  lincoll_strerror(st));
         ecd_epoch_fail(p->ep); /* the next put forms a new epoch */
@@ -290,6 +293,7 @@ static int put_agree_epoch(put_pipe_t *p, const ecd_cluster_t *cl, const int *no
         for (int r = 0; r < p->L; r++)
             if (p->member[r] != NULL &&
                 ecd_printf(p->member[r], "EPOCH %llu\n", (unsigned long long)p->ep->seq) != 0) {
+                p->lost = 1;
                 snprintf(err, esize, "node %d left: %s", node_of_row[r], strerror(errno));
                 return -1;
             }
@@ -297,6 +301,7 @@ static int put_agree_epoch(put_pipe_t *p, const ecd_cluster_t *cl, const int *no
             char line[ECD_LINE_MAX] = "";
             if (p->member[r] == NULL) continue;
             if (ecd_read_line(p->member[r], line, sizeof(line)) < 0) {
+                p->lost = 1;
                 snprintf(err, esize, "node %d left: %s", node_of_row[r], strerror(errno));
                 return -1;
             }
@@ -504,6 +509,7 @@ again:
                        (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
                        (unsigned long long)m.stripe, p.direct ? " direct" : "", eptag,
                        vword) != 0) {
+            p.lost = 1;
             snprintf(err, sizeof(err), "sending node %d its part: %s", nd, strerror(errno));
             goto done;
         }
@@ -517,8 +523,9 @@ again:
                          "an object of that name exists (a concurrent put of it won); nothing "
                          "written");
             else
-                snprintf(err, sizeof(err), "node %d refused the put: %s", m.node[r],
-                         line[0] ? line : strerror(errno));
+                p.lost = line[0] == '\0';
+            snprintf(err, sizeof(err), "node %d refused the put: %s", m.node[r],
+                     line[0] ? line : strerror(errno));
             goto done;
         }
     }
@@ -531,6 +538,7 @@ again:
                                   why, sizeof(why));
         if (p.pieces[j] == NULL || ecd_printf(p.pieces[j], "PIECES %s %d\n", op.id, j) != 0 ||
             ecd_read_line(p.pieces[j], line, sizeof(line)) < 0 || strcmp(line, "OK") != 0) {
+            p.lost = 1;
             snprintf(err, sizeof(err), "opening node %d's data stream: %s", nd,
                      line[0]  ? line
                      : why[0] ? why
@@ -583,6 +591,7 @@ again:
         char line[ECD_LINE_MAX] = "", *ww[4] = {line, NULL, NULL, NULL}, why[256];
         if (p.member[r] == NULL) continue;
         if (ecd_read_line(p.member[r], line, sizeof(line)) < 0) {
+            p.lost = 1;
             snprintf(err, sizeof(err), "node %d did not report: %s", m.node[r], strerror(errno));
             goto done;
         }
@@ -651,10 +660,10 @@ done:
     op_end(&op); /* members without a COMMIT drop their temporaries */
     ecd_epoch_release(p.ep);
     p.ep = NULL;
-    if (!ok && retryable && !truncated && strstr(err, "exists") == NULL) {
+    if (!ok && retryable && p.lost && !truncated) { /* a member left, not a refusal */
         ecd_log("put %s failed (%s); once more over the nodes live now", name, err);
         attempt = 1, retryable = 0, nth = 0, committed = 0;
-        p.failed = 0, p.err[0] = '\0', p.filled = p.sent = p.computed = 0, p.tag = 0;
+        p.failed = 0, p.lost = 0, p.err[0] = '\0', p.filled = p.sent = p.computed = 0, p.tag = 0;
         memset(p.crc, 0, sizeof(p.crc));
         memset(p.member, 0, sizeof(p.member));
         memset(p.pieces, 0, sizeof(p.pieces));

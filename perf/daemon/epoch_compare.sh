@@ -16,7 +16,7 @@
 # ones too; for every C of -c and size of -s a fresh cluster, C clients
 # putting for -d seconds, then getting), then once per daemon the kill
 # phase (-k clients, default 16, 4 -d seconds, two daemons killed and
-# restarted).  Output in OUT_DIR (default docs/perf/DATE-storage-epoch):
+# restarted; -k 0: none).  Output in OUT_DIR (default docs/perf/DATE-storage-epoch):
 # runs/DAEMON-rREP/ (load.sh's files), and perf/daemon/epoch_table.py's
 # table.md, medians.csv, latency.png and throughput.png.  `uptime` goes
 # with every run: the machine may be shared.
@@ -96,7 +96,9 @@ for r in $(seq 1 "$reps"); do
   run context-per-op "$T/base/bin" "$r" "bench small" "$dur"
   run epoch "$build/bin" "$r" "bench small" "$dur"
 done
-run context-per-op "$T/base/bin" kill kill $((4 * dur))
-run epoch "$build/bin" kill kill $((4 * dur))
+if [ "$kcl" -gt 0 ]; then
+  run context-per-op "$T/base/bin" kill kill $((4 * dur))
+  run epoch "$build/bin" kill kill $((4 * dur))
+fi
 python3 "$top/perf/daemon/epoch_table.py" "$out"
 echo "epoch_compare: wrote $out/table.md" >&2

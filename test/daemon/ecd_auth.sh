@@ -152,7 +152,12 @@ say "read key: GET and STAT only; write key: no REPAIR; admin key: REPAIR"
 ch=$(ls "$W"/d2/chunks/big.*)
 printf 'XXXX' | dd of="$ch" bs=1 seek=100 conv=notrunc 2>/dev/null
 ec 0 viewer get big "$W/big.out" >/dev/null && cmp -s "$W/big" "$W/big.out" || fail "degraded get of big"
-grep -q 'object big: row [0-9]* rewritten' "$W/log2" || fail "the write-back to node 2 was not taken"
+# the get answers its client first and writes back after: wait for it
+for _ in $(seq 600); do
+  grep -q 'object big: row [0-9]* rewritten' "$W/log2" && break
+  sleep 0.1
+done
+grep -q 'object big: row [0-9]* rewritten' "$W/log2" || fail "the write-back to node 2 was not taken within 60 s"
 [ "$(snap)" = "$before" ] || fail "the write-back did not restore the chunk"
 say "a damaged chunk rewritten by a get's confirmed STORE"
 

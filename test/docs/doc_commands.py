@@ -481,6 +481,19 @@ REWRITES = {
         '-s 8,4k -n 5 --no-emu', order=50,
         why="one build (no baseline build here), one round, two sizes, 5 iterations, no "
             "emulated cluster (the full run takes 30 minutes); -o: not in the tree"),
+    "perf/ucc_compare.sh -b BUILD [-B BASE_BUILD] [-a ANCHOR_DIR] [-o OUT] [-r REPS] "
+    "[-n \"2 4\"] [-m MAXBYTES] [-t \"OPS\"] [-d DOC]": Run(
+        'perf/ucc_compare.sh -b build -B build -a anchors-build -o "$DOCS_TMP/ucc_syn" -r 1 '
+        '-n 2 -m 8 -t bcast -d "$DOCS_TMP/ucc_syn.md"', skip_rc=77,
+        why="a synopsis: every option given, BASE_BUILD the same build, 8 bytes, bcast on 2 "
+            "ranks; exit 77 (SKIPPED) where anchors-build has no ucc_coll"),
+    "perf/ucc_compare.sh -b build -B build-main -a anchors-build -o docs/perf/2026-12-06-ucc "
+    "-r 3 -d docs/perf/2026-12-06-ucc.md": Run(
+        'perf/ucc_compare.sh -b build -a anchors-build -o "$DOCS_TMP/ucc" -r 1 -n 2 -m 32 '
+        '-t allreduce -d "$DOCS_TMP/ucc.md"', skip_rc=77,
+        why="one build (no baseline here), one repetition, 2 ranks, 8 and 32 bytes, allreduce; "
+            "-o/-d: not in the tree; exit 77 (SKIPPED) where anchors-build has no ucc_coll "
+            "(UCC is built only when LINCOLL_UCC_SRC is set)"),
     "perf/shared_cores_report.py shared-cores-out": Run(
         'perf/shared_cores_report.py "$DOCS_TMP/shared_cores"', order=51,
         why="the tables of the shortened run above"),
@@ -531,11 +544,11 @@ REWRITES = {
         why="a synopsis: 2 s per run, 6 daemons, 2 clients, 4 and 64 KiB, the phases without "
             "kills (the kill phase: ctest daemon_load_short); -o: not a dated report in the tree"),
     "perf/daemon/epoch_compare.sh -n 12 -d 6 -r 2 -c \"1 4 16\" -s \"4k 1m\" -k 16": Run(
-        'perf/daemon/epoch_compare.sh -n 6 -d 1 -r 1 -c 1 -s 4k -k 2 -o "$DOCS_TMP/epoch"',
+        'perf/daemon/epoch_compare.sh -n 6 -d 1 -r 1 -c 1 -s 4k -k 0 -o "$DOCS_TMP/epoch"',
         timeout=400,
-        why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition, a 4 s kill phase with 2 "
-            "clients (the recorded run: 12 daemons, about 12 minutes); -o: not over the "
-            "committed report"),
+        why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition, no kill phase (kills "
+            "under load: ctest daemon_load_short and daemon_epoch; the recorded run: 12 "
+            "daemons, about 12 minutes); -o: not over the committed report"),
     "perf/daemon/secure_compare.sh": Run(
         'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security2" -s 64k -r 1 -n 2',
         timeout=300,
