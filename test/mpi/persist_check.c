@@ -23,17 +23,9 @@
 #define INIT(name) MPIX_##name##_init
 #endif
 
-static int rank, P, failures;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "rank %d: FAIL %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+static int P;
 
 enum { AR, AR_IP, RED, BC, AG, RSB, RS, BAR, LAND, NREQ };
 static const char *const names[NREQ] = {"allreduce",
