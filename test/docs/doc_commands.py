@@ -362,6 +362,20 @@ def ceph_or_refusal(cmd, args):
             "else cat %s >&2 && grep -q 'Ceph is not installed' %s; fi" % (cmd, args, cmd, err, err, err))
 
 
+def ucc_or_refusal(cmd):
+    """bash: with the UCC anchor built (anchors-build/ucc_coll), cmd; without
+    it, cmd must fail and say how to build it (UCC is built only when
+    LINCOLL_UCC_SRC names its source; CI builds no UCC)."""
+    err = '"$DOCS_TMP/ucc_refusal.err"'
+    return ("if [ -x anchors-build/ucc_coll ]; then %s; elif %s >%s 2>&1; then false; "
+            "else cat %s >&2 && grep -q 'ucc_coll is missing: build it with LINCOLL_UCC_SRC=' %s; fi"
+            % (cmd, cmd, err, err, err))
+
+
+UCC_WHY = ("where anchors-build has no ucc_coll (UCC is built only when LINCOLL_UCC_SRC is set), "
+           "the script must refuse and say how to build it")
+
+
 COMPARE_CEPH_SHORT = 'perf/daemon/compare_ceph.sh -n 6 -o "$DOCS_TMP/storage.md"'
 COMPARE_CEPH_WHY = ("with Ceph installed: 6 storage processes each, 1 client, 4 KiB, 2 s, 1 "
                     "repetition, then the small-object phase; without Ceph it must refuse and "
@@ -483,17 +497,16 @@ REWRITES = {
             "emulated cluster (the full run takes 30 minutes); -o: not in the tree"),
     "perf/ucc_compare.sh -b BUILD [-B BASE_BUILD] [-a ANCHOR_DIR] [-o OUT] [-r REPS] "
     "[-n \"2 4\"] [-m MAXBYTES] [-t \"OPS\"] [-d DOC]": Run(
-        'perf/ucc_compare.sh -b build -B build -a anchors-build -o "$DOCS_TMP/ucc_syn" -r 1 '
-        '-n 2 -m 8 -t bcast -d "$DOCS_TMP/ucc_syn.md"', skip_rc=77,
+        ucc_or_refusal('perf/ucc_compare.sh -b build -B build -a anchors-build -o '
+                       '"$DOCS_TMP/ucc_syn" -r 1 -n 2 -m 8 -t bcast -d "$DOCS_TMP/ucc_syn.md"'),
         why="a synopsis: every option given, BASE_BUILD the same build, 8 bytes, bcast on 2 "
-            "ranks; exit 77 (SKIPPED) where anchors-build has no ucc_coll"),
+            "ranks; " + UCC_WHY),
     "perf/ucc_compare.sh -b build -B build-main -a anchors-build -o docs/perf/2026-12-06-ucc "
     "-r 3 -d docs/perf/2026-12-06-ucc.md": Run(
-        'perf/ucc_compare.sh -b build -a anchors-build -o "$DOCS_TMP/ucc" -r 1 -n 2 -m 32 '
-        '-t allreduce -d "$DOCS_TMP/ucc.md"', skip_rc=77,
+        ucc_or_refusal('perf/ucc_compare.sh -b build -a anchors-build -o "$DOCS_TMP/ucc" -r 1 '
+                       '-n 2 -m 32 -t allreduce -d "$DOCS_TMP/ucc.md"'),
         why="one build (no baseline here), one repetition, 2 ranks, 8 and 32 bytes, allreduce; "
-            "-o/-d: not in the tree; exit 77 (SKIPPED) where anchors-build has no ucc_coll "
-            "(UCC is built only when LINCOLL_UCC_SRC is set)"),
+            "-o/-d: not in the tree; " + UCC_WHY),
     "perf/shared_cores_report.py shared-cores-out": Run(
         'perf/shared_cores_report.py "$DOCS_TMP/shared_cores"', order=51,
         why="the tables of the shortened run above"),
