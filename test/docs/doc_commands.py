@@ -507,6 +507,11 @@ REWRITES = {
                        '-n 2 -m 32 -t allreduce -d "$DOCS_TMP/ucc.md"'),
         why="one build (no baseline here), one repetition, 2 ranks, 8 and 32 bytes, allreduce; "
             "-o/-d: not in the tree; " + UCC_WHY),
+    "perf/ucc_compare.sh -b build -a anchors-build -o OUT -r 3 -n 2 -m 4096 -t \"allreduce bcast "
+    "reduce\" -d OUT.md": Run(
+        ucc_or_refusal('perf/ucc_compare.sh -b build -a anchors-build -o "$DOCS_TMP/uccq" -r 1 -n 2 '
+                       '-m 8 -t reduce -d "$DOCS_TMP/uccq.md"'),
+        why="one repetition, 8 bytes, reduce; OUT: a temporary directory; " + UCC_WHY),
     "perf/shared_cores_report.py shared-cores-out": Run(
         'perf/shared_cores_report.py "$DOCS_TMP/shared_cores"', order=51,
         why="the tables of the shortened run above"),
