@@ -58,7 +58,7 @@ typedef enum lcm_why {
 typedef struct lcm_table {
     uint64_t n[LCM_OP_LAST]; /* ranges per operation (0: never taken) */
     uint64_t lo[LCM_OP_LAST][LCM_TABLE_RANGES], hi[LCM_OP_LAST][LCM_TABLE_RANGES];
-    uint64_t stage; /* UINT64_MAX: never staged */
+    uint64_t stage[LCM_OP_LAST]; /* per operation; UINT64_MAX: never staged */
     uint64_t cache_max, cache_bytes;
 } lcm_table_t;
 
@@ -147,8 +147,8 @@ int lcm_table_parse(const char *text, lcm_table_t *t, int quiet);
 int lcm_table_agree(const char *text, long cache_max, size_t cache_bytes);
 /* Whether lincoll takes a call of @p bytes (equal on every rank). */
 int lcm_size_ok(lcm_op_t op, size_t bytes);
-/* Whether a blocking call of @p bytes is staged (lcm_stage.c). */
-int lcm_stage_ok(size_t bytes);
+/* Whether a blocking call of @p op moving @p bytes is staged (lcm_stage.c). */
+int lcm_stage_ok(lcm_op_t op, size_t bytes);
 
 /* ---- lcm_cache.c ---- */
 /* What a plan is for: everything it depends on. */

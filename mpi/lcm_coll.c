@@ -50,7 +50,8 @@ int lcm_call_finish(lcm_call_t *call, lincoll_status_t st)
 int lcm_call_run(lcm_call_t *call)
 {
     int rc = MPI_SUCCESS;
-    if (call->op != LCM_BARRIER && lcm_stage_ok(lcm_call_bytes(call)) && lcm_stage_run(call, &rc))
+    if (call->op != LCM_BARRIER && lcm_stage_ok(call->op, lcm_call_bytes(call)) &&
+        lcm_stage_run(call, &rc))
         return rc;
     rc = lcm_call_start(call);
     if (rc != MPI_SUCCESS) return rc;

@@ -5,7 +5,7 @@
  * The plans of lcm_cache.c run on the user's buffers and so use only the tag
  * algorithms (local init, no windows: a user buffer freed and reallocated at
  * the same address must never meet a stale mapping).  From the agreed size
- * lcm.table.stage on, a blocking call instead copies its input into buffers
+ * of its operation (lcm.table.stage[op]) on, a blocking call instead copies its input into buffers
  * from lincoll_mem_alloc, runs a persistent plan compiled over those
  * buffers with the default options (the cost model may take zero copy: the
  * peers map the staging buffers, which this layer owns and frees), and

@@ -45,8 +45,21 @@ static const uint64_t lcm_min_default[LCM_OP_LAST] = {[LCM_ALLREDUCE] = 0,
                                                       [LCM_BARRIER] = 0};
 
 /* Staging from this size (lcm_stage.c): the copies in and out cost less
- * than the zero-copy plan saves (docs/perf/2026-12-06-mpi-preload-speed.md). */
+ * than the zero-copy plan saves, for the operations that reduce.  bcast and
+ * allgather are not staged by default: there the MPI moves the data in one
+ * single-copy transfer, and the copies in and out made the staged call
+ * 1.1-2.2x slower than the unstaged one (8 MiB, 2 ranks, quiet machine:
+ * docs/perf/2026-12-06-mpi-preload-speed.md).  stage=SIZE sets every
+ * operation. */
 #define LCM_STAGE_DEFAULT (256u << 10)
+static const uint64_t lcm_stage_default[LCM_OP_LAST] = {[LCM_ALLREDUCE] = LCM_STAGE_DEFAULT,
+                                                        [LCM_REDUCE] = LCM_STAGE_DEFAULT,
+                                                        [LCM_BCAST] = UINT64_MAX,
+                                                        [LCM_ALLGATHER] = UINT64_MAX,
+                                                        [LCM_REDUCE_SCATTER_BLOCK] =
+                                                            LCM_STAGE_DEFAULT,
+                                                        [LCM_REDUCE_SCATTER] = LCM_STAGE_DEFAULT,
+                                                        [LCM_BARRIER] = UINT64_MAX};
 
 void lcm_table_default(lcm_table_t *t)
 {
@@ -56,7 +69,8 @@ void lcm_table_default(lcm_table_t *t)
         t->lo[op][0] = lcm_min_default[op];
         t->hi[op][0] = UINT64_MAX;
     }
-    t->stage = LCM_STAGE_DEFAULT;
+    for (int op = 0; op < LCM_OP_LAST; op++)
+        t->stage[op] = lcm_stage_default[op];
 }
 
 int lcm_parse_bytes(const char *s, size_t *out)
@@ -114,12 +128,13 @@ int lcm_table_parse(const char *text, lcm_table_t *t, int quiet)
                 bad = lcm_table_ranges(eq + 1, t, op) != 0;
             } else if (strcmp(tok, "stage") == 0) {
                 size_t v = 0;
-                if (strcmp(eq + 1, "off") == 0)
-                    t->stage = UINT64_MAX;
-                else if (lcm_parse_bytes(eq + 1, &v) == 0)
-                    t->stage = v;
-                else
+                uint64_t all = UINT64_MAX;
+                if (strcmp(eq + 1, "off") != 0 && lcm_parse_bytes(eq + 1, &v) == 0)
+                    all = v;
+                else if (strcmp(eq + 1, "off") != 0)
                     bad = 1;
+                for (int i = 0; !bad && i < LCM_OP_LAST; i++)
+                    t->stage[i] = all;
             } else {
                 bad = 1;
             }
@@ -158,7 +173,8 @@ int lcm_table_agree(const char *text, long cache_max, size_t cache_bytes)
     /* staged plans are made and found in call order: not where threads race */
     int multiple = lcm.thread_multiple, any = 0;
     if (PMPI_Allreduce(&multiple, &any, 1, MPI_INT, MPI_MAX, lcm.boot) != MPI_SUCCESS) return -1;
-    if (any) agreed.stage = UINT64_MAX;
+    for (int op = 0; any && op < LCM_OP_LAST; op++)
+        agreed.stage[op] = UINT64_MAX;
     lcm.table = agreed;
     lcm.cache_max = (long)agreed.cache_max;
     lcm.cache_bytes = (size_t)agreed.cache_bytes;
@@ -173,7 +189,7 @@ int lcm_size_ok(lcm_op_t op, size_t bytes)
     return 0;
 }
 
-int lcm_stage_ok(size_t bytes)
+int lcm_stage_ok(lcm_op_t op, size_t bytes)
 {
-    return bytes >= lcm.table.stage;
+    return bytes >= lcm.table.stage[op];
 }

@@ -1,7 +1,7 @@
 /*
  * test/mpi/stage_check.c: large blocking calls staged through lincoll
  * memory (liblincoll_mpi.so, mpi/lcm_stage.c) give PMPI's results.
- *   stage_check
+ *   stage_check [--default]
  * Before MPI_Init it sets LINCOLL_MPI_MIN_BYTES=stage=64k and
  * LINCOLL_MPI_CACHE=3, so that few sizes cross the staging size and the
  * per-communicator list of staged plans evicts.  For every operation, sizes
@@ -11,7 +11,10 @@
  * uneven reduce_scatter counts: every result is compared with PMPI's bit for
  * bit (small integers, also as doubles), and lincoll's counts
  * (lincoll_mpi_stat_get) must say the calls from 64 KiB were staged and
- * those below were not.  Exit 0 when all held; each failure prints a line.
+ * those below were not.  With --default the built-in table holds: a 1 MiB
+ * allreduce is staged, a 1 MiB bcast and allgather are not (the MPI's
+ * single-copy transfers beat copies in and out there), and their results
+ * equal PMPI's.  Exit 0 when all held; each failure prints a line.
  */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -121,10 +124,41 @@ static void round_of(size_t bytes, MPI_Datatype t, int round)
     free(ref);
 }
 
+/* The built-in table: 1 MiB of allreduce staged, of bcast and allgather not. */
+static void default_check(void)
+{
+    const int n = 1 << 18; /* 1 MiB of int */
+    int *in = malloc((size_t)n * 4 * (size_t)P), *out = malloc((size_t)n * 4 * (size_t)P),
+        *ref = malloc((size_t)n * 4 * (size_t)P);
+    for (int i = 0; i < n; i++)
+        in[i] = (i * 7 + rank * 13) % 1000;
+    double s0 = staged("allreduce");
+    MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(staged("allreduce") > s0, "default table: a 1 MiB allreduce was not staged");
+    PMPI_Allreduce(in, ref, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(!memcmp(out, ref, (size_t)n * 4), "default table: allreduce result");
+    s0 = staged("bcast");
+    memcpy(out, in, (size_t)n * 4);
+    MPI_Bcast(out, n, MPI_INT, P - 1, MPI_COMM_WORLD);
+    CHECK(staged("bcast") == s0, "default table: a 1 MiB bcast was staged");
+    memcpy(ref, in, (size_t)n * 4);
+    PMPI_Bcast(ref, n, MPI_INT, P - 1, MPI_COMM_WORLD);
+    CHECK(!memcmp(out, ref, (size_t)n * 4), "default table: bcast result");
+    s0 = staged("allgather");
+    MPI_Allgather(in, n / P, MPI_INT, out, n / P, MPI_INT, MPI_COMM_WORLD);
+    CHECK(staged("allgather") == s0, "default table: a 1 MiB allgather was staged");
+    PMPI_Allgather(in, n / P, MPI_INT, ref, n / P, MPI_INT, MPI_COMM_WORLD);
+    CHECK(!memcmp(out, ref, (size_t)n * 4), "default table: allgather result");
+    free(in), free(out), free(ref);
+}
+
 int main(int argc, char **argv)
 {
-    setenv("LINCOLL_MPI_MIN_BYTES", "stage=64k", 1);
-    setenv("LINCOLL_MPI_CACHE", "3", 1);
+    const int dflt = argc > 1 && strcmp(argv[1], "--default") == 0;
+    if (!dflt) {
+        setenv("LINCOLL_MPI_MIN_BYTES", "stage=64k", 1);
+        setenv("LINCOLL_MPI_CACHE", "3", 1);
+    }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -135,7 +169,8 @@ int main(int argc, char **argv)
         PMPI_Abort(MPI_COMM_WORLD, 2);
     }
     static const size_t sizes[] = {65528, 65536, 1048576 + 24, 3 << 20};
-    for (int round = 0; round < 3; round++)
+    if (dflt) default_check();
+    for (int round = 0; !dflt && round < 3; round++)
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
             round_of(sizes[s], MPI_INT, round);
             round_of(sizes[s], MPI_DOUBLE, round);
