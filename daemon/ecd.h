@@ -51,6 +51,9 @@ void ecd_sha256_portable(int on);
 void ecd_hex(const uint8_t *b, size_t n, char *out);
 int ecd_unhex(const char *s, uint8_t *b, size_t n);
 
+/* A detached thread running fn(arg): 0, or -1 when it could not start. */
+int ecd_thread_start(void *(*fn)(void *), void *arg);
+
 /* ---- connections (ecd_net.c) --------------------------------------------- */
 /* A TCP connection with a read buffer.  Every read and write waits at most
  * `idle` seconds without progress (a silent peer is dropped after idle

@@ -483,19 +483,14 @@ static void epoch_kick(uint64_t stale)
     pthread_mutex_unlock(&ep_lock);
     if (!start) return;
     lead_arg_t *a = malloc(sizeof(*a));
-    pthread_t t;
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     if (a != NULL) a->stale = stale;
-    if (a == NULL || pthread_create(&t, &at, lead_main, a) != 0) {
+    if (a == NULL || ecd_thread_start(lead_main, a) != 0) {
         free(a);
         pthread_mutex_lock(&ep_lock);
         forming = 0;
         pthread_cond_broadcast(&ep_cv);
         pthread_mutex_unlock(&ep_lock);
     }
-    pthread_attr_destroy(&at);
 }
 
 void ecd_epoch_check(void)

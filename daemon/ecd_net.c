@@ -43,6 +43,17 @@ void ecd_log(const char *fmt, ...)
         fprintf(stderr, "lincoll-ec: %s\n", msg);
 }
 
+int ecd_thread_start(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    pthread_attr_t a;
+    if (pthread_attr_init(&a) != 0) return -1;
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &a, fn, arg);
+    pthread_attr_destroy(&a);
+    return rc == 0 ? 0 : -1;
+}
+
 int ecd_parse_hostport(const char *text, char *host, size_t hsize, int *port)
 {
     const char *colon = text ? strrchr(text, ':') : NULL;

@@ -287,13 +287,7 @@ int scrub_start(void)
 {
     if (degraded_open() != 0) return -1;
     if (cfg.scrub_interval <= 0) return 0;
-    pthread_t t;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &a, scrub_main, NULL);
-    pthread_attr_destroy(&a);
-    return rc == 0 ? 0 : -1;
+    return ecd_thread_start(scrub_main, NULL);
 }
 
 int degraded_count(const ecd_cluster_t *cl)

@@ -69,11 +69,5 @@ static void *watch_main(void *arg)
 
 int ecd_service_watch_start(void)
 {
-    pthread_t t;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &a, watch_main, NULL);
-    pthread_attr_destroy(&a);
-    return rc == 0 ? 0 : -1;
+    return ecd_thread_start(watch_main, NULL);
 }

@@ -48,15 +48,17 @@ ecd_vput_t *vput_begin(int k, int collective)
     return v;
 }
 
+/* " verify=KEY" for a request line, or "" without a key. */
+static void verify_word(const ecd_vkey_t *key, char *out, size_t cap)
+{
+    char hex[2 * ECD_VKEY + 1] = "";
+    if (key != NULL) ecd_vkey_hex(key, hex);
+    snprintf(out, cap, "%s%s", key != NULL ? " verify=" : "", hex);
+}
+
 void vput_word(const ecd_vput_t *v, char *out, size_t cap)
 {
-    char hex[2 * ECD_VKEY + 1];
-    if (v == NULL) {
-        snprintf(out, cap, "%s", "");
-        return;
-    }
-    ecd_vkey_hex(&v->key, hex);
-    snprintf(out, cap, " verify=%s", hex);
+    verify_word(v != NULL ? &v->key : NULL, out, cap);
 }
 
 void vput_data(ecd_vput_t *v, const void *const *src, uint64_t w)
@@ -200,13 +202,7 @@ int vrep_member(char **w, int *nw, ecd_vrepair_t **vr_p)
 
 void vrep_word(const ecd_vrepair_t *vr, char *out, size_t cap)
 {
-    char hex[2 * ECD_VKEY + 1];
-    if (vr == NULL) {
-        snprintf(out, cap, "%s", "");
-        return;
-    }
-    ecd_vkey_hex(&vr->key, hex);
-    snprintf(out, cap, " verify=%s", hex);
+    verify_word(vr != NULL ? &vr->key : NULL, out, cap);
 }
 
 static void vrep_add(ecd_vrepair_t *vr, int job, int row, const ecd_fp_t *fp)

@@ -245,15 +245,10 @@ int main(int argc, char **argv)
             continue;
         }
         ecd_conn_t *c = ecd_conn_wrap(fd, cfg.timeout);
-        pthread_t t;
-        pthread_attr_t a;
-        pthread_attr_init(&a);
-        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
         if (c != NULL && ecd_conn_admit(c) != 0) {
             ecd_conn_close(c);
-        } else if (c != NULL && pthread_create(&t, &a, conn_main, c) != 0) {
+        } else if (c != NULL && ecd_thread_start(conn_main, c) != 0) {
             ecd_conn_done(c);
         }
-        pthread_attr_destroy(&a);
     }
 }

@@ -87,6 +87,15 @@ int lcm_nb_busy(void)
 }
 
 /* Start a prepared call as a request. */
+/* Make a started call one of those lcm_nb_progress drives. */
+static void lcm_nb_enlist(lcm_nb_t *nb)
+{
+    lcm_lock();
+    nb->next = lcm_active;
+    lcm_active = nb;
+    lcm_unlock();
+}
+
 static int lcm_nb_start(lcm_call_t *call, MPI_Request *request)
 {
     lcm_nb_t *nb = calloc(1, sizeof(*nb));
@@ -103,10 +112,7 @@ static int lcm_nb_start(lcm_call_t *call, MPI_Request *request)
         free(nb);
         return rc;
     }
-    lcm_lock();
-    nb->next = lcm_active;
-    lcm_active = nb;
-    lcm_unlock();
+    lcm_nb_enlist(nb);
     *request = nb->req;
     lcm_nb_progress();
     return MPI_SUCCESS;
@@ -127,10 +133,7 @@ int lcm_nb_start_persist(lcm_call_t *call, int tag)
         free(nb);
         return rc;
     }
-    lcm_lock();
-    nb->next = lcm_active;
-    lcm_active = nb;
-    lcm_unlock();
+    lcm_nb_enlist(nb);
     lcm_nb_progress();
     return MPI_SUCCESS;
 }
