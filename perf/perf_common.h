@@ -80,10 +80,16 @@ void lc_perf_summarize(double *samples, long iters, double divisor, size_t bytes
 #define LC_PERF_MODEL_MIN_ITERS  10
 #define LC_PERF_MODEL_MAX_OTHERS 0.3
 #define LC_PERF_MODEL_MAX_SPREAD 3.0
+/* Where /proc/stat cannot tell (a run shorter than 10 jiffies per
+ * processing unit), a rank that waited on a run queue for more than this
+ * share of the run (its schedstat run_delay) says other processes used the
+ * cores, if every rank has a processing unit of its own. */
+#define LC_PERF_MODEL_MAX_WAIT 0.3
 
 /* Wall time, this process's CPU time and the machine's /proc/stat jiffies. */
 typedef struct lc_perf_cpu_mark {
     double wall, user, sys;
+    double run_delay; /* seconds this thread waited on a run queue (-1: unknown) */
     unsigned long long busy, total;
 } lc_perf_cpu_mark_t;
 
@@ -99,6 +105,8 @@ typedef struct lc_perf_cpu {
     double sys_frac;     /* the kernel's part of the ranks' CPU time */
     double machine_busy; /* busy fraction of the whole machine */
     double others;       /* cores used by other processes (-1: unknown, ranks on other hosts) */
+    double wait_max;     /* largest share of the run a rank waited for a core (-1: unknown) */
+    int wait_rank;       /* the rank that waited wait_max */
 } lc_perf_cpu_t;
 
 void lc_perf_cpu_mark(lc_perf_cpu_mark_t *m);

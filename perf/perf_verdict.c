@@ -24,7 +24,12 @@ void lc_perf_cpu_mark(lc_perf_cpu_mark_t *m)
     m->user = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec;
     m->sys = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
     m->busy = m->total = 0;
-    FILE *f = fopen("/proc/stat", "r");
+    m->run_delay = -1;
+    unsigned long long on_cpu, delay;
+    FILE *f = fopen("/proc/thread-self/schedstat", "r");
+    if (f != NULL && fscanf(f, "%llu %llu", &on_cpu, &delay) == 2) m->run_delay = 1e-9 * (double)delay;
+    if (f != NULL) fclose(f);
+    f = fopen("/proc/stat", "r");
     unsigned long long v[10] = {0};
     if (f != NULL && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
                             &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
@@ -54,7 +59,7 @@ static double kernel_id(void)
  * busy share says anything about other processes. */
 #define LC_PERF_MIN_JIFFIES 10
 
-enum { CPU_SHARE, CPU_SYS, CPU_KERNEL, CPU_FIELDS };
+enum { CPU_SHARE, CPU_SYS, CPU_KERNEL, CPU_WAIT, CPU_FIELDS };
 
 int lc_perf_cpu_gather(lincoll_comm_t *world, const lc_perf_cpu_mark_t *a,
                        const lc_perf_cpu_mark_t *b, lc_perf_cpu_t *c)
@@ -62,7 +67,10 @@ int lc_perf_cpu_gather(lincoll_comm_t *world, const lc_perf_cpu_mark_t *a,
     int me = lincoll_comm_rank(world), P = lincoll_comm_size(world);
     double wall = b->wall - a->wall;
     double mine[CPU_FIELDS] = {wall > 0 ? (b->user - a->user + b->sys - a->sys) / wall : 0,
-                               wall > 0 ? (b->sys - a->sys) / wall : 0, kernel_id()};
+                               wall > 0 ? (b->sys - a->sys) / wall : 0, kernel_id(),
+                               wall > 0 && a->run_delay >= 0 && b->run_delay >= 0
+                                   ? (b->run_delay - a->run_delay) / wall
+                                   : -1};
     double *all = calloc((size_t)P * CPU_FIELDS, sizeof(double));
     memset(c, 0, sizeof(*c));
     if (all == NULL) return -1;
@@ -72,6 +80,8 @@ int lc_perf_cpu_gather(lincoll_comm_t *world, const lc_perf_cpu_mark_t *a,
         c->share_max = 0;
         c->share_min = 1e30;
         c->one_kernel = 1;
+        c->wait_max = 0;
+        c->wait_rank = -1;
         for (int j = 0; j < P; j++) {
             double s = all[CPU_FIELDS * j + CPU_SHARE];
             sum += s;
@@ -80,6 +90,13 @@ int lc_perf_cpu_gather(lincoll_comm_t *world, const lc_perf_cpu_mark_t *a,
             c->share_min = s < c->share_min ? s : c->share_min;
             if (all[CPU_FIELDS * j + CPU_KERNEL] != mine[CPU_KERNEL] || mine[CPU_KERNEL] < 0)
                 c->one_kernel = 0;
+            double w = all[CPU_FIELDS * j + CPU_WAIT];
+            if (w < 0 || c->wait_max < 0)
+                c->wait_max = -1;
+            else if (w > c->wait_max) {
+                c->wait_max = w;
+                c->wait_rank = j;
+            }
         }
         c->valid = 1;
         c->ranks = P;
@@ -105,9 +122,9 @@ void lc_perf_cpu_print(const char *test, size_t size, const lc_perf_cpu_t *c)
 {
     if (!c->valid) return;
     printf("#cpu test=%s size=%zu ranks=%d wall_s=%.3f share_mean=%.4f share_max=%.4f "
-           "share_min=%.4f sys_frac=%.3f machine_busy=%.4f cores=%ld others=%.2f\n",
+           "share_min=%.4f sys_frac=%.3f machine_busy=%.4f cores=%ld others=%.2f wait_max=%.3f\n",
            test, size, c->ranks, c->wall_s, c->share_mean, c->share_max, c->share_min, c->sys_frac,
-           c->machine_busy, c->cores, c->others);
+           c->machine_busy, c->cores, c->others, c->wait_max);
     fflush(stdout);
 }
 
@@ -119,6 +136,12 @@ int lc_perf_model_comparable(const perf_result_t *r, const lc_perf_cpu_t *c, cha
     }
     if (c != NULL && c->valid && c->others > LC_PERF_MODEL_MAX_OTHERS) {
         snprintf(why, n, "other processes used %.1f of %ld cores", c->others, c->cores);
+        return 0;
+    }
+    if (c != NULL && c->valid && c->others < 0 && c->one_kernel && c->ranks <= c->cores &&
+        c->wait_max > LC_PERF_MODEL_MAX_WAIT) {
+        snprintf(why, n, "other processes used the cores: rank %d waited %.0f%% of the run for one",
+                 c->wait_rank, 100 * c->wait_max);
         return 0;
     }
     int shared = c != NULL && c->valid && c->one_kernel && c->ranks > c->cores;
