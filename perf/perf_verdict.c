@@ -27,7 +27,8 @@ void lc_perf_cpu_mark(lc_perf_cpu_mark_t *m)
     m->run_delay = -1;
     unsigned long long on_cpu, delay;
     FILE *f = fopen("/proc/thread-self/schedstat", "r");
-    if (f != NULL && fscanf(f, "%llu %llu", &on_cpu, &delay) == 2) m->run_delay = 1e-9 * (double)delay;
+    if (f != NULL && fscanf(f, "%llu %llu", &on_cpu, &delay) == 2)
+        m->run_delay = 1e-9 * (double)delay;
     if (f != NULL) fclose(f);
     f = fopen("/proc/stat", "r");
     unsigned long long v[10] = {0};
