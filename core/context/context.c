@@ -113,6 +113,15 @@ static void lc_context_wait_mode(lincoll_context_t *ctx)
 {
     ctx->wait_sleep =
         ctx->cfg.wait == LC_WAIT_SLEEP || (ctx->cfg.wait == LC_WAIT_AUTO && ctx->oversubscribed);
+    /* A rank that shares its PU must not look long for a peer's store: it
+     * comes from a peer that runs only once this rank gives the PU away
+     * (the executor's defaults, 32 progress calls of 64 counter reads with
+     * a pause each, last about 80 us on a Zen VM; 4 ranks on 2 PUs: an
+     * 8-byte zcopy_rd_allreduce took 90 us at the median, 11 us with one
+     * look).  Message rounds keep the defaults: there the transport's
+     * progress calls themselves move data.  0: the defaults. */
+    ctx->exec_spins = ctx->oversubscribed ? 1 : 0;
+    ctx->wait_spins = ctx->oversubscribed ? 1 : 0;
     lc_info("wait: %s (%s %s; %.2f ranks per processing unit on the most crowded machine)",
             ctx->wait_sleep ? "sleep" : "spin", lc_config_name(LINCOLL_CONFIG_WAIT),
             ctx->cfg.wait == LC_WAIT_AUTO    ? "auto"

@@ -39,6 +39,12 @@ struct lincoll_context {
     /* blocking waits sleep (LINCOLL_WAIT, auto: oversubscribed): see
      * core/exec/wait.c; writers of mapped flags then wake their waiters */
     int wait_sleep;
+    /* how long test() looks at a round that waits on mapped peers' stores
+     * before it returns: progress calls and counter reads per wait
+     * (core/exec/exec.c; 0: its defaults); one each where ranks share
+     * processing units, so that a rank hands its PU to the peer whose
+     * store it waits for at once */
+    unsigned exec_spins, wait_spins;
     double timeout; /* seconds, 0 = never */
     lincoll_comm_t *world;
     unsigned next_comm_id; /* the next counted comm id (core/api/comm.c) */

@@ -21,7 +21,9 @@
  * other puts go through the transport (put_nb with signal).  A wait is done
  * once `count` more signals than it consumed have arrived; for a mapped peer
  * the executor spins on the counter briefly (a store about to land is
- * cheaper to wait for than a round of transport progress).
+ * cheaper to wait for than a round of transport progress) — where ranks
+ * share processing units it looks once and returns, since the peer that
+ * stores runs only after this rank gives its PU away (ctx->exec_spins).
  *
  * Receives of the next round are posted early when the plan marked it safe
  * (after this round's sends, the order ucx_perftest uses for a ping-pong:
@@ -161,9 +163,10 @@ static lincoll_status_t lc_exec_put(lincoll_plan_t *p, const lc_lx_t *x, lc_tl_r
     return lc_win_put(x->win, x->peer, src, x->len, roff, 1, LC_TAG_FIELD(x->tag, ROUND), slot);
 }
 
-static inline int lc_exec_wait_ready(const lc_lx_t *x)
+static inline int lc_exec_wait_ready(const lc_lx_t *x, unsigned spins)
 {
-    for (int i = 0; i < LC_EXEC_WAIT_SPIN; i++) {
+    if (spins == 0) spins = LC_EXEC_WAIT_SPIN; /* a context whose budget is not set yet */
+    for (unsigned i = 0; i < spins; i++) {
         uint64_t arrived = __atomic_load_n(x->sig, __ATOMIC_ACQUIRE);
         if (arrived - *x->consumed >= x->count) {
             *x->consumed += x->count;
@@ -420,7 +423,7 @@ static inline lincoll_status_t lc_exec_poll(lincoll_plan_t *p, const lc_lround_t
         }
         const lc_lx_t *x = &F->x[i];
         if (r == LC_WAIT_PENDING) {
-            if (lc_exec_wait_ready(x)) {
+            if (lc_exec_wait_ready(x, p->ctx->wait_spins)) {
                 reqs[i] = NULL;
             } else {
                 pending = 1;
@@ -509,12 +512,13 @@ lincoll_status_t lc_exec_test(lincoll_plan_t *p)
          * look again after every call, a signal may be a plain store) */
         const int waits = F->n > F->nout;
         int active = 0;
-        while (!active && spins < LC_EXEC_SPINS) {
+        const unsigned budget = waits && ctx->exec_spins ? ctx->exec_spins : LC_EXEC_SPINS;
+        while (!active && spins < budget) {
             spins++;
             active = ops->progress(tl);
             if (waits) break;
         }
-        if (!active && spins >= LC_EXEC_SPINS) {
+        if (!active && spins >= budget) {
             return lc_exec_check_stuck(p);
         }
     }
