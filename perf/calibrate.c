@@ -11,7 +11,9 @@
  *                 (one round of stores and flags);
  *   beta          1 / tag_bw at 4 MiB (ranks of this host);
  *   beta_mapped   from the p50 t of a 1 MiB zcopy_allgather over lincoll
- *                 memory: (t - 2 alpha_mapped) / (n / 2);
+ *                 memory: (t - 2 alpha_mapped) / n (each rank copies the
+ *                 whole vector: its own half into place, the other half
+ *                 out of the peer's memory);
  *   alpha_net, beta_net  the same over UCX tcp (UCX_TLS=tcp,self): the
  *                 network transport between hosts, measured over loopback;
  *   handoff       both ranks on one CPU: the mean of the 8-byte
@@ -193,10 +195,12 @@ int lc_calibrate(const char *out, FILE *log)
     cal_cmd2(cmd, sizeof(cmd), noprof, "", "-t allgather -s 1m -n 200 -A zcopy_allgather");
     us = cal_median(cmd, "allgather", 6, 10, "zcopy_allgather");
     {
-        /* two flag rounds and half the vector copied in: 2 alpha_mapped + n/2 beta_mapped */
+        /* two flag rounds and the whole vector copied (the own half into
+         * place, the peer's half out of its memory, one after the other):
+         * 2 alpha_mapped + n beta_mapped */
         double am = lc_profile_has(&p, LC_PROF_ALPHA_MAPPED) ? p.v[LC_PROF_ALPHA_MAPPED] : 0;
         double t = us * 1e-6 - 2 * am;
-        cal_set(&p, LC_PROF_BETA_MAPPED, us > 0 && t > 0 ? t / (0.5 * 1048576.0) : -1);
+        cal_set(&p, LC_PROF_BETA_MAPPED, us > 0 && t > 0 ? t / 1048576.0 : -1);
     }
 
     fprintf(log, "calibrate: alpha_net, beta_net (the same over UCX tcp)\n");
