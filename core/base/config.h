@@ -82,7 +82,8 @@ typedef struct lc_config {
     char profile_used[1024]; /* the profile whose figures the model holds; "" none */
     unsigned model_given;    /* bit LC_MODEL_GIVEN_*: a figure the profile or environment set */
     int model_hosts;         /* lc_config_model_job: hosts > 1 (the _net figures apply) */
-    int model_shared;        /* lc_config_model_job: ranks share cores (+ handoff) */
+    int model_shared;        /* lc_config_model_job: ranks share cores (+ handoff, the
+                                local rates / ranks per core) */
     /* the MPI layer (mpi/, liblincoll_mpi.so; read there through lincoll_config_var) */
     int mpi;                 /* LINCOLL_MPI: on|off */
     int mpi_stats;           /* LINCOLL_MPI_STATS */

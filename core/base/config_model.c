@@ -92,5 +92,14 @@ void lc_config_model_job(lc_config_t *cfg, int nhosts, double ranks_per_core)
         cfg->model_shared = 1;
         cfg->model_alpha += cfg->model_handoff;
         cfg->model_alpha_mapped += cfg->model_handoff;
+        /* the work a rank's own processing unit does (copies, reductions,
+         * GF and GEMM kernels) gets 1 / ranks_per_core of a unit; the wire
+         * between hosts does not */
+        const double share = 1.0 / ranks_per_core;
+        if (!cfg->model_hosts) cfg->model_bw *= share;
+        cfg->model_bw_mapped *= share;
+        cfg->model_compute_bw *= share;
+        cfg->model_reduce_bw *= share;
+        cfg->model_flops *= share;
     }
 }

@@ -204,10 +204,19 @@ static void test_model_job(void **state)
     assert_true(near(cfg.model_alpha, 1e-6) && near(cfg.model_bw, 1e10));
     lc_config_model_job(&cfg, 4, 1.0); /* hosts: the network's figures */
     assert_true(near(cfg.model_alpha, 3e-5) && near(cfg.model_bw, 1e9));
+    double cbw = cfg.model_compute_bw, mbw = cfg.model_bw_mapped, fl = cfg.model_flops;
     lc_config_model_job(&cfg, 4, 2.0); /* shared cores: + the hand-off, once */
     lc_config_model_job(&cfg, 4, 2.0);
     assert_true(near(cfg.model_alpha, 8e-5));
     assert_true(near(cfg.model_alpha_mapped, 5.02e-5));
+    /* half a core per rank: its own work at half the rate, once; the
+     * network's bandwidth between hosts unchanged */
+    assert_true(near(cfg.model_compute_bw, cbw / 2) && near(cfg.model_bw_mapped, mbw / 2));
+    assert_true(near(cfg.model_flops, fl / 2) && near(cfg.model_bw, 1e9));
+    /* one host, shared cores: the local bandwidth at half the rate */
+    assert_int_equal(lc_config_load(&cfg), LINCOLL_OK);
+    lc_config_model_job(&cfg, 1, 2.0);
+    assert_true(near(cfg.model_bw, 5e9) && near(cfg.model_alpha, 5.1e-5));
     /* the user's LINCOLL_MODEL_ALPHA stays across hosts when the network's is not set */
     write_file(path, "alpha 1e-6\nbeta 1e-10\ngamma 1e-10\n");
     setenv(lc_config_name(LINCOLL_CONFIG_MODEL_ALPHA), "7e-6", 1);
