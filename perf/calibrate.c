@@ -16,9 +16,12 @@
  *                 out of the peer's memory);
  *   alpha_net, beta_net  the same over UCX tcp (UCX_TLS=tcp,self): the
  *                 network transport between hosts, measured over loopback;
- *   handoff       both ranks on one CPU: the mean of the 8-byte
- *                 rhd_allreduce minus alpha (what a round costs when its
- *                 peer must first get the core);
+ *   handoff       what a round costs when its peer must first get the
+ *                 core: 4 ranks on two CPUs (2 per CPU), the mean of the
+ *                 8-byte zcopy_rd_allreduce (2 rounds) / 2 minus
+ *                 alpha_mapped; where this process may use one CPU only,
+ *                 2 ranks on it, the mean of the 8-byte rhd_allreduce over
+ *                 host buffers minus alpha;
  *   gamma_gf      1 / GF(2^8) lincomb (lincoll_perf -t gf, 10+4), one process;
  *   gamma_reduce  1 / float sum reduction at 1 MiB (-t reduce);
  *   gamma         the larger (slower) of the two;
@@ -116,6 +119,13 @@ static void cal_cmd2(char *cmd, size_t len, const char *env, const char *pre, co
              env, pre, cal_bin, cal_bin, args);
 }
 
+static void cal_cmd4(char *cmd, size_t len, const char *env, const char *pre, const char *args)
+{
+    snprintf(cmd, len,
+             "%s %s '%s/lincoll-run' -n 4 --timeout 60 '%s/lincoll_perf' %s -f csv 2>/dev/null",
+             env, pre, cal_bin, cal_bin, args);
+}
+
 static void cal_cmd1(char *cmd, size_t len, const char *args)
 {
     snprintf(cmd, len, "'%s/lincoll_perf' %s -f csv 2>/dev/null", cal_bin, args);
@@ -129,14 +139,23 @@ static void cal_set(lc_profile_t *p, lc_profile_key_t k, double v)
     }
 }
 
-/* One CPU this process may run on, for the shared-core run; -1 if none known. */
-static int cal_one_cpu(void)
+/* Up to two CPUs this process may run on, for the shared-core run:
+ * "c0,c1" or "c0" in buf; the count, 0 if none known. */
+static int cal_cpus(char *buf, size_t len)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set)) return c;
-    return -1;
+    int n = 0, c0 = -1;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+    for (int c = 0; c < CPU_SETSIZE && n < 2; c++) {
+        if (!CPU_ISSET(c, &set)) continue;
+        if (n++ == 0) {
+            c0 = c;
+            snprintf(buf, len, "%d", c);
+        } else {
+            snprintf(buf, len, "%d,%d", c0, c);
+        }
+    }
+    return n;
 }
 
 /* mkdir -p of the directory part of @p path. */
@@ -211,11 +230,22 @@ int lc_calibrate(const char *out, FILE *log)
     mbps = cal_median(cmd, "tag_bw", 8, 0, NULL);
     cal_set(&p, LC_PROF_BETA_NET, mbps > 0 ? 1.0 / (mbps * 1e6) : -1);
 
-    int cpu = cal_one_cpu();
-    if (cpu >= 0 && alpha_us > 0) {
-        fprintf(log, "calibrate: handoff (the 8-byte allreduce, both ranks on CPU %d)\n", cpu);
-        char pre[64];
-        snprintf(pre, sizeof(pre), "taskset -c %d", cpu);
+    char cpus[64];
+    int ncpu = cal_cpus(cpus, sizeof(cpus));
+    double am_us = lc_profile_has(&p, LC_PROF_ALPHA_MAPPED) ? 1e6 * p.v[LC_PROF_ALPHA_MAPPED] : -1;
+    if (ncpu == 2 && am_us > 0) {
+        /* two ranks per CPU, as a job with twice as many ranks as cores
+         * runs: the 8-byte zcopy_rd_allreduce on 4 ranks has 2 rounds */
+        fprintf(log, "calibrate: handoff (the 8-byte allreduce, 4 ranks on CPUs %s)\n", cpus);
+        char pre[96];
+        snprintf(pre, sizeof(pre), "taskset -c %s", cpus);
+        cal_cmd4(cmd, sizeof(cmd), noprof, pre, "-t allreduce -s 8 -n 2000 -A zcopy_rd_allreduce");
+        us = cal_median(cmd, "allreduce", 7, 10, "zcopy_rd_allreduce"); /* the mean */
+        cal_set(&p, LC_PROF_HANDOFF, us > 2 * am_us ? (us / 2 - am_us) * 1e-6 : am_us * 1e-6);
+    } else if (ncpu == 1 && alpha_us > 0) {
+        fprintf(log, "calibrate: handoff (the 8-byte allreduce, both ranks on CPU %s)\n", cpus);
+        char pre[96];
+        snprintf(pre, sizeof(pre), "taskset -c %s", cpus);
         cal_cmd2(cmd, sizeof(cmd), noprof, pre,
                  "-t allreduce -s 8 -n 500 -A rhd_allreduce -m host");
         us = cal_median(cmd, "allreduce", 7, 0, NULL); /* the mean: it holds the slices */
