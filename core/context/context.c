@@ -122,12 +122,13 @@ static void lc_context_wait_mode(lincoll_context_t *ctx)
      * progress calls themselves move data.  0: the defaults. */
     ctx->exec_spins = ctx->oversubscribed ? 1 : 0;
     ctx->wait_spins = ctx->oversubscribed ? 1 : 0;
-    lc_info("wait: %s (%s %s; %.2f ranks per processing unit on the most crowded machine)",
+    lc_info("wait: %s (%s %s; %.2f ranks per processing unit on the most crowded machine; "
+            "zero-copy rounds: %s)",
             ctx->wait_sleep ? "sleep" : "spin", lc_config_name(LINCOLL_CONFIG_WAIT),
             ctx->cfg.wait == LC_WAIT_AUTO    ? "auto"
             : ctx->cfg.wait == LC_WAIT_SLEEP ? "sleep"
                                              : "spin",
-            ctx->ranks_per_pu);
+            ctx->ranks_per_pu, ctx->exec_spins == 1 ? "one look per test" : "a spin per test");
 }
 
 /* The cost model's figures, fit to the job's hosts (lc_config_model_job),

@@ -7,7 +7,8 @@
  * Checks on every rank:
  *   - lincoll_init logged "wait: sleep" (or "wait: spin"), the mode the
  *     argument expects (with taskset -c 0 the ranks share one PU, whatever
- *     the machine: auto must sleep);
+ *     the machine: auto must sleep), and that zero-copy rounds look once
+ *     per test (either mode: the peer that stores needs the PU);
  *   - allreduce, reduce_scatter, allgather, bcast and reduce of 8 B, 4 KiB
  *     and 1 MiB over malloc'd buffers and over lincoll_mem_alloc buffers
  *     (the zero-copy plans, which wait on flags peers store) give exact
@@ -125,6 +126,15 @@ int main(int argc, char **argv)
     if (strncmp(wait_line, want, strlen(want)) != 0) {
         fprintf(stderr, "wait_share: rank %d: expected \"%s...\", lincoll_init logged \"%s\"\n", me,
                 want, wait_line[0] ? wait_line : "(no wait line: LINCOLL_LOG_LEVEL=info?)");
+        fail = 1;
+    }
+    /* 4 ranks on one PU: a zero-copy round's wait looks once per test and
+     * gives the PU away, in either mode */
+    if (strstr(wait_line, "zero-copy rounds: one look per test") == NULL) {
+        fprintf(stderr,
+                "wait_share: rank %d: expected \"zero-copy rounds: one look per test\" in "
+                "\"%s\"\n",
+                me, wait_line);
         fail = 1;
     }
     const size_t max = (1u << 20) / sizeof(float);
