@@ -512,6 +512,22 @@ REWRITES = {
         ucc_or_refusal('perf/ucc_compare.sh -b build -a anchors-build -o "$DOCS_TMP/uccq" -r 1 -n 2 '
                        '-m 8 -t reduce -d "$DOCS_TMP/uccq.md"'),
         why="one repetition, 8 bytes, reduce; OUT: a temporary directory; " + UCC_WHY),
+    "perf/shared_cores.sh -b build -B build-before -a anchors-build -o shared-cores-quiet -r 3 "
+    "-n 100 --no-emu": Run(
+        'perf/shared_cores.sh -b build -B build -a anchors-build -o "$DOCS_TMP/shared_cores_q" '
+        '-r 1 -s 8 -n 5 --no-emu', order=52,
+        why="BASE_BUILD the same build (no build of the commit before here), one round, 8 bytes, "
+            "5 iterations (the quiet run took 9 minutes); -o: not in the tree"),
+    "perf/shared_cores_report.py shared-cores-quiet": Run(
+        'perf/shared_cores_report.py "$DOCS_TMP/shared_cores_q"', order=53,
+        why="the tables of the shortened before/after run above"),
+    "perf/model_fit.sh -b build -p PROFILE -n \"2 4\" -r 3 -o OUT": Run(
+        'build/bin/lincoll_info --calibrate -o "$DOCS_TMP/fit.profile" && '
+        'perf/model_fit.sh -b build -p "$DOCS_TMP/fit.profile" -n 2 -r 1 -s 8,32k '
+        '-o "$DOCS_TMP/model_fit"',
+        why="PROFILE written by lincoll_info --calibrate first, as in the page; 2 ranks, one "
+            "repetition, 8 B and 32 KiB (the full fit takes a minute per repetition); OUT: a "
+            "temporary directory"),
     "perf/shared_cores_report.py shared-cores-out": Run(
         'perf/shared_cores_report.py "$DOCS_TMP/shared_cores"', order=51,
         why="the tables of the shortened run above"),
