@@ -46,8 +46,11 @@ extern lincoll_field_t *gf;
 int reply_err(ecd_conn_t *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A line "TAG LEN" then LEN bytes (at most max), NUL-terminated, malloc'd. */
 int read_payload(ecd_conn_t *c, const char *tag, size_t max, char **buf_p, size_t *len_p);
-/* Count a new connection in (0), or refuse it with a clear error (-1: the
- * caller closes it) when --max-conns are being served. */
+/* Count a new connection in (0), or refuse it when --max-conns are being
+ * served: with a clear error line, said in plaintext under --insecure (-1:
+ * the caller closes it) or by a thread after the TLS handshake (1: that
+ * thread owns and closes it; at most 8 at once, beyond them -1 without a
+ * word). */
 int ecd_conn_admit(ecd_conn_t *c);
 /* Thread: serve one admitted connection (one request), then ecd_conn_done. */
 void *conn_main(void *arg);

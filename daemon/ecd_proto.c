@@ -87,21 +87,45 @@ static const ecd_cmd_t commands[] = {
     {"EPOCHSTAT", 1, peer_epochstat, 0, ECD_CAP_PEER},
 };
 
-/* Connections being served now (ecd_conn_admit). */
+/* Connections being served now, and connections over the limit being told
+ * so inside a TLS session (ecd_conn_admit). */
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
-static int conns;
+static int conns, refusing;
+#define ECD_REFUSERS 8 /* refusals told at once; beyond them a connection is closed */
+
+/* Over the limit under TLS: the refusal is readable only inside a session,
+ * so the handshake runs first (bounded by the timeout, at most 5 s). */
+static void *refuse_main(void *arg)
+{
+    ecd_conn_t *c = arg;
+    char why[256];
+    if (ecd_tls_accept(c, cfg.timeout < 5 ? cfg.timeout : 5, why, sizeof(why)) == 0)
+        reply_err(c, "too many connections (--max-conns %d); try again", cfg.max_conns);
+    ecd_conn_close(c);
+    pthread_mutex_lock(&conns_lock);
+    refusing--;
+    pthread_mutex_unlock(&conns_lock);
+    return NULL;
+}
 
 int ecd_conn_admit(ecd_conn_t *c)
 {
+    const int tls = ecd_tls_mode() == ECD_SEC_TLS;
     pthread_mutex_lock(&conns_lock);
-    int ok = conns < cfg.max_conns;
+    int ok = conns < cfg.max_conns, refuse = !ok && tls && refusing < ECD_REFUSERS;
     if (ok) conns++;
+    if (refuse) refusing++;
     pthread_mutex_unlock(&conns_lock);
-    if (!ok) {
-        c->idle = 1; /* a client that does not read this answer costs no more */
-        reply_err(c, "too many connections (--max-conns %d); try again", cfg.max_conns);
+    if (ok) return 0;
+    c->idle = 1; /* a client that does not read this answer costs no more */
+    if (refuse) {
+        if (ecd_thread_start(refuse_main, c) == 0) return 1;
+        pthread_mutex_lock(&conns_lock);
+        refusing--;
+        pthread_mutex_unlock(&conns_lock);
     }
-    return ok ? 0 : -1;
+    if (!tls) reply_err(c, "too many connections (--max-conns %d); try again", cfg.max_conns);
+    return -1;
 }
 
 /* Bytes of upload buffers held by the puts this node coordinates. */

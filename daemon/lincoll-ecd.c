@@ -245,9 +245,10 @@ int main(int argc, char **argv)
             continue;
         }
         ecd_conn_t *c = ecd_conn_wrap(fd, cfg.timeout);
-        if (c != NULL && ecd_conn_admit(c) != 0) {
+        int admit = c != NULL ? ecd_conn_admit(c) : -1;
+        if (c != NULL && admit < 0) {
             ecd_conn_close(c);
-        } else if (c != NULL && ecd_thread_start(conn_main, c) != 0) {
+        } else if (admit == 0 && ecd_thread_start(conn_main, c) != 0) {
             ecd_conn_done(c);
         }
     }

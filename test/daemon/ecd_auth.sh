@@ -20,7 +20,10 @@
 #     one;
 #  6. rotations of a client key and of the cluster key keep every client
 #     working; a removed generation is refused;
-#  7. a handshake that stalls costs its connection only, cut at the timeout.
+#  7. a handshake that stalls costs its connection only, cut at the timeout;
+#  8. over --max-conns, a client with a key reads the refusal (inside the
+#     TLS session), and is served once the connection that held the slot
+#     is gone.
 # Every process started is killed on exit, success or not.
 set -uo pipefail
 bin=$1
@@ -223,4 +226,37 @@ ec 0 viewer stat >/dev/null || fail "stat while a handshake stalls"
 wait $stall || fail "a stalled handshake held its connection past the timeout"
 grep -q 'no TLS handshake within' "$W/log0" || fail "no log line for the stalled handshake"
 say "a stalled handshake cut at the timeout while others were served"
+
+# 8. --max-conns under TLS: a daemon of its own (node 0 of a two-node
+# cluster whose node 1 is down: no epoch connections take its one slot)
+"$bin/lincoll-ecd" --node 0 --dir "$W/dm" --cluster "$W/cluster_mc" --keyring "$W/kr" \
+    --listen 127.0.0.1:0 --port-file "$W/pm" --timeout $T --scrub-interval 0 --max-conns 1 \
+    --die-with-parent >>"$W/logm" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 300); do [ -s "$W/pm" ] && break; sleep 0.1; done
+[ -s "$W/pm" ] || fail "the --max-conns 1 daemon published no port"
+printf 'code 1 1\nnode 0 127.0.0.1:%s\nnode 1 127.0.0.1:1\n' "$(cat "$W/pm")" >"$W/cluster_mc"
+mc() { "$bin/lincoll-ec" -s "127.0.0.1:$(cat "$W/pm")" --keyring "$W/viewer.kr" -t 60 "$@"; }
+python3 - "$(cat "$W/pm")" "$W/held" <<'PY' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+open(sys.argv[2], "w").close()
+s.settimeout(60)
+try:
+    while s.recv(100):  # silent: the daemon cuts it at the timeout
+        pass
+except OSError:
+    pass
+PY
+holder=$!
+pids+=($holder)
+for _ in $(seq 1 300); do [ -e "$W/held" ] && break; sleep 0.1; done
+out=$(mc stat 2>&1) && fail "stat over --max-conns 1 succeeded: $out"
+echo "$out" | grep -q 'too many connections (--max-conns 1); try again' ||
+  fail "the refusal over --max-conns was not readable under TLS: $out"
+wait $holder
+# the daemon frees the slot just after it cuts the holder: a few tries
+for try in $(seq 1 20); do mc stat >/dev/null 2>&1 && break; sleep 0.25; done
+[ "$try" -lt 20 ] || mc stat >/dev/null || fail "stat once the slot was free again"
+say "over --max-conns a client with a key reads the refusal; served once the slot is free"
 echo "PASS"
