@@ -75,6 +75,7 @@ int main(int argc, char **argv)
         ecd_manifest_t m;
         if (text == NULL || ecd_manifest_parse(text, tlen, &m, err, sizeof(err)) != 0) {
             printf("cannot read manifest %s\n", argv[a + 1]);
+            free(text);
             return 1;
         }
         int row = atoi(argv[a + 2]);
@@ -103,6 +104,7 @@ int main(int argc, char **argv)
     ecd_conn_t *c = ecd_connect(server, 10, 30, why, sizeof(why));
     if (c == NULL) {
         printf("CONNECT FAILED: %s\n", why);
+        free(req);
         return 1;
     }
     /* a daemon may answer (and close) before it read everything */
