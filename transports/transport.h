@@ -15,7 +15,10 @@
  * transport.  The caller polls it with test() and hands it back with
  * release(); releasing a request that is still in flight cancels it (a
  * receive) or orphans it (a send or put): the transport frees it when UCX is
- * done, so no callback ever writes into caller memory after release().
+ * done, so no callback ever writes into caller memory after release().  A
+ * receive that can no longer be canceled (its message is arriving) is waited
+ * for inside release(): at most the drain timeout (LINCOLL_TIMEOUT), less
+ * once its sender is known dead and nothing more arrives.
  *
  * Tag layout (64 bits, exact match, no wildcards):
  *
@@ -319,7 +322,8 @@ typedef struct lc_tl_ops {
     int (*progress)(lc_tl_t *tl);
     /* LINCOLL_INPROGRESS, LINCOLL_OK (*len_p = bytes received) or an error. */
     lincoll_status_t (*test)(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
-    /* Hand a request back (cancels or orphans it if still in flight). */
+    /* Hand a request back (cancels or orphans it if still in flight; waits
+     * for a receive whose data is arriving, see above). */
     void (*release)(lc_tl_t *tl, lc_tl_req_t *req);
     /* test() and, when that returns anything but LINCOLL_INPROGRESS, release()
      * in one call: the request is handed back and must not be used again.

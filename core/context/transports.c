@@ -32,6 +32,7 @@ static lincoll_status_t lc_ucx_start(lincoll_context_t *ctx, const lc_tl_launch_
      * down: error mode, lanes and the UCX variables that apply */
     lc_tl_ucx_params_t up = {.net_devices = launch->nics};
     lc_tl_ucx_params_set(&up, &ctx->cfg.ucx);
+    up.drain_timeout_s = ctx->timeout;
     lc_tl_params_t tp = {.rank = ctx->rank, .size = ctx->size, .ext = &up};
     return lc_tl_ucx_ops.init(&tp, &ctx->tl);
 }

@@ -6,7 +6,8 @@
  * send, per-sender ordering of equal tags (expected and unexpected, mixed
  * eager/rendezvous sizes), tags differing in round/seq/comm and sources not
  * crossing, zero-length messages, 8 MiB messages both ways, truncation,
- * cancel by release of a posted receive, triggered sends (recv_chain_nb:
+ * cancel by release of a posted receive, release of a receive mid-message
+ * (nothing lands after it), triggered sends (recv_chain_nb:
  * fired on completion, not on a short message nor after release), put + signal into mem_alloc and
  * mem_reg memory, rkey_ptr, flush, traffic counters; ct_wait completes
  * requests alternately through test_release and test + release.  Needs 3 ranks.
@@ -363,6 +364,45 @@ CT_TEST(t_cancel_by_release)
     }
 }
 
+/* Releasing a receive whose message is arriving (a rendezvous the
+ * transport can no longer cancel) returns only once nothing more lands in
+ * its buffer: whatever the caller writes there after release() stays. */
+CT_TEST(t_release_mid_message)
+{
+    const size_t n = (size_t)16 << 20;
+    unsigned char *buf = malloc(n);
+    assert_non_null(buf);
+    ct_op_t op[2];
+    uint64_t tag = ct_tag(e, 0, 7);
+    memset(buf, CT_LOCAL(e, 0) ? 0xa5 : 0, n);
+    ct_barrier(e);
+    ct_send(e, 0, 1, buf, n, tag, &op[0]);
+    ct_recv(e, 1, 0, buf, n, tag, &op[1]);
+    if (CT_LOCAL(e, 1) && op[1].req != NULL) {
+        /* progress until the first bytes are in (or it is all done) */
+        lincoll_status_t st = LINCOLL_INPROGRESS;
+        for (long i = 0; i < 100000000L && st == LINCOLL_INPROGRESS; i++) {
+            ct_progress(e, 1);
+            if (buf[0] == 0xa5) break;
+            st = e->ops->test(op[1].tl, op[1].req, NULL);
+        }
+        e->ops->release(op[1].tl, op[1].req);
+        op[1].req = NULL;
+        op[1].done = 1;
+        memset(buf, 0x11, n);
+    }
+    ct_wait(e, &op[0], 1);
+    ct_barrier(e);
+    ct_progress(e, 200);
+    if (CT_LOCAL(e, 1)) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += buf[i] != 0x11;
+        assert_int_equal(bad, 0);
+    }
+    free(buf);
+}
+
 /* Triggered send: rank 1's receive from 0 carries a send to 2, which leaves
  * when the receive completes (rank 1 never calls send_nb).  A short message
  * completes the receive but fires nothing; a released receive fires nothing. */
@@ -649,6 +689,7 @@ const struct CMUnitTest ct_tests[] = {
     cmocka_unit_test_setup_teardown(t_large_messages, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_truncation, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_cancel_by_release, ct_setup, ct_teardown),
+    cmocka_unit_test_setup_teardown(t_release_mid_message, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_recv_chain, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_put_signal_alloc, ct_setup, ct_teardown),
     cmocka_unit_test_setup_teardown(t_put_signal_reg, ct_setup, ct_teardown),

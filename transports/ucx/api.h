@@ -76,6 +76,9 @@ typedef struct lc_tl_ucx_params {
     const char *lanes;       /* one lane per device of this comma-separated list (each
                                 lane its own UCX context restricted to that device), or
                                 NULL / "": one lane, as UCX chooses (LINCOLL_UCX_LANES) */
+    double drain_timeout_s;  /* how long release() waits for a canceled receive whose
+                                data is still arriving (LINCOLL_TIMEOUT; 0: while the
+                                sender lives) */
     unsigned n_vars;         /* UCX variables to set, in this order */
     lc_tl_ucx_var_t vars[LC_TL_UCX_MAX_VARS];
 } lc_tl_ucx_params_t;

@@ -217,6 +217,7 @@ static lincoll_status_t lc_ucx_init(const lc_tl_params_t *params, lc_tl_t **tl_p
     tl->rank = params->rank;
     tl->size = params->size;
     tl->err_mode_peer = own->err_mode_peer;
+    tl->drain_timeout_s = own->drain_timeout_s;
     tl->efd = -1;
     tl->epfd = -1;
     tl->pidep = -1;

@@ -64,6 +64,8 @@ struct lc_tl_req {
     lc_tl_chain_t *chain;
     size_t cap;
     ucp_worker_h worker; /* RECV: the worker (lane) it is posted on */
+    int peer;            /* RECV, RECV_ANY: the sender's world rank */
+    int *landed;         /* released while its data arrives: set when UCX is done */
     /* RECV_ANY: one receive posted on every lane shared with the peer; the
      * first to match wins and the others are canceled; the request is done
      * (status set) once no lane's receive is in flight any more */
@@ -132,7 +134,8 @@ struct lc_tl {
     lc_tl_req_t *all_reqs;
     lc_tl_mem_t *reg_cache; /* registrations of user memory, by reference */
     int efd;
-    int closing; /* disconnect started: peers' errors are expected */
+    int closing;            /* disconnect started: peers' errors are expected */
+    double drain_timeout_s; /* lc_tl_ucx_params_t.drain_timeout_s */
     lc_tl_counters_t counters;
     /* lanes (LINCOLL_UCX_LANES): nlanes >= 1; lane[l] for 1 <= l < nlanes */
     int nlanes;

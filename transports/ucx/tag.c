@@ -7,6 +7,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 /* ---- requests ------------------------------------------------------------ */
 
@@ -27,6 +28,7 @@ lc_tl_req_t *lc_ucx_req_get(lc_tl_t *tl, int kind)
     r->kind = kind;
     r->status = LINCOLL_INPROGRESS;
     r->orphaned = 0;
+    r->landed = NULL;
     r->pending = 0;
     r->done_ops = 0;
     r->ucx_req[0] = r->ucx_req[1] = NULL;
@@ -83,6 +85,7 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
     if (r->orphaned) {
         /* released while in flight: nobody will test it, nothing fires */
         ucp_request_free(request);
+        if (r->landed != NULL) *r->landed = 1;
         lc_ucx_req_put_back(r);
         return;
     }
@@ -107,7 +110,7 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
 /* Post a receive on worker (lane 0's, or a lane's whose endpoint to the
  * sender ep is). */
 static inline __attribute__((always_inline)) lincoll_status_t
-lc_ucx_recv_post_on(lc_tl_t *tl, ucp_worker_h worker, void *buf, size_t len, uint64_t tag,
+lc_ucx_recv_post_on(lc_tl_t *tl, ucp_worker_h worker, int peer, void *buf, size_t len, uint64_t tag,
                     lc_tl_chain_t *then, lc_tl_req_t **req_p)
 {
     lc_tl_req_t *r = tl->free_reqs;
@@ -118,9 +121,11 @@ lc_ucx_recv_post_on(lc_tl_t *tl, ucp_worker_h worker, void *buf, size_t len, uin
         r->status = LINCOLL_INPROGRESS;
         r->orphaned = 0;
         r->length = 0;
+        r->landed = NULL;
     } else if ((r = lc_ucx_req_get(tl, LC_UCX_REQ_RECV)) == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
+    r->peer = peer;
     r->chain = then;
     r->cap = len;
     r->worker = worker; /* release() cancels there */
@@ -154,7 +159,7 @@ lc_ucx_recv_post(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag, lc_
     if (st != LINCOLL_OK) {
         return st;
     }
-    return lc_ucx_recv_post_on(tl, tl->worker, buf, len, tag, then, req_p);
+    return lc_ucx_recv_post_on(tl, tl->worker, peer, buf, len, tag, then, req_p);
 }
 
 lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
@@ -195,6 +200,7 @@ static void lc_ucx_any_settle(lc_tl_req_t *r)
         return;
     }
     if (r->orphaned) {
+        if (r->landed != NULL) *r->landed = 1;
         lc_ucx_req_put_back(r);
         return;
     }
@@ -267,6 +273,7 @@ static lincoll_status_t lc_ucx_recv_any(lc_tl_t *tl, int rank, int nl, void *buf
     }
     r->chain = then;
     r->cap = len;
+    r->peer = rank;
     r->nlive = 0;
     r->winner = -1;
     r->in_cb = 1;
@@ -335,7 +342,7 @@ __attribute__((noinline)) lincoll_status_t lc_ucx_recv_lane(lc_tl_t *tl, int pee
     if (st != LINCOLL_OK) {
         return st;
     }
-    return lc_ucx_recv_post_on(tl, lc_ucx_lane_worker(tl, lane), buf, len, tag, then, req_p);
+    return lc_ucx_recv_post_on(tl, lc_ucx_lane_worker(tl, lane), rank, buf, len, tag, then, req_p);
 }
 
 /* ---- completion ------------------------------------------------------------ */
@@ -385,26 +392,75 @@ lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
     return r->status == LINCOLL_INPROGRESS ? LINCOLL_OK : r->status;
 }
 
+static uint64_t lc_ucx_drain_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A released receive that UCX could not cancel: it had matched a message
+ * whose data is still arriving (a rendezvous), and UCX goes on writing into
+ * the caller's buffer until it is done.  The contract says nothing writes
+ * there after release(), so progress until the callback has run (*landed).
+ * A sender that dies mid-message may leave the request for good: once the
+ * peer is known dead, progress until nothing more happens (fragments
+ * already here land now, not later), then stop waiting.  At most the
+ * drain timeout in all. */
+static __attribute__((noinline, cold)) void lc_ucx_release_drain(lc_tl_t *tl, lc_tl_req_t *r,
+                                                                 int *landed)
+{
+    const int peer = r->peer;
+    const uint64_t start = lc_ucx_drain_now_ns();
+    const uint64_t limit = tl->drain_timeout_s > 0 ? (uint64_t)(tl->drain_timeout_s * 1e9) : 0;
+    unsigned quiet = 0;
+    for (unsigned i = 0; !*landed; i++) {
+        int busy = lc_ucx_progress(tl);
+        if (*landed || (i & 255u) != 255u) continue;
+        uint64_t waited = lc_ucx_drain_now_ns() - start;
+        int dead = peer >= 0 && peer < tl->size && lc_ucx_peer_status(tl, peer) != LINCOLL_OK;
+        quiet = busy ? 0 : quiet + 1;
+        if (dead && quiet >= 64) {
+            lc_tl_warn("ucx: a canceled receive from failed peer %d was still receiving; stopped "
+                       "waiting for it",
+                       peer);
+            break;
+        }
+        if (limit > 0 && waited > limit) {
+            lc_tl_error("ucx: a canceled receive from peer %d was still receiving after %.1f s "
+                        "(the timeout); its buffer may still be written",
+                        peer, (double)waited / 1e9);
+            break;
+        }
+    }
+    if (!*landed) r->landed = NULL; /* still UCX's: its callback gives it back */
+}
+
 void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
 {
-    (void)tl; /* a receive is canceled on the worker it was posted on */
     if (r == NULL) {
         return;
     }
     if (r->kind == LC_UCX_REQ_RECV_ANY) {
         /* cancel the lanes' receives still in flight; the last callback (or
          * this call) gives the request back */
+        int landed = 0;
         r->orphaned = 1;
+        r->landed = &landed;
         lc_ucx_any_cancel(r);
         lc_ucx_any_settle(r);
+        if (!landed) lc_ucx_release_drain(tl, r, &landed);
         return;
     }
     if (r->kind == LC_UCX_REQ_RECV) {
         if (r->ucx_req[0] != NULL) {
             /* still in flight: cancel it; its callback (now, inside the
              * cancel, or from a later progress) gives the request back */
+            int landed = 0;
             r->orphaned = 1;
+            r->landed = &landed;
             ucp_request_cancel(r->worker, r->ucx_req[0]);
+            if (!landed) lc_ucx_release_drain(tl, r, &landed);
             return;
         }
         lc_ucx_req_put_back(r);
