@@ -305,6 +305,22 @@ void lc_context_flush(lincoll_context_t *ctx, lincoll_comm_t *comm)
         lc_flush_fns[i](ctx, comm);
 }
 
+void lc_context_keep(lincoll_context_t *ctx, void *mem)
+{
+    if (ctx->nkept == ctx->capkept) {
+        unsigned cap = ctx->capkept ? 2 * ctx->capkept : 8;
+        void **k = realloc(ctx->kept, cap * sizeof(*k));
+        if (k == NULL) {
+            /* out of memory: leaked rather than freed under the transport */
+            lc_warn("lincoll: cannot keep %p for the transport; leaving it allocated", mem);
+            return;
+        }
+        ctx->kept = k;
+        ctx->capkept = cap;
+    }
+    ctx->kept[ctx->nkept++] = mem;
+}
+
 lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
 {
     if (ctx == NULL) {
@@ -344,6 +360,9 @@ lincoll_status_t lincoll_finalize(lincoll_context_t *ctx)
         }
     }
     ctx->tl_ops->fini(ctx->tl);
+    for (unsigned i = 0; i < ctx->nkept; i++)
+        free(ctx->kept[i]);
+    free(ctx->kept);
     if (ctx->boot != NULL) {
         lc_bootstrap_close(ctx->boot);
     }

@@ -52,6 +52,8 @@ struct lincoll_context {
     int live_plans;
     int live_comms;              /* besides the world */
     struct lincoll_plan *tagged; /* live plans with an operation tag (core/exec/optag.c) */
+    void **kept;                 /* memory the transport may still read (lc_context_keep) */
+    unsigned nkept, capkept;
 };
 
 struct lincoll_comm {
@@ -100,6 +102,11 @@ lincoll_comm_t *lc_comm_new(lincoll_context_t *ctx, int size);
 typedef void (*lc_flush_fn_t)(lincoll_context_t *ctx, lincoll_comm_t *comm);
 void lc_context_on_flush(lc_flush_fn_t fn);
 void lc_context_flush(lincoll_context_t *ctx, lincoll_comm_t *comm);
+
+/* Take @p mem (malloc()ed) that the transport may still read: sends a
+ * failed plan released go on until UCX is done with them.  Freed by
+ * lincoll_finalize once the transport is closed. */
+void lc_context_keep(lincoll_context_t *ctx, void *mem);
 
 /* lincoll_comm_split in two halves: every member's entry (what the split
  * allgathers), then the new communicator from all of them (entries[i] of

@@ -152,7 +152,13 @@ void lc_exec_free(lincoll_plan_t *p)
     free(p->wins);
     free(p->sptr);
     free(p->sbase);
-    free(p->scratch_mem);
+    if (p->ex.orphans && p->scratch_mem != NULL) {
+        /* sends released by a failure may still read it: kept until
+         * lincoll_finalize has closed the transport */
+        lc_context_keep(p->ctx, p->scratch_mem);
+    } else {
+        free(p->scratch_mem);
+    }
     free(p->ex.reqs);
     free(p->ex.next);
     free(p->ex.ringoff);

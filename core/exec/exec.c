@@ -82,12 +82,18 @@ static void lc_exec_release_all(lincoll_plan_t *p)
         if (F->then.req != NULL) {
             ctx->tl_ops->release(ctx->tl, F->then.req);
             F->then.req = NULL;
+            p->ex.orphans = 1;
         }
     }
     if (p->ex.posted) {
         for (unsigned i = 0; i < F->n; i++) {
             lc_tl_req_t *r = p->ex.reqs[i];
-            if (r != NULL && r != LC_WAIT_PENDING) ctx->tl_ops->release(ctx->tl, r);
+            if (r != NULL && r != LC_WAIT_PENDING) {
+                /* a receive is canceled (or waited for) inside release; a
+                 * send or put goes on reading its memory */
+                if (F->x[i].kind != LC_LX_RECV) p->ex.orphans = 1;
+                ctx->tl_ops->release(ctx->tl, r);
+            }
             p->ex.reqs[i] = NULL;
         }
     }
