@@ -118,13 +118,6 @@ int lc_ucx_ident_alive(const lc_ucx_ident_t *id)
  * same-host peer is found within about that, plus one sleep. */
 #define LC_UCX_PROBE_NS 1000000u
 
-static uint64_t lc_ucx_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static void lc_ucx_peer_exited(lc_tl_t *tl, int peer)
 {
     lc_tl_warn("ucx: peer %d (pid %d on this host) has exited", peer, (int)tl->idents[peer].pid);

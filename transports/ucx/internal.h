@@ -26,6 +26,7 @@
 #include "alive.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <ucp/api/ucp.h>
 
 /* A RECV completes through a UCX callback that records status and length
@@ -65,7 +66,8 @@ struct lc_tl_req {
     size_t cap;
     ucp_worker_h worker; /* RECV: the worker (lane) it is posted on */
     int peer;            /* RECV, RECV_ANY: the sender's world rank */
-    int *landed;         /* released while its data arrives: set when UCX is done */
+    int *landed;         /* NULL, except inside a release() that waits for this receive:
+                            the callback sets it (and clears landed) when UCX is done */
     /* RECV_ANY: one receive posted on every lane shared with the peer; the
      * first to match wins and the others are canceled; the request is done
      * (status set) once no lane's receive is in flight any more */
@@ -188,6 +190,14 @@ static inline lincoll_status_t lc_ucx_status(ucs_status_t s)
     default:
         return LINCOLL_ERR_TRANSPORT;
     }
+}
+
+/* CLOCK_MONOTONIC in nanoseconds (peer probes, drains, disconnect). */
+static inline uint64_t lc_ucx_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* ---- requests (tag.c) ----------------------------------------------------- */

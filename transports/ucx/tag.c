@@ -7,7 +7,6 @@
 #include "internal.h"
 
 #include <stdlib.h>
-#include <time.h>
 
 /* ---- requests ------------------------------------------------------------ */
 
@@ -85,7 +84,10 @@ static void lc_ucx_recv_cb(void *request, ucs_status_t status, const ucp_tag_rec
     if (r->orphaned) {
         /* released while in flight: nobody will test it, nothing fires */
         ucp_request_free(request);
-        if (r->landed != NULL) *r->landed = 1;
+        if (r->landed != NULL) {
+            *r->landed = 1;
+            r->landed = NULL;
+        }
         lc_ucx_req_put_back(r);
         return;
     }
@@ -121,7 +123,6 @@ lc_ucx_recv_post_on(lc_tl_t *tl, ucp_worker_h worker, int peer, void *buf, size_
         r->status = LINCOLL_INPROGRESS;
         r->orphaned = 0;
         r->length = 0;
-        r->landed = NULL;
     } else if ((r = lc_ucx_req_get(tl, LC_UCX_REQ_RECV)) == NULL) {
         return LINCOLL_ERR_NOMEM;
     }
@@ -200,7 +201,10 @@ static void lc_ucx_any_settle(lc_tl_req_t *r)
         return;
     }
     if (r->orphaned) {
-        if (r->landed != NULL) *r->landed = 1;
+        if (r->landed != NULL) {
+            *r->landed = 1;
+            r->landed = NULL;
+        }
         lc_ucx_req_put_back(r);
         return;
     }
@@ -392,13 +396,6 @@ lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
     return r->status == LINCOLL_INPROGRESS ? LINCOLL_OK : r->status;
 }
 
-static uint64_t lc_ucx_drain_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* A released receive that UCX could not cancel: it had matched a message
  * whose data is still arriving (a rendezvous), and UCX goes on writing into
  * the caller's buffer until it is done.  The contract says nothing writes
@@ -411,13 +408,13 @@ static __attribute__((noinline, cold)) void lc_ucx_release_drain(lc_tl_t *tl, lc
                                                                  int *landed)
 {
     const int peer = r->peer;
-    const uint64_t start = lc_ucx_drain_now_ns();
+    const uint64_t start = lc_ucx_now_ns();
     const uint64_t limit = tl->drain_timeout_s > 0 ? (uint64_t)(tl->drain_timeout_s * 1e9) : 0;
     unsigned quiet = 0;
     for (unsigned i = 0; !*landed; i++) {
         int busy = lc_ucx_progress(tl);
         if (*landed || (i & 255u) != 255u) continue;
-        uint64_t waited = lc_ucx_drain_now_ns() - start;
+        uint64_t waited = lc_ucx_now_ns() - start;
         int dead = peer >= 0 && peer < tl->size && lc_ucx_peer_status(tl, peer) != LINCOLL_OK;
         quiet = busy ? 0 : quiet + 1;
         if (dead && quiet >= 64) {
