@@ -18,7 +18,7 @@
 #   ucx_perftest.sh    ucx_perftest server + client (ucx-utils) TEST SIZE ITERS P50_US AVG_US MBPS MSGPS
 #   ucc_coll           UCC collectives, tl/ucp (optional, below) BYTES AVG_US (a line per size)
 # UCC is optional: with LINCOLL_UCC_SRC naming a UCC source tarball (e.g.
-# ../shared/anchors/ucc/ucc-1.3.0.tar.gz; 1.3.0 is the newest that builds
+# /path/to/ucc-1.3.0.tar.gz, from github.com/openucx/ucc; 1.3.0 is the newest that builds
 # against Debian 12's UCX 1.13), UCC is built CPU-only into DIR/ucc/install
 # (once per tarball: 5-8 minutes on 2 cores, log in DIR/ucc/build.log) and
 # ucc_coll against it.  Without it, ucc_coll is not built and nothing asks
