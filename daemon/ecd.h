@@ -74,6 +74,13 @@ typedef struct ecd_conn {
     pthread_mutex_t tls_mu;
     int caps;
     char who[72];
+    /* Kept connections (ecd_pool.c, conn_main): keep says the peer asked
+     * for a connection that carries many requests ("KEEP"), reuse that the
+     * last request ended at a boundary on both sides, so the connection may
+     * carry another; from_pool that it was kept (its peer may have closed
+     * it in the meantime: the first answer's failure is worth one fresh
+     * try). */
+    int keep, reuse, from_pool;
     uint8_t buf[65536];
 } ecd_conn_t;
 
@@ -176,6 +183,11 @@ int ecd_tls_connect(ecd_conn_t *c, double timeout, char *why, size_t wsize);
  * -1 with the reason in why (a plaintext request is answered with one
  * "ERR no key: ..." line before). */
 int ecd_tls_accept(ecd_conn_t *c, double timeout, char *why, size_t wsize);
+/* Is the key c's peer proved at its handshake still in the keyring, with
+ * the same capabilities?  (1 for a plaintext connection.)  A kept
+ * connection serves another request only then: a key removed or changed
+ * ends the connections it opened. */
+int ecd_tls_key_current(ecd_conn_t *c);
 /* Bytes moved through TLS: > 0, 0 at EOF, -1 with errno (EAGAIN: wait for
  * *want, POLLIN or POLLOUT). */
 long ecd_tls_recv(ecd_conn_t *c, void *buf, size_t len, short *want);

@@ -96,11 +96,38 @@ typedef struct op {
 int op_begin(op_t *op, const int *want, char *err, size_t esize);
 /* The same for an operation on one object: its nodes hold only its name. */
 int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_t esize);
+/* Let go of the operation's sessions: a session marked reuse (the member
+ * answered its last request) is ended with "END" and kept for the next
+ * operation (ecd_pool.c); the others are closed. */
 void op_end(op_t *op);
 void peer_op(ecd_conn_t *c, char **w, int nw);
 /* Relay a put to the first reachable node of its placement `set`. */
 void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const char *name,
                  uint64_t size);
+
+/* ---- kept connections to other daemons (ecd_pool.c) ----------------------- */
+#define ECD_POOL_PER_PEER 8    /* idle connections kept per address */
+#define ECD_POOL_AGE      10.0 /* seconds one is kept */
+#define ECD_KEEP_IDLE     30.0 /* seconds a daemon waits for a kept one's next request */
+#define ECD_ADDR_MAX      96
+/* A connection to addr: a kept one if any (from_pool = 1), else a new one
+ * (ecd_connect's arguments and failures). */
+ecd_conn_t *ecd_peer_connect(const char *addr, double timeout, double idle, char *why,
+                             size_t wsize);
+/* A new connection to addr whose daemon is asked ("KEEP") to serve more
+ * than one request on it (ecd_connect's arguments and failures). */
+ecd_conn_t *ecd_peer_fresh(const char *addr, double timeout, double idle, char *why, size_t wsize);
+/* Send one request line req ("...\n") to addr on a kept connection if
+ * there is one, and read the answer's first line into line.  A kept
+ * connection whose daemon closed it meanwhile is replaced by a new one.
+ * The connection (the caller reads the rest of the answer, sets reuse when
+ * it has, and gives it to ecd_peer_keep), or NULL with why. */
+ecd_conn_t *ecd_peer_request(const char *addr, const char *req, char *line, size_t lsize, char *why,
+                             size_t wsize);
+/* Keep c for the next ecd_peer_connect(addr) if c->reuse says it is at a
+ * request boundary and there is room; otherwise close it. */
+void ecd_peer_keep(const char *addr, ecd_conn_t *c);
+void ecd_pool_stats(unsigned long *hits, unsigned long *misses, int *idle);
 
 /* ---- put (ecd_put.c, ecd_put_member.c) ------------------------------------ */
 #define ECD_STRIPE_AUTO  (1u << 20)  /* bytes of a row per stripe (--stripe 0) */
@@ -112,9 +139,10 @@ int put_remote_parity(int k, int L, int crow);
 uint64_t *put_collective_generator(const uint64_t *G, int L, int k, int crow);
 void client_put(ecd_conn_t *c, char **w, int nw);
 struct ecd_epoch;
-/* ep: the epoch the session agreed on ("EPOCH"), NULL if none. */
-void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
-                   struct ecd_epoch *ep);
+/* ep: the epoch the session agreed on ("EPOCH"), NULL if none.  Returns 1
+ * when the put committed here and the session is at a request boundary. */
+int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
+                  struct ecd_epoch *ep);
 void peer_pieces(ecd_conn_t *c, char **w, int nw);
 
 /* ---- get, stat, peer requests (ecd_get.c) ---------------------------------- */

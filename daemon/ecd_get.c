@@ -24,16 +24,22 @@ int find_manifest(const ecd_cluster_t *cl, const char *name, ecd_manifest_t *m)
     for (int o = 0; o < cl->n; o++) {
         int i = order[o];
         if (i == cfg.node) continue;
-        char why[256], *text;
-        size_t tlen;
-        ecd_conn_t *c = ecd_connect(cl->addr[i], cfg.timeout < 3 ? cfg.timeout : 3, cfg.timeout,
-                                    why, sizeof(why));
+        char why[256], *text = NULL, req[ECD_LINE_MAX], line[ECD_LINE_MAX], *w[3];
+        snprintf(req, sizeof(req), "MANIFEST %s\n", name);
+        ecd_conn_t *c = ecd_peer_request(cl->addr[i], req, line, sizeof(line), why, sizeof(why));
         if (c == NULL) continue;
         char err[128];
-        int ok = ecd_printf(c, "MANIFEST %s\n", name) == 0 &&
-                 read_payload(c, "OK", ECD_MANIFEST_MAX, &text, &tlen) == 0;
-        ecd_conn_close(c);
-        if (!ok) continue;
+        size_t tlen = 0;
+        int ok = ecd_split(line, w, 3) == 2 && strcmp(w[0], "OK") == 0 &&
+                 (tlen = strtoull(w[1], NULL, 10)) < ECD_MANIFEST_MAX &&
+                 (text = malloc(tlen + 1)) != NULL && ecd_read(c, text, tlen) == 0;
+        c->reuse = ok || strncmp(line, "ERR ", 4) == 0; /* the whole answer was read */
+        ecd_peer_keep(cl->addr[i], c);
+        if (!ok) {
+            free(text);
+            continue;
+        }
+        text[tlen] = '\0';
         ok = ecd_manifest_parse(text, tlen, m, err, sizeof(err)) == 0 && !strcmp(m->name, name);
         free(text);
         if (ok) return 0;
@@ -51,21 +57,23 @@ ecd_chunk_state_t fetch_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, 
         snprintf(why, wsize, "%s", s == ECD_CHUNK_MISSING ? "missing" : "corrupt");
         return s;
     }
-    ecd_conn_t *c =
-        ecd_connect(cl->addr[nd], cfg.timeout < 3 ? cfg.timeout : 3, cfg.timeout, why, wsize);
-    if (c == NULL) return ECD_CHUNK_MISSING;
-    char line[ECD_LINE_MAX] = "", *w[3];
+    char line[ECD_LINE_MAX] = "", *w[3], req[ECD_LINE_MAX], reason[256];
+    snprintf(req, sizeof(req), "FETCH %s %d\n", m->name, r);
+    ecd_conn_t *c = ecd_peer_request(cl->addr[nd], req, line, sizeof(line), reason, sizeof(reason));
     ecd_chunk_state_t s = ECD_CHUNK_MISSING;
-    if (ecd_printf(c, "FETCH %s %d\n", m->name, r) != 0 ||
-        ecd_read_line(c, line, sizeof(line)) < 0) {
-        snprintf(why, wsize, "node %d: %s", nd, strerror(errno));
+    int whole = 1; /* the whole answer was read: the connection may be kept */
+    if (c == NULL) {
+        snprintf(why, wsize, "node %d: %s", nd, reason);
+        return s;
     } else if (strncmp(line, "ERR corrupt", 11) == 0) {
         snprintf(why, wsize, "%s", line + 4);
         s = ECD_CHUNK_CORRUPT;
     } else if (ecd_split(line, w, 3) != 2 || strcmp(w[0], "OK") != 0 ||
                strtoull(w[1], NULL, 10) != m->chunk) {
+        whole = strncmp(line, "ERR ", 4) == 0;
         snprintf(why, wsize, "%s", line);
     } else if (ecd_read(c, buf, m->chunk) != 0) {
+        whole = 0;
         snprintf(why, wsize, "node %d: %s", nd, strerror(errno));
     } else if (lc_crc32c(0, buf, m->chunk) != m->crc[r]) {
         snprintf(why, wsize, "arrived corrupted");
@@ -73,7 +81,8 @@ ecd_chunk_state_t fetch_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, 
     } else {
         s = ECD_CHUNK_OK;
     }
-    ecd_conn_close(c);
+    c->reuse = whole;
+    ecd_peer_keep(cl->addr[nd], c);
     return s;
 }
 
@@ -263,12 +272,10 @@ void client_stat(ecd_conn_t *c, char **w, int nw)
             snprintf(line, sizeof(line),
                      "OK node %d objects %ld bytes %lld missing %ld corrupt %ld", i, o, b, mi, co);
         } else {
-            ecd_conn_t *pc = ecd_connect(cl.addr[i], cfg.timeout < 3 ? cfg.timeout : 3, cfg.timeout,
-                                         why, sizeof(why));
-            if (pc != NULL &&
-                (ecd_printf(pc, "PING\n") != 0 || ecd_read_line(pc, line, sizeof(line)) < 0))
-                snprintf(why, sizeof(why), "%s", strerror(errno)), line[0] = '\0';
-            ecd_conn_close(pc);
+            ecd_conn_t *pc =
+                ecd_peer_request(cl.addr[i], "PING\n", line, sizeof(line), why, sizeof(why));
+            if (pc != NULL) pc->reuse = 1;
+            ecd_peer_keep(cl.addr[i], pc);
         }
         if (strncmp(line, "OK node ", 8) == 0) {
             up++;
@@ -281,7 +288,7 @@ void client_stat(ecd_conn_t *c, char **w, int nw)
     }
     snprintf(lines[0], sizeof(lines[0]), "code RS(%d,%d) nodes %d up %d", cl.k, cl.m, cl.n, up);
     int degraded = degraded_count(&cl);
-    ecd_printf(c, "OK %d\n", cl.n + 3);
+    ecd_printf(c, "OK %d\n", cl.n + 4);
     for (int i = 0; i <= cl.n; i++)
         ecd_printf(c, "%s\n", lines[i]);
     if (degraded >= 0)
@@ -294,6 +301,11 @@ void client_stat(ecd_conn_t *c, char **w, int nw)
     else
         ecd_printf(c, "security %s (plaintext, no keys: a trusted network only)\n",
                    ecd_tls_mode_name());
+    unsigned long hits, misses;
+    int idle;
+    ecd_pool_stats(&hits, &misses, &idle);
+    ecd_printf(c, "peer connections kept %d, reused %lu of %lu asked for\n", idle, hits,
+               hits + misses);
 }
 
 void peer_fetch(ecd_conn_t *c, char **w, int nw)
@@ -301,23 +313,25 @@ void peer_fetch(ecd_conn_t *c, char **w, int nw)
     ecd_manifest_t m;
     int r = nw == 3 ? atoi(w[2]) : -1;
     if (nw != 3 || !ecd_name_ok(w[1]) || ecd_disk_manifest(&disk, w[1], &m) != 0) {
-        reply_err(c, "missing: no manifest of %s here", nw >= 2 ? w[1] : "?");
+        c->reuse = reply_err(c, "missing: no manifest of %s here", nw >= 2 ? w[1] : "?") == 0;
         return;
     }
     if (r < 0 || r >= m.k + m.m || m.node[r] != cfg.node) {
-        reply_err(c, "missing: row %d of %s is not on this node", r, m.name);
+        c->reuse = reply_err(c, "missing: row %d of %s is not on this node", r, m.name) == 0;
         return;
     }
     uint8_t *buf = malloc(m.chunk);
     ecd_chunk_state_t s = buf ? ecd_disk_read_chunk(&disk, &m, r, buf) : ECD_CHUNK_MISSING;
     if (s == ECD_CHUNK_OK) {
-        if (ecd_printf(c, "OK %llu\n", (unsigned long long)m.chunk) == 0)
-            ecd_write(c, buf, m.chunk);
+        c->reuse = ecd_printf(c, "OK %llu\n", (unsigned long long)m.chunk) == 0 &&
+                   ecd_write(c, buf, m.chunk) == 0;
     } else if (s == ECD_CHUNK_CORRUPT) {
         ecd_log("object %s: row %d fails its checksum; not served", m.name, r);
-        reply_err(c, "corrupt: row %d of %s fails its checksum on node %d", r, m.name, cfg.node);
+        c->reuse = reply_err(c, "corrupt: row %d of %s fails its checksum on node %d", r, m.name,
+                             cfg.node) == 0;
     } else {
-        reply_err(c, "missing: row %d of %s is not on node %d", r, m.name, cfg.node);
+        c->reuse =
+            reply_err(c, "missing: row %d of %s is not on node %d", r, m.name, cfg.node) == 0;
     }
     free(buf);
 }
@@ -368,8 +382,8 @@ void peer_ping(ecd_conn_t *c, char **w, int nw)
     long o, mi, co;
     long long b;
     ecd_disk_stats(&disk, &o, &b, &mi, &co);
-    ecd_printf(c, "OK node %d objects %ld bytes %lld missing %ld corrupt %ld\n", cfg.node, o, b, mi,
-               co);
+    c->reuse = ecd_printf(c, "OK node %d objects %ld bytes %lld missing %ld corrupt %ld\n",
+                          cfg.node, o, b, mi, co) == 0;
 }
 
 void peer_manifest(ecd_conn_t *c, char **w, int nw)
@@ -380,8 +394,8 @@ void peer_manifest(ecd_conn_t *c, char **w, int nw)
     int tlen;
     if (ecd_name_ok(w[1]) && ecd_disk_manifest(&disk, w[1], &m) == 0 &&
         (tlen = ecd_manifest_format(&m, text, sizeof(text))) > 0) {
-        if (ecd_printf(c, "OK %d\n", tlen) == 0) ecd_write(c, text, (size_t)tlen);
+        c->reuse = ecd_printf(c, "OK %d\n", tlen) == 0 && ecd_write(c, text, (size_t)tlen) == 0;
     } else {
-        reply_err(c, "no such object here");
+        c->reuse = reply_err(c, "no such object here") == 0;
     }
 }

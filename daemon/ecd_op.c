@@ -165,6 +165,16 @@ void new_opid(char *out, size_t cap)
  * than k nodes are live because some were busy, everything is let go and
  * taken again (up to 3T in all): a busy node never fails an operation
  * that can wait for it. */
+/* "OP id self [name]" to node i, on a kept connection if there is one
+ * (ecd_peer_request); the answer in line.  NULL: no answer (why). */
+static ecd_conn_t *op_session(op_t *op, int i, char *line, size_t lsize, char *why, size_t wsize)
+{
+    char req[ECD_LINE_MAX];
+    snprintf(req, sizeof(req), "OP %s %d%s%s\n", op->id, cfg.node, op->name[0] ? " " : "",
+             op->name);
+    return ecd_peer_request(op->cl.addr[i], req, line, lsize, why, wsize);
+}
+
 int op_begin(op_t *op, const int *want, char *err, size_t esize)
 {
     return op_begin_named(op, want, NULL, err, esize);
@@ -203,17 +213,12 @@ int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_
                     }
                 } else {
                     char line[ECD_LINE_MAX] = "";
-                    ecd_conn_t *c = ecd_connect(op->cl.addr[i], cfg.timeout < 3 ? cfg.timeout : 3,
-                                                cfg.timeout, why, sizeof(why));
-                    if (c != NULL &&
-                        ecd_printf(c, "OP %s %d%s%s\n", op->id, cfg.node, op->name[0] ? " " : "",
-                                   op->name) == 0 &&
-                        ecd_read_line(c, line, sizeof(line)) >= 0 && !strcmp(line, "OK ready")) {
+                    ecd_conn_t *c = op_session(op, i, line, sizeof(line), why, sizeof(why));
+                    if (c != NULL && !strcmp(line, "OK ready")) {
                         op->conn[i] = c;
                         op->live[i] = 1;
                     } else {
-                        if (c != NULL)
-                            snprintf(why, sizeof(why), "%s", line[0] ? line : strerror(errno));
+                        if (c != NULL) snprintf(why, sizeof(why), "%s", line);
                         ecd_conn_close(c);
                         busy = strstr(line, "busy") != NULL;
                     }
@@ -256,8 +261,13 @@ int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_
 void op_end(op_t *op)
 {
     for (int i = 0; i < ECD_MAX_NODES; i++) {
-        ecd_conn_close(op->conn[i]);
+        ecd_conn_t *c = op->conn[i];
         op->conn[i] = NULL;
+        if (c == NULL) continue;
+        if (c->reuse && ecd_printf(c, "END\n") == 0)
+            ecd_peer_keep(op->cl.addr[i], c);
+        else
+            ecd_conn_close(c);
     }
     if (op->self_locked) op_unlock(op->name);
     op->self_locked = 0;
@@ -366,9 +376,13 @@ void peer_op(ecd_conn_t *c, char **w, int nw)
                 }
                 continue;
             }
-            if (n >= 1 && strcmp(ww[0], "ENCODE") == 0)
-                member_encode(c, opid, atoi(w[2]), ww, n, ep);
-            else if (n >= 1 && strcmp(ww[0], "REPAIR") == 0)
+            if (n == 1 && strcmp(ww[0], "END") == 0) { /* the coordinator keeps the connection */
+                c->reuse = 1;
+                break;
+            }
+            if (n >= 1 && strcmp(ww[0], "ENCODE") == 0) {
+                if (member_encode(c, opid, atoi(w[2]), ww, n, ep)) continue; /* END, or a close */
+            } else if (n >= 1 && strcmp(ww[0], "REPAIR") == 0)
                 member_repair(c, opid, ww, n);
             else
                 reply_err(c, "unexpected '%s' in an operation", n ? ww[0] : "");

@@ -53,6 +53,15 @@ int read_payload(ecd_conn_t *c, const char *tag, size_t max, char **buf_p, size_
     return 0;
 }
 
+/* "KEEP": this connection carries request after request (ecd_pool.c);
+ * no answer. */
+static void peer_keep(ecd_conn_t *c, char **w, int nw)
+{
+    (void)w, (void)nw;
+    c->keep = 1;
+    c->reuse = 2; /* the request sent with it is served whatever the load */
+}
+
 /* The command table: a new request is one line here and its function in
  * its concern's file.  `cap`: what the caller's key must hold (ECD_CAP_*:
  * read, write, admin for clients; peer, the cluster key only, for the
@@ -72,6 +81,7 @@ static const ecd_cmd_t commands[] = {
     {"STAT", 1, client_stat, 0, ECD_CAP_READ},
     {"REPAIR", 0, client_repair, 0, ECD_CAP_ADMIN},
     /* other daemons */
+    {"KEEP", 1, peer_keep, 0, ECD_CAP_PEER},
     {"PING", 1, peer_ping, 0, ECD_CAP_PEER},
     {"MANIFEST", 2, peer_manifest, 0, ECD_CAP_PEER},
     {"FETCH", 0, peer_fetch, 0, ECD_CAP_PEER},
@@ -158,20 +168,10 @@ static int ecd_line_bad_byte(const char *line, int len)
     return -1;
 }
 
-void *conn_main(void *arg)
+/* One request line, read and handed to its command. */
+static void serve_line(ecd_conn_t *c, char *line, int len)
 {
-    ecd_conn_t *c = arg;
-    char line[ECD_LINE_MAX], *w[10], why[256];
-    /* the handshake, then the request line, each whole within the timeout
-     * however it trickles: a stalled one costs this connection only */
-    if (ecd_tls_accept(c, cfg.timeout, why, sizeof(why)) != 0) {
-        if (strcmp(why, "closed before a request") != 0) ecd_auth_log_refusal(c->peer, why);
-        ecd_conn_done(c);
-        return NULL;
-    }
-    c->deadline = ecd_now() + cfg.timeout;
-    int len = ecd_read_line(c, line, sizeof(line));
-    c->deadline = 0;
+    char *w[10], why[256];
     int bad = len >= 0 ? ecd_line_bad_byte(line, len) : -1;
     if (len < 0) {
         if (errno == EMSGSIZE) reply_err(c, "request line longer than %d bytes", ECD_LINE_MAX - 1);
@@ -200,6 +200,52 @@ void *conn_main(void *arg)
         } else
             reply_err(c, "unknown request '%.60s' (PUT NAME SIZE, GET NAME, STAT, REPAIR NODE)",
                       n > 0 ? w[0] : "");
+    }
+}
+
+/* May c, whose request ended at a boundary, wait for another?  Not when
+ * half the connection slots are taken: kept connections never crowd out
+ * new ones. */
+static int keep_serving(void)
+{
+    pthread_mutex_lock(&conns_lock);
+    int room = conns <= cfg.max_conns / 2;
+    pthread_mutex_unlock(&conns_lock);
+    return room;
+}
+
+void *conn_main(void *arg)
+{
+    ecd_conn_t *c = arg;
+    char line[ECD_LINE_MAX], why[256];
+    /* the handshake, then the request line, each whole within the timeout
+     * however it trickles: a stalled one costs this connection only */
+    if (ecd_tls_accept(c, cfg.timeout, why, sizeof(why)) != 0) {
+        if (strcmp(why, "closed before a request") != 0) ecd_auth_log_refusal(c->peer, why);
+        ecd_conn_done(c);
+        return NULL;
+    }
+    c->deadline = ecd_now() + cfg.timeout;
+    int len = ecd_read_line(c, line, sizeof(line));
+    c->deadline = 0;
+    for (;;) {
+        c->reuse = 0;
+        serve_line(c, line, len);
+        if (!c->reuse || !c->keep || (c->reuse != 2 && !keep_serving())) break;
+        /* a kept connection (ecd_pool.c): the next request, or a close; it
+         * is served only while the key that opened it is still in the
+         * keyring, with the same capabilities */
+        c->idle = ECD_KEEP_IDLE;
+        c->deadline = 0;
+        len = ecd_read_line(c, line, sizeof(line));
+        if (len < 0) break;
+        if (!ecd_tls_key_current(c)) {
+            snprintf(why, sizeof(why), "key %s left the keyring; its kept connection is closed",
+                     c->who);
+            ecd_auth_log_refusal(c->peer, why);
+            break;
+        }
+        c->idle = cfg.timeout;
     }
     ecd_conn_done(c);
     return NULL;

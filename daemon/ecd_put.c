@@ -344,6 +344,51 @@ static int put_read_stripe(ecd_conn_t *c, put_pipe_t *p, uint64_t s)
     return 0;
 }
 
+/* Row j's data stream: "PIECES OPID j" -> "OK" on a kept connection to
+ * its node if there is one.  The requests go out together, then the
+ * answers are read; a kept connection that its daemon closed meanwhile is
+ * replaced by a new one.  0, or -1 (err). */
+static int put_open_pieces(put_pipe_t *p, const ecd_cluster_t *cl, const char *opid,
+                           const int *node_of_row, char *err, size_t esize)
+{
+    const int rows = p->direct ? p->L : p->k;
+    const double t = cfg.timeout < 3 ? cfg.timeout : 3;
+    int asked[ECD_MAX_NODES] = {0};
+    for (int j = 0; j < rows; j++) {
+        int nd = node_of_row[j];
+        if (nd == cfg.node) continue;
+        char why[256] = "";
+        p->pieces[j] = ecd_peer_connect(cl->addr[nd], t, cfg.timeout, why, sizeof(why));
+        if (p->pieces[j] == NULL) {
+            p->lost = 1;
+            snprintf(err, esize, "opening node %d's data stream: %s", nd, why);
+            return -1;
+        }
+        asked[j] = ecd_printf(p->pieces[j], "PIECES %s %d\n", opid, j) == 0;
+    }
+    for (int j = 0; j < rows; j++) {
+        int nd = node_of_row[j];
+        if (p->pieces[j] == NULL) continue;
+        char why[256] = "", line[ECD_LINE_MAX] = "";
+        int ok = asked[j] && ecd_read_line(p->pieces[j], line, sizeof(line)) >= 0;
+        if (!ok && p->pieces[j]->from_pool) { /* closed while it was kept: a new one */
+            ecd_conn_close(p->pieces[j]);
+            p->pieces[j] = ecd_peer_fresh(cl->addr[nd], t, cfg.timeout, why, sizeof(why));
+            ok = p->pieces[j] != NULL && ecd_printf(p->pieces[j], "PIECES %s %d\n", opid, j) == 0 &&
+                 ecd_read_line(p->pieces[j], line, sizeof(line)) >= 0;
+        }
+        if (!ok || strcmp(line, "OK") != 0) {
+            p->lost = 1;
+            snprintf(err, esize, "opening node %d's data stream: %s", nd,
+                     line[0]  ? line
+                     : why[0] ? why
+                              : strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void client_put(ecd_conn_t *c, char **w, int nw)
 {
     double t0 = ecd_now();
@@ -530,22 +575,7 @@ again:
         }
     }
     /* the data rows' streams (direct: every live row's) */
-    for (int j = 0; j < (p.direct ? L : k); j++) {
-        int nd = m.node[j];
-        if (nd == cfg.node) continue;
-        char why[256] = "", line[ECD_LINE_MAX] = "";
-        p.pieces[j] = ecd_connect(op.cl.addr[nd], cfg.timeout < 3 ? cfg.timeout : 3, cfg.timeout,
-                                  why, sizeof(why));
-        if (p.pieces[j] == NULL || ecd_printf(p.pieces[j], "PIECES %s %d\n", op.id, j) != 0 ||
-            ecd_read_line(p.pieces[j], line, sizeof(line)) < 0 || strcmp(line, "OK") != 0) {
-            p.lost = 1;
-            snprintf(err, sizeof(err), "opening node %d's data stream: %s", nd,
-                     line[0]  ? line
-                     : why[0] ? why
-                              : strerror(errno));
-            goto done;
-        }
-    }
+    if (put_open_pieces(&p, &op.cl, op.id, m.node, err, sizeof(err)) != 0) goto done;
     if (ecd_temp_open(&disk, op.id, name, my_rank, &p.own) != 0) {
         snprintf(err, sizeof(err), "writing this node's chunk failed");
         goto done;
@@ -621,9 +651,10 @@ again:
         char line[ECD_LINE_MAX] = "";
         if (p.member[r] == NULL) continue;
         if (sent[r] && ecd_read_line(p.member[r], line, sizeof(line)) >= 0 &&
-            strcmp(line, "OK committed") == 0)
+            strcmp(line, "OK committed") == 0) {
             committed++;
-        else
+            p.member[r]->reuse = 1; /* op_end ends the session with END and keeps it */
+        } else
             ecd_log("put %s: node %d did not commit (%s); the scrub rebuilds its chunk", name,
                     m.node[r], line[0] ? line : strerror(errno));
     }
@@ -655,8 +686,12 @@ done:
     ecd_temp_drop(&p.own);
     ecd_sha256_drop(&p.sha);
     if (!ok) ecd_disk_abort(p.own_tmp, 1);
-    for (int j = 0; j < ECD_MAX_NODES; j++)
-        ecd_conn_close(p.pieces[j]);
+    for (int j = 0; j < ECD_MAX_NODES;
+         j++) { /* the streams of rows that committed were read whole */
+        if (p.pieces[j] == NULL) continue;
+        p.pieces[j]->reuse = ok && p.member[j] != NULL && p.member[j]->reuse;
+        ecd_peer_keep(op.cl.addr[m.node[j]], p.pieces[j]);
+    }
     op_end(&op); /* members without a COMMIT drop their temporaries */
     ecd_epoch_release(p.ep);
     p.ep = NULL;

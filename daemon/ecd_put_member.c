@@ -118,6 +118,7 @@ void peer_pieces(ecd_conn_t *c, char **w, int nw)
         pthread_cond_broadcast(&p->cv);
         pthread_mutex_unlock(&p->mu);
     }
+    c->reuse = ok; /* the stream's last byte was read: another request may follow */
     pthread_mutex_lock(&p->mu);
     if (!ok) p->failed = 1;
     p->detached = 1;
@@ -156,7 +157,7 @@ static int member_wait_piece(member_pipe_t *p, ecd_conn_t *session, uint64_t s)
 /* A member's side of "ENCODE NAME SIZE CHUNK K M L RANK ROWS STRIPE [direct]
  * [E=SEQ/TAG]" (in an OP session of coordinator `coord`): the collective
  * runs on epoch SEQ (the session's, ep) with tags TAG + 32 i. */
-void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, ecd_epoch_t *ep)
+int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, ecd_epoch_t *ep)
 {
     char tmp[1][600] = {{0}};
     uint8_t *pin = NULL, *pout = NULL;
@@ -166,13 +167,13 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
     member_pipe_t p;
     memset(&p, 0, sizeof(p));
     p.tmp.fd = -1;
-    int registered = 0, failed = 0;
+    int registered = 0, failed = 0, committed = 0;
     double t0 = ecd_now(), t_init = 0, t_plans = 0;
     ecd_vmember_t *vm = NULL; /* the coordinator's key: what the collective gives is checked */
     const char *vkey = NULL;
     if (vmember_take(w, &nw, &vkey) != 0) {
         reply_err(c, "ENCODE: a malformed verify= key");
-        return;
+        return 0;
     }
     int direct = 0, bad = nw < 10 || nw > 12;
     uint64_t eseq = 0, tag = 0;
@@ -184,7 +185,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
     }
     if (bad) {
         reply_err(c, "ENCODE: expected 9 arguments, an optional 'direct' and 'E=SEQ/TAG'");
-        return;
+        return 0;
     }
     char name[ECD_NAME_MAX + 1];
     snprintf(name, sizeof(name), "%s", w[1]);
@@ -203,11 +204,11 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
         chunk < 1 || chunk > cfg.max_object || chunk * (uint64_t)k < size || stripe < 1 ||
         stripe > chunk) {
         reply_err(c, "ENCODE: inconsistent arguments");
-        return;
+        return 0;
     }
     if (ecd_disk_has(&disk, name)) {
         reply_err(c, "ENCODE %s: this node already has an object of that name", name);
-        return;
+        return 0;
     }
     /* direct: this row's pieces come on a PIECES stream whatever it is */
     const int encode = !direct && put_remote_parity(k, L, crow) > 0, data = rank < k || direct;
@@ -215,7 +216,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
                    tag + 32 * ECD_PUT_INFLIGHT > LINCOLL_TAG_MAX)) {
         reply_err(c, "ENCODE %s: no agreed epoch %llu here (EPOCH first) or a bad tag", name,
                   (unsigned long long)eseq);
-        return;
+        return 0;
     }
     vm = vmember_new(vkey);
     pthread_mutex_init(&p.mu, NULL);
@@ -366,7 +367,7 @@ void member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw,
     free(text);
     if (ok && ecd_disk_commit(&disk, &m, tmp, &rank, 1) == 0) {
         tmp[0][0] = '\0';
-        ecd_printf(c, "OK committed\n");
+        committed = ecd_printf(c, "OK committed\n") == 0;
     } else {
         reply_err(c, "COMMIT refused: %s", ok ? "writing failed" : "the manifest does not match");
     }
@@ -389,4 +390,5 @@ out:
     vmember_end(vm);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);
+    return committed;
 }

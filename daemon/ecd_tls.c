@@ -90,6 +90,16 @@ static SSL_SESSION *psk_session(SSL *ssl, const ecd_key_t *k)
     return s;
 }
 
+int ecd_tls_key_current(ecd_conn_t *c)
+{
+    if (c->tls == NULL) return 1;
+    char id[ECD_KEY_ID_MAX + 1];
+    int gen;
+    ecd_key_t k;
+    return ecd_key_name_parse(c->who, strlen(c->who), id, &gen) == 0 && key_get(id, gen, &k) == 0 &&
+           k.caps == c->caps;
+}
+
 /* Client: present this process's key. */
 static int use_session_cb(SSL *ssl, const EVP_MD *md, const unsigned char **id, size_t *idlen,
                           SSL_SESSION **sess)

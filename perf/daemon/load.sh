@@ -39,7 +39,9 @@
 #          -c and size of -s, a fresh cluster, C clients putting objects of
 #          that size for -d seconds, then getting them for -d seconds.
 # --daemon-args: more flags for every lincoll-ecd (e.g. "--direct-max 0":
-# every put forms its group, small ones too).
+# every put forms its group, small ones too).  The daemons' directories
+# are made under $TMPDIR (default /tmp): TMPDIR=/dev/shm puts them on
+# tmpfs, which takes the disk's fsyncs out of the latencies.
 # Output in OUT_DIR (default docs/perf/$(date +%F)-storage-load):
 #   load.csv, kill.csv, small.csv, bench.csv (the summaries: clients,op,size,ops,ok,
 #   fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms;
@@ -109,7 +111,7 @@ blist=${blist#,}
 wlist=$(echo "$weights" | tr ' ' ',')
 gen=$top/perf/daemon/load_gen.py
 
-W=$(mktemp -d /tmp/ecd_load.XXXXXX)
+W=$(mktemp -d "${TMPDIR:-/tmp}/ecd_load.XXXXXX")
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM HUP

@@ -19,7 +19,8 @@
 #     goes on without it, nothing of it on that node) and cannot coordinate
 #     one;
 #  6. rotations of a client key and of the cluster key keep every client
-#     working; a removed generation is refused;
+#     working; a removed generation is refused; a kept connection between
+#     daemons is closed once its key generation is removed;
 #  7. a handshake that stalls costs its connection only, cut at the timeout;
 #  8. over --max-conns, a client with a key reads the refusal (inside the
 #     TLS session), and is served once the connection that held the slot
@@ -205,6 +206,23 @@ out=$(ec 4 app2 put "$W/small" rot3) || fail "put after the old cluster key was 
 echo "$out" | grep -q 'on 6/6 nodes' || fail "after the cluster key's rotation: $out"
 for o in rot2 rot3; do ec 5 viewer get $o "$W/$o" >/dev/null || fail "get $o after the rotations"; done
 say "rotations of a client key and of the cluster key: clients kept working, removed keys refused"
+
+# 6b. kept connections between daemons (docs/daemon.md, "Kept connections"): one serves
+# request after request while its key is in the keyring, and is closed once that key
+# generation is removed; puts then go on over new connections
+out=$(raw 1 --keyring "$W/kr" --key-id cluster kept true)
+[ "$(echo "$out" | grep -c '^OK node 1 ')" = 2 ] || fail "a kept connection did not serve twice: $out"
+out=$(raw 1 --keyring "$W/kr" --key-id cluster kept \
+  "'$bin/lincoll-ec-auth' rotate --keyring '$W/kr' --id cluster >/dev/null &&
+   '$bin/lincoll-ec-auth' remove --keyring '$W/kr' --id cluster --gen 2 >/dev/null")
+echo "$out" | sed -n 1p | grep -q '^OK node 1 ' || fail "kept connection, first request: $out"
+[ "$(echo "$out" | sed -n 2p)" = CLOSED ] ||
+  fail "a kept connection served a request after its key was removed: $out"
+for i in 0 2 3; do
+  out=$(ec $i app2 put "$W/small" kept$i) || fail "put after the kept connections' key was removed: $out"
+  echo "$out" | grep -q 'on 6/6 nodes' || fail "put kept$i after the removal: $out"
+done
+say "a kept connection serves while its key is valid and is closed when it is removed; puts go on"
 
 # 7. a stalled handshake
 python3 - "$(cat "$W/p0")" "$T" <<'PY' &

@@ -10,7 +10,8 @@
 #     then 24 gets through other daemons: every put succeeds on 6 of 6
 #     nodes, every read is byte for byte what was put, and the epoch is
 #     still the same one on every node (no context per operation: no log
-#     line of a group's lincoll_init);
+#     line of a group's lincoll_init), and most sessions between the
+#     daemons ran on connections an earlier put kept (STAT's last line);
 #  3. two puts of one name at once through two daemons: exactly one wins;
 #  4. node 6 is SIGKILLed: the survivors install a newer epoch without it
 #     (its leader saw its connection close); 16 more puts at once and every
@@ -118,6 +119,25 @@ seq2, _ = wait_epoch(alive, alive, 0, limit=1)
 if seq2 != seq:
     sys.exit("FAIL: the epoch changed from %d to %d during puts with every node up" % (seq, seq2))
 print("2. 24 puts 8 at a time, 24 gets right; still epoch %d everywhere" % seq)
+def kept(port):
+    """STAT's last line: (kept, reused, asked) of that daemon's connections to its peers"""
+    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    s.sendall(b"STAT\n")
+    f = s.makefile("rb")
+    n = int(f.readline().split()[1])
+    last = [f.readline().decode().strip() for _ in range(n)][-1]
+    s.close()
+    w = last.replace(",", "").split()
+    if w[:3] != ["peer", "connections", "kept"]:
+        sys.exit("FAIL: STAT's last line is not the kept connections': %r" % last)
+    return int(w[3]), int(w[5]), int(w[7])
+k = [kept(ports[i]) for i in alive]
+reused, asked = sum(x[1] for x in k), sum(x[2] for x in k)
+# 24 puts open 5 OP sessions and up to 5 PIECES streams each, 7 daemons:
+# most of them find a connection an earlier put of that coordinator kept
+if asked < 24 * 5 or reused * 2 < asked:
+    sys.exit("FAIL: puts reused %d of %d connections to peers (kept: %s)" % (reused, asked, k))
+print("   connections to peers: %d of %d reused, %d kept now" % (reused, asked, sum(x[0] for x in k)))
 same = {}
 def racer(via):
     same[via] = request(ports[via], "PUT race %d" % 65536, body("race", 65536))[0]

@@ -5,6 +5,7 @@
  *
  *   ecd_rawtls KEYS --to HOST:PORT                 stdin as the request, raw
  *   ecd_rawtls KEYS --to HOST:PORT forge MANIFEST ROW [FROM NODE RID]
+ *   ecd_rawtls KEYS --to HOST:PORT kept COMMAND
  *
  * KEYS: --keyring FILE [--key-id ID] or --insecure.  forge: a STORE of a
  * zeroed chunk for ROW with MANIFEST (an object's manifest file) rewritten
@@ -13,6 +14,9 @@
  * connection refused in the handshake prints "CONNECT FAILED: why" and
  * exits 1.  A plaintext connection's sending side is closed once the
  * request is sent (the daemon then closes at once after a refusal).
+ * kept: a kept connection ("KEEP", docs/daemon.md): PING, its answer
+ * printed; then COMMAND runs (sh -c); then PING once more on the same
+ * connection: its answer, or "CLOSED" when the daemon closed it instead.
  */
 #include <sys/socket.h>
 #include "daemon/ecd.h"
@@ -67,6 +71,25 @@ int main(int argc, char **argv)
     }
     size_t len = 0;
     char *req = NULL;
+    if (a < argc && !strcmp(argv[a], "kept") && argc - a == 2) {
+        ecd_conn_t *c = ecd_connect(server, 10, 30, why, sizeof(why));
+        if (c == NULL) {
+            printf("CONNECT FAILED: %s\n", why);
+            return 1;
+        }
+        char line[ECD_LINE_MAX];
+        for (int i = 0; i < 2; i++) {
+            if (i == 1) {
+                fflush(stdout);
+                if (system(argv[a + 1]) != 0) printf("COMMAND FAILED\n");
+            }
+            int ok = ecd_printf(c, i == 0 ? "KEEP\nPING\n" : "PING\n") == 0 &&
+                     ecd_read_line(c, line, sizeof(line)) >= 0;
+            printf("%s\n", ok ? line : "CLOSED");
+        }
+        ecd_conn_close(c);
+        return 0;
+    }
     if (a < argc && !strcmp(argv[a], "forge") && (argc - a == 3 || argc - a == 6)) {
         FILE *f = fopen(argv[a + 1], "r");
         size_t tlen;
