@@ -156,7 +156,9 @@ void new_opid(char *out, size_t cap)
     snprintf(out, cap, "n%d-%ld-%d-%lu", cfg.node, (long)time(NULL), (int)getpid(), n);
 }
 
-/* Contact the nodes of `want` (all when NULL), in ascending node order, this
+/* Contact the nodes of `want` (all when NULL): first all at once
+ * (op_try_all), which forms the operation when no node is busy; otherwise
+ * in ascending node order, this
  * node's own operation lock at its turn: "OP id self" -> "OK ready".  A busy
  * node is in another operation, which holds nodes in the same order, so
  * waiting never closes a cycle; it is asked again until T after the start
@@ -175,6 +177,66 @@ static ecd_conn_t *op_session(op_t *op, int i, char *line, size_t lsize, char *w
     return ecd_peer_request(op->cl.addr[i], req, line, lsize, why, wsize);
 }
 
+/* Every node of want asked at once, this node's own lock tried among
+ * them: no waiting, so the order in which nodes are held does not matter.
+ * Returns how many were busy; with none the operation is formed (nodes
+ * that did not answer are down, as in op_begin_named).  With some, every
+ * node taken is let go again, and the caller asks one node at a time. */
+static int op_try_all(op_t *op, const int *want)
+{
+    char req[ECD_LINE_MAX];
+    snprintf(req, sizeof(req), "OP %s %d%s%s\n", op->id, cfg.node, op->name[0] ? " " : "",
+             op->name);
+    const double t = cfg.timeout < 3 ? cfg.timeout : 3;
+    char why[ECD_MAX_NODES][256];
+    int asked[ECD_MAX_NODES] = {0}, nbusy = 0;
+    for (int i = 0; i < op->cl.n; i++) {
+        why[i][0] = '\0';
+        if ((want != NULL && !want[i]) || i == cfg.node) continue;
+        op->conn[i] = ecd_peer_connect(op->cl.addr[i], t, cfg.timeout, why[i], sizeof(why[i]));
+        asked[i] = op->conn[i] != NULL && ecd_write(op->conn[i], req, strlen(req)) == 0;
+    }
+    if (op_lock_try(op->name) == 0) {
+        op->self_locked = 1;
+        op->live[cfg.node] = 1;
+        op->nlive++;
+    } else {
+        nbusy++;
+    }
+    for (int i = 0; i < op->cl.n; i++) {
+        if ((want != NULL && !want[i]) || i == cfg.node) continue;
+        char line[ECD_LINE_MAX] = "";
+        ecd_conn_t *c = op->conn[i];
+        op->conn[i] = NULL;
+        if (c != NULL && !(asked[i] && ecd_read_line(c, line, sizeof(line)) >= 0)) {
+            snprintf(why[i], sizeof(why[i]), "%s", strerror(errno));
+            int pooled = c->from_pool;
+            ecd_conn_close(c);
+            c = pooled ? op_session(op, i, line, sizeof(line), why[i], sizeof(why[i])) : NULL;
+        }
+        if (c != NULL && strcmp(line, "OK ready") == 0) {
+            op->conn[i] = c;
+            op->live[i] = 1;
+            op->nlive++;
+            continue;
+        }
+        if (c != NULL) snprintf(why[i], sizeof(why[i]), "%s", line);
+        ecd_conn_close(c);
+        nbusy += strstr(line, "busy") != NULL;
+        size_t l = strlen(op->down);
+        snprintf(op->down + l, sizeof(op->down) - l, "%s%d (%s)", l ? ", " : "", i, why[i]);
+    }
+    if (nbusy > 0) {
+        for (int i = 0; i < ECD_MAX_NODES; i++) /* "OK ready" was their whole answer */
+            if (op->conn[i] != NULL) op->conn[i]->reuse = 1;
+        op_end(op); /* so END lets them go, and they are kept */
+        op->nlive = 0;
+        op->down[0] = '\0';
+        memset(op->live, 0, sizeof(op->live));
+    }
+    return nbusy;
+}
+
 int op_begin(op_t *op, const int *want, char *err, size_t esize)
 {
     return op_begin_named(op, want, NULL, err, esize);
@@ -191,6 +253,10 @@ int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_
         return -1;
     }
     new_opid(op->id, sizeof(op->id));
+    if (op_try_all(op, want) == 0) { /* the common case: nobody busy */
+        if (op->down[0]) ecd_log("op %s: nodes down: %s", op->id, op->down);
+        return 0;
+    }
     const double t_start = ecd_now(), give_up = t_start + 3 * cfg.timeout;
     for (int attempt = 0;; attempt++) {
         double busy_until = ecd_now() + cfg.timeout;
