@@ -7,16 +7,18 @@
 #   perf/daemon/epoch_compare.sh [-b BUILD_DIR] [-R REV] [-o OUT_DIR] [-n NODES]
 #                                [-d SECONDS] [-r REPS] [-c "1 4 16"]
 #                                [-s "4k 1m"] [-k KILL_CLIENTS]
+#                                [-a "DAEMON ARGS"] [-L "BASE NEW"]
 #
 # The baseline: daemon/ of REV (git archive), compiled with the flags of
 # BUILD_DIR's lincoll-ecd and linked against the same liblincoll.a, so the
 # two differ in the daemon only.  Every repetition runs, for each daemon in
 # turn, perf/daemon/load.sh -p "bench small" (NODES daemons, default 12,
 # RS(4,2), --daemon-args "--direct-max 0": every put forms its group, 4 KiB
-# ones too; for every C of -c and size of -s a fresh cluster, C clients
+# ones too (-a: other daemon flags, "" for the defaults); for every C of -c and size of -s a fresh cluster, C clients
 # putting for -d seconds, then getting), then once per daemon the kill
 # phase (-k clients, default 16, 4 -d seconds, two daemons killed and
-# restarted; -k 0: none).  Output in OUT_DIR (default docs/perf/DATE-storage-epoch):
+# restarted; -k 0: none).  -L: the two daemons' names in the runs and
+# tables (default "context-per-op epoch").  Output in OUT_DIR (default docs/perf/DATE-storage-epoch):
 # runs/DAEMON-rREP/ (load.sh's files), and perf/daemon/epoch_table.py's
 # table.md, medians.csv, latency.png and throughput.png.  `uptime` goes
 # with every run: the machine may be shared.
@@ -31,6 +33,8 @@ reps=2
 clients="1 4 16"
 sizes="4k 1m"
 kcl=16
+dargs="--direct-max 0"
+labels="context-per-op epoch"
 while [ $# -gt 0 ]; do
   case $1 in
     -b) build=$2; shift 2 ;;
@@ -42,6 +46,8 @@ while [ $# -gt 0 ]; do
     -c) clients=$2; shift 2 ;;
     -s) sizes=$2; shift 2 ;;
     -k) kcl=$2; shift 2 ;;
+    -a) dargs=$2; shift 2 ;;
+    -L) labels=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "epoch_compare: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
   esac
@@ -73,12 +79,16 @@ done
 g++ -Wl,-u,lc_config_install_hooks "${objs[@]}" -o "$T/base/bin/lincoll-ecd.real" $libs \
   -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
 # load.sh starts every daemon --insecure; a daemon from before TLS has no such flag
-cat >"$T/base/bin/lincoll-ecd" <<'EOS'
+if grep -q '"insecure"' "$T/src/daemon/lincoll-ecd.c"; then
+  ln -s lincoll-ecd.real "$T/base/bin/lincoll-ecd"
+else
+  cat >"$T/base/bin/lincoll-ecd" <<'EOS'
 #!/usr/bin/env bash
 a=()
 for x in "$@"; do [ "$x" = --insecure ] || a+=("$x"); done
 exec "$(dirname "$0")/lincoll-ecd.real" "${a[@]}"
 EOS
+fi
 chmod +x "$T/base/bin/lincoll-ecd"
 cp "$build/bin/lincoll-ec" "$T/base/bin/"
 echo "epoch_compare: baseline daemon of $(git -C "$top" rev-parse --short "$rev") built; $(uptime)" >&2
@@ -88,17 +98,19 @@ run() { # daemon-name bin-dir rep phases seconds
   rm -rf "$o"
   echo "$(uptime)" >"$T/up"
   "$top/perf/daemon/load.sh" -b "$2" -o "$o" -n "$nodes" -p "$4" -c "$clients" -s "$sizes" \
-    -d "$5" -k "$kcl" --repair-wait 0 --preload 8 --daemon-args "--direct-max 0" >/dev/null ||
+    -d "$5" -k "$kcl" --repair-wait 0 --preload 8 --daemon-args "$dargs" >/dev/null ||
     echo "epoch_compare: load.sh $1 r$3 exited $? (see $o)" >&2
   { cat "$T/up"; uptime; } >"$o/uptime.txt"
 }
+read -r base_name new_name <<<"$labels"
 for r in $(seq 1 "$reps"); do
-  run context-per-op "$T/base/bin" "$r" "bench small" "$dur"
-  run epoch "$build/bin" "$r" "bench small" "$dur"
+  run "$base_name" "$T/base/bin" "$r" "bench small" "$dur"
+  run "$new_name" "$build/bin" "$r" "bench small" "$dur"
 done
 if [ "$kcl" -gt 0 ]; then
-  run context-per-op "$T/base/bin" kill kill $((4 * dur))
-  run epoch "$build/bin" kill kill $((4 * dur))
+  run "$base_name" "$T/base/bin" kill kill $((4 * dur))
+  run "$new_name" "$build/bin" kill kill $((4 * dur))
 fi
-python3 "$top/perf/daemon/epoch_table.py" "$out"
+python3 "$top/perf/daemon/epoch_table.py" "$out" "$base_name" "$new_name" \
+  "$base_name (the daemon of $(git -C "$top" rev-parse --short "$rev")) vs $new_name"
 echo "epoch_compare: wrote $out/table.md" >&2

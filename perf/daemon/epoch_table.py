@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""perf/daemon/epoch_table.py OUT_DIR: the table and plots of
-perf/daemon/epoch_compare.sh.
+"""perf/daemon/epoch_table.py OUT_DIR [BASE NEW [TITLE]]: the table and
+plots of perf/daemon/epoch_compare.sh.  BASE and NEW name the two daemons
+(their run directories' prefixes; default context-per-op and epoch), TITLE
+the plots' title.
 
 Reads OUT_DIR/runs/DAEMON-rREP/bench.csv (load.sh's bench phase), small.csv
 and logs/small-n*.log (the members' "group ready" times of 4 KiB puts), and
@@ -17,7 +19,9 @@ import subprocess
 import sys
 
 out = sys.argv[1]
-DAEMONS = ["context-per-op", "epoch"]
+DAEMONS = sys.argv[2:4] if len(sys.argv) >= 4 else ["context-per-op", "epoch"]
+BASE, NEW = DAEMONS
+TITLE = sys.argv[4] if len(sys.argv) >= 5 else "a lincoll context per operation vs per epoch"
 runs = {}  # (daemon, clients, op, size) -> [row...]
 setup = {d: [] for d in DAEMONS}  # members' group-ready seconds, 4 KiB puts
 small = {d: [] for d in DAEMONS}  # 4 KiB put p50 (ms), 1 client
@@ -75,11 +79,12 @@ def ratio(a, b):
     return "%.1f×" % (a / b) if b and b == b and a == a and b > 0 else "n/a"
 
 
-lines = ["| op | size | clients | p50 ms per-op / epoch | ratio | p99 ms per-op / epoch | ratio "
-         "| MB/s per-op / epoch | ratio | ok (fail) per-op / epoch |",
+B2N = "%s / %s" % (BASE, NEW)
+lines = ["| op | size | clients | p50 ms %s | ratio | p99 ms %s | ratio "
+         "| MB/s %s | ratio | ok (fail) %s |" % (B2N, B2N, B2N, B2N),
          "|---|---|---|---|---|---|---|---|---|---|"]
 for c, op, s in keys:
-    a, b = M.get(("context-per-op", c, op, s)), M.get(("epoch", c, op, s))
+    a, b = M.get((BASE, c, op, s)), M.get((NEW, c, op, s))
     if a is None or b is None:
         continue
     lines.append("| %s | %s | %d | %.1f / %.1f | %s | %.1f / %.1f | %s | %.2f / %.2f | %s | %d (%d) / %d (%d) |" % (
@@ -87,11 +92,11 @@ for c, op, s in keys:
         a["p99_ms"], b["p99_ms"], ratio(a["p99_ms"], b["p99_ms"]), a["MBps"], b["MBps"],
         ratio(b["MBps"], a["MBps"]), a["ok"], a["fail"], b["ok"], b["fail"]))
 md = ["Medians over the repetitions (each a fresh cluster per cell); ratios: latency "
-      "context-per-op / epoch, throughput epoch / context-per-op (above 1: the epoch daemon is "
-      "better).", ""] + lines + [""]
+      "%s / %s, throughput %s / %s (above 1: the %s daemon is "
+      "better)." % (BASE, NEW, NEW, BASE, NEW), ""] + lines + [""]
 md.append("4 KiB puts, 1 client (load.sh's small phase), the members' group setup (their log's "
           "\"group ready\": from the ENCODE line to the plans ready, lincoll_init and its wireup "
-          "included for context-per-op):")
+          "included for a daemon with a context per operation):")
 md.append("")
 md.append("| daemon | put p50 ms | group setup p50 ms | share of the put p50 |")
 md.append("|---|---|---|---|")
@@ -133,7 +138,7 @@ gp = ["set terminal pngcairo size 900,520", "set logscale xy", "set key outside 
       "set xlabel 'concurrent clients'", "set grid",
       "set output '%s'" % os.path.join(out, "latency.png"),
       "set ylabel 'put latency p50 (ms)'",
-      "set title 'lincoll-ecd puts: a lincoll context per operation vs per epoch'",
+      "set title 'lincoll-ecd puts: %s'" % TITLE,
       "plot " + ", ".join("'%s' index %d using 1:2 with linespoints title '%s %s'" % (dat, i, d, s)
                           for i, (d, s) in enumerate(series)),
       "set output '%s'" % os.path.join(out, "throughput.png"),

@@ -583,6 +583,23 @@ REWRITES = {
         why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition, no kill phase (kills "
             "under load: ctest daemon_load_short and daemon_epoch; the recorded run: 12 "
             "daemons, about 12 minutes); -o: not over the committed report"),
+    "perf/daemon/epoch_compare.sh -R 374a5e0 -n 12 -d 6 -r 3 -c \"1 4 16\" -s \"4k 1m\" -k 0 "
+    "-a \"\" -L \"before kept\" -o docs/perf/2026-12-07-storage-kept": Run(
+        'perf/daemon/epoch_compare.sh -R 374a5e0 -n 6 -d 1 -r 1 -c 1 -s 4k -k 0 -a "" '
+        '-L "before kept" -o "$DOCS_TMP/kept"',
+        timeout=400,
+        why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition (the recorded run: 12 "
+            "daemons, 3 repetitions, about 13 minutes); -o: not over the committed report"),
+    "TMPDIR=/dev/shm perf/daemon/load.sh -b build/bin -p small -d 20 -n 12 -o /tmp/kept-shm": Run(
+        'TMPDIR=/dev/shm perf/daemon/load.sh -b build/bin -p small -d 2 -n 6 -o "$DOCS_TMP/kept-shm"',
+        timeout=300,
+        why="2 s and 6 daemons instead of 20 s and 12; -o: a scratch directory of the run"),
+    "perf/daemon/secure_compare.sh -b BIN -s \"1m 16m\" -r 7 -n 41": Run(
+        'perf/daemon/secure_compare.sh -b build/bin -o "$DOCS_TMP/security3" -s 64k -r 1 -n 2',
+        timeout=300,
+        why="BIN: this build's bin directory (the recorded runs also used 374a5e0's); one "
+            "64 KiB object, 1 repetition, 2 small puts instead of 1 and 16 MiB, 7 "
+            "repetitions, 41 small puts; -o: not a dated report in the tree"),
     "perf/daemon/secure_compare.sh": Run(
         'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security2" -s 64k -r 1 -n 2',
         timeout=300,
