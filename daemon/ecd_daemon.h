@@ -128,6 +128,8 @@ ecd_conn_t *ecd_peer_request(const char *addr, const char *req, char *line, size
  * request boundary and there is room; otherwise close it. */
 void ecd_peer_keep(const char *addr, ecd_conn_t *c);
 void ecd_pool_stats(unsigned long *hits, unsigned long *misses, int *idle);
+/* Connections this daemon accepted since it started (ecd_proto.c). */
+unsigned long ecd_conns_accepted(void);
 
 /* ---- put (ecd_put.c, ecd_put_member.c) ------------------------------------ */
 #define ECD_STRIPE_AUTO  (1u << 20)  /* bytes of a row per stripe (--stripe 0) */

@@ -213,6 +213,7 @@ void client_get(ecd_conn_t *c, char **w, int nw)
     uint8_t sha[32];
     ecd_sha256_t hs;
     ecd_sha256_init(&hs);
+    int wfail = 0;
     for (int pass = 0; pass < 2; pass++) {
         uint64_t left = m.size, nst = ecd_stripe_count(chunk, m.stripe);
         for (uint64_t s = 0; s < nst && left > 0; s++) {
@@ -223,11 +224,14 @@ void client_get(ecd_conn_t *c, char **w, int nw)
                 if (pass == 0)
                     ecd_sha256_update(&hs, piece, len);
                 else if (ecd_write(c, piece, len) != 0)
-                    left = len; /* the client went away: stop */
+                    left = len, wfail = 1; /* the client went away: stop */
                 left -= len;
             }
         }
-        if (pass == 1) break;
+        if (pass == 1) {
+            c->reuse = !wfail; /* the whole object went out: another request may follow */
+            break;
+        }
         ecd_sha256_final(&hs, sha);
         char hex[65];
         ecd_hex(m.sha, 32, hex);
@@ -304,8 +308,10 @@ void client_stat(ecd_conn_t *c, char **w, int nw)
     unsigned long hits, misses;
     int idle;
     ecd_pool_stats(&hits, &misses, &idle);
-    ecd_printf(c, "peer connections kept %d, reused %lu of %lu asked for\n", idle, hits,
-               hits + misses);
+    c->reuse = ecd_printf(c,
+                          "peer connections kept %d, reused %lu of %lu asked for; connections "
+                          "accepted %lu\n",
+                          idle, hits, hits + misses, ecd_conns_accepted()) == 0;
 }
 
 void peer_fetch(ecd_conn_t *c, char **w, int nw)

@@ -53,9 +53,10 @@ int read_payload(ecd_conn_t *c, const char *tag, size_t max, char **buf_p, size_
     return 0;
 }
 
-/* "KEEP": this connection carries request after request (ecd_pool.c);
- * no answer. */
-static void peer_keep(ecd_conn_t *c, char **w, int nw)
+/* "KEEP": this connection carries request after request (a daemon's, from
+ * ecd_pool.c, or a client's: lincoll-ec batch); no answer.  A request
+ * that ends at a boundary (its command sets reuse) lets the next one in. */
+static void conn_keep(ecd_conn_t *c, char **w, int nw)
 {
     (void)w, (void)nw;
     c->keep = 1;
@@ -80,8 +81,8 @@ static const ecd_cmd_t commands[] = {
     {"GET", 0, client_get, 1, ECD_CAP_READ},
     {"STAT", 1, client_stat, 0, ECD_CAP_READ},
     {"REPAIR", 0, client_repair, 0, ECD_CAP_ADMIN},
+    {"KEEP", 1, conn_keep, 0, 0}, /* any key: requests are checked one by one */
     /* other daemons */
-    {"KEEP", 1, peer_keep, 0, ECD_CAP_PEER},
     {"PING", 1, peer_ping, 0, ECD_CAP_PEER},
     {"MANIFEST", 2, peer_manifest, 0, ECD_CAP_PEER},
     {"FETCH", 0, peer_fetch, 0, ECD_CAP_PEER},
@@ -101,6 +102,15 @@ static const ecd_cmd_t commands[] = {
  * so inside a TLS session (ecd_conn_admit). */
 static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
 static int conns, refusing;
+static unsigned long accepted; /* connections taken since the start */
+
+unsigned long ecd_conns_accepted(void)
+{
+    pthread_mutex_lock(&conns_lock);
+    unsigned long n = accepted;
+    pthread_mutex_unlock(&conns_lock);
+    return n;
+}
 #define ECD_REFUSERS 8 /* refusals told at once; beyond them a connection is closed */
 
 /* Over the limit under TLS: the refusal is readable only inside a session,
@@ -123,6 +133,7 @@ int ecd_conn_admit(ecd_conn_t *c)
     const int tls = ecd_tls_mode() == ECD_SEC_TLS;
     pthread_mutex_lock(&conns_lock);
     int ok = conns < cfg.max_conns, refuse = !ok && tls && refusing < ECD_REFUSERS;
+    accepted++;
     if (ok) conns++;
     if (refuse) refusing++;
     pthread_mutex_unlock(&conns_lock);

@@ -719,7 +719,7 @@ done:
     if (ok) {
         ecd_log("put %s: %llu bytes, chunk %llu, committed on %d of %d nodes%s%s", name, size,
                 (unsigned long long)m.chunk, committed, n, op.down[0] ? "; down: " : "", op.down);
-        ecd_printf(c, "OK %s %llu %s %d/%d\n", name, size, sha, committed, n);
+        c->reuse = ecd_printf(c, "OK %s %llu %s %d/%d\n", name, size, sha, committed, n) == 0;
     } else {
         ecd_log("put %s failed: %s", name, err);
         reply_err(c, "PUT %s failed: %s", name, err);

@@ -5,6 +5,7 @@
  *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] get NAME OUT
  *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] stat
  *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] repair NODE
+ *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] batch
  *   KEYS: --keyring FILE [--key-id ID]   or   --insecure
  *
  * The connection is TLS 1.3 with the newest generation of key ID from the
@@ -19,6 +20,13 @@
  * whole object arrived and its sha256 matches (OUT.part meanwhile).  Exit 0 on success; 1 with the
  * daemon's or the local error on stderr; 2 for bad usage.  -t: seconds
  * without progress before giving up (default 300).
+ *
+ * batch: the requests are lines of stdin ("put FILE [NAME]", "get NAME
+ * OUT", "stat"), run one after the other on one connection ("KEEP": one
+ * handshake for all of them; a connection the daemon closed meanwhile is
+ * opened again).  After each, a line "done CMD ARG rc=RC ms=MS" (its
+ * time from the request to the checked answer).  Exit 0 when every
+ * request succeeded.
  */
 #include "daemon/ecd.h"
 
@@ -38,6 +46,7 @@ static void usage(FILE *f)
                "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] get NAME OUT\n"
                "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] stat\n"
                "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] repair NODE\n"
+               "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] batch   (requests on stdin)\n"
                "KEYS: --keyring FILE [--key-id ID] (TLS 1.3; lincoll-ec-auth export), or\n"
                "      --insecure (plaintext, a daemon started --insecure)\n");
 }
@@ -155,6 +164,103 @@ static int do_get(ecd_conn_t *c, const char *name, const char *out)
     return 0;
 }
 
+/* A request's words: 0 when whole (a put's object name in name), else
+ * the exit status (2: usage, 1: a bad name). */
+static int check_request(int argc, char **argv, char *name)
+{
+    const char *cmd = argv[0];
+    if (!strcmp(cmd, "put") && (argc == 2 || argc == 3)) {
+        const char *base = strrchr(argv[1], '/');
+        snprintf(name, ECD_NAME_MAX + 1, "%s", argc == 3 ? argv[2] : base ? base + 1 : argv[1]);
+        if (!ecd_name_ok(name))
+            return fail("put: '%s' is not an object name (1-128 of A-Z a-z 0-9 . _ -, not "
+                        "starting with '.')%s",
+                        name, "");
+    } else if (!((!strcmp(cmd, "get") && argc == 3) || (!strcmp(cmd, "stat") && argc == 1) ||
+                 (!strcmp(cmd, "repair") && argc == 2))) {
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* One request on c; 0 on success. */
+static int run_request(ecd_conn_t *c, int argc, char **argv, const char *name)
+{
+    const char *cmd = argv[0];
+    char line[ECD_LINE_MAX];
+    int rc = 1;
+    (void)argc;
+    if (!strcmp(cmd, "put")) {
+        rc = do_put(c, argv[1], name);
+    } else if (!strcmp(cmd, "get")) {
+        rc = do_get(c, argv[1], argv[2]);
+    } else if (!strcmp(cmd, "stat")) {
+        if (ecd_printf(c, "STAT\n") == 0 && reply_line(c, line, sizeof(line)) == 0) {
+            int n = atoi(line + 3);
+            rc = 0;
+            for (int i = 0; i < n; i++) {
+                if (ecd_read_line(c, line, sizeof(line)) < 0) {
+                    rc = 1;
+                    break;
+                }
+                printf("%s\n", line);
+            }
+        }
+    } else {
+        if (ecd_printf(c, "REPAIR %s\n", argv[1]) == 0 && reply_line(c, line, sizeof(line)) == 0) {
+            printf("%s\n", line + 3);
+            rc = 0;
+        }
+    }
+    return rc;
+}
+
+/* batch: stdin's requests on one kept connection. */
+static int run_batch(const char *server, double idle)
+{
+    char in[4096], why[512], name[ECD_NAME_MAX + 1];
+    ecd_conn_t *c = NULL;
+    int failed = 0;
+    while (fgets(in, sizeof(in), stdin) != NULL) {
+        char *w[4];
+        in[strcspn(in, "\r\n")] = '\0';
+        int n = ecd_split(in, w, 4);
+        if (n == 0 || w[0][0] == '#') continue;
+        if (!strcmp(w[0], "repair") || check_request(n, w, name) != 0) {
+            fprintf(stderr,
+                    "lincoll-ec: batch: '%s' is not put FILE [NAME], get NAME OUT or stat\n", w[0]);
+            failed = 1;
+            continue;
+        }
+        /* a kept connection the daemon closed (idle, or its key left the
+         * keyring) is opened again before the request goes out */
+        if (c != NULL && ecd_conn_state(c) != 0) {
+            ecd_conn_close(c);
+            c = NULL;
+        }
+        double t0 = ecd_now();
+        if (c == NULL) {
+            c = ecd_connect(server, 10, idle, why, sizeof(why));
+            if (c == NULL || ecd_write(c, "KEEP\n", 5) != 0) {
+                fprintf(stderr, "lincoll-ec: %s\n", c == NULL ? why : strerror(errno));
+                ecd_conn_close(c);
+                return 1;
+            }
+        }
+        int rc = run_request(c, n, w, name);
+        printf("done %s %s rc=%d ms=%.3f\n", w[0], n > 1 ? w[1] : "-", rc, (ecd_now() - t0) * 1e3);
+        fflush(stdout);
+        failed |= rc != 0;
+        if (rc != 0) { /* the daemon closes after a failed request */
+            ecd_conn_close(c);
+            c = NULL;
+        }
+    }
+    ecd_conn_close(c);
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
     const char *server = NULL, *keyring = NULL, *key_id = NULL;
@@ -191,19 +297,11 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
-    const char *cmd = argv[0];
+    int batch = !strcmp(argv[0], "batch") && argc == 1;
     char name[ECD_NAME_MAX + 1] = "";
-    if (!strcmp(cmd, "put") && (argc == 2 || argc == 3)) {
-        const char *base = strrchr(argv[1], '/');
-        snprintf(name, sizeof(name), "%s", argc == 3 ? argv[2] : base ? base + 1 : argv[1]);
-        if (!ecd_name_ok(name))
-            return fail("put: '%s' is not an object name (1-128 of A-Z a-z 0-9 . _ -, not "
-                        "starting with '.')%s",
-                        name, "");
-    } else if (!((!strcmp(cmd, "get") && argc == 3) || (!strcmp(cmd, "stat") && argc == 1) ||
-                 (!strcmp(cmd, "repair") && argc == 2))) {
-        usage(stderr);
-        return 2;
+    if (!batch) {
+        int u = check_request(argc, argv, name);
+        if (u != 0) return u;
     }
     char why[512];
     if (insecure && (keyring != NULL || key_id != NULL)) {
@@ -213,32 +311,10 @@ int main(int argc, char **argv)
     if (ecd_tls_setup(insecure ? ECD_SEC_INSECURE : ECD_SEC_TLS, keyring, key_id, 0, why,
                       sizeof(why)) != 0)
         return fail("%s%s", why, "");
+    if (batch) return run_batch(server, idle);
     ecd_conn_t *c = ecd_connect(server, 10, idle, why, sizeof(why));
     if (c == NULL) return fail("%s%s", why, "");
-    int rc = 1;
-    char line[ECD_LINE_MAX];
-    if (!strcmp(cmd, "put")) {
-        rc = do_put(c, argv[1], name);
-    } else if (!strcmp(cmd, "get")) {
-        rc = do_get(c, argv[1], argv[2]);
-    } else if (!strcmp(cmd, "stat")) {
-        if (ecd_printf(c, "STAT\n") == 0 && reply_line(c, line, sizeof(line)) == 0) {
-            int n = atoi(line + 3);
-            rc = 0;
-            for (int i = 0; i < n; i++) {
-                if (ecd_read_line(c, line, sizeof(line)) < 0) {
-                    rc = 1;
-                    break;
-                }
-                printf("%s\n", line);
-            }
-        }
-    } else {
-        if (ecd_printf(c, "REPAIR %s\n", argv[1]) == 0 && reply_line(c, line, sizeof(line)) == 0) {
-            printf("%s\n", line + 3);
-            rc = 0;
-        }
-    }
+    int rc = run_request(c, argc, argv, name);
     ecd_conn_close(c);
     return rc;
 }

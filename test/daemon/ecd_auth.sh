@@ -20,7 +20,8 @@
 #     one;
 #  6. rotations of a client key and of the cluster key keep every client
 #     working; a removed generation is refused; a kept connection between
-#     daemons is closed once its key generation is removed;
+#     daemons is closed once its key generation is removed; a client's batch
+#     runs every request on one connection;
 #  7. a handshake that stalls costs its connection only, cut at the timeout;
 #  8. over --max-conns, a client with a key reads the refusal (inside the
 #     TLS session), and is served once the connection that held the slot
@@ -223,6 +224,19 @@ for i in 0 2 3; do
   echo "$out" | grep -q 'on 6/6 nodes' || fail "put kept$i after the removal: $out"
 done
 say "a kept connection serves while its key is valid and is closed when it is removed; puts go on"
+
+# 6c. a client's batch (lincoll-ec batch): every request on one kept connection, one handshake
+printf 'stat\nput %s batch1\nput %s batch2\nput %s batch3\nget batch2 %s\nstat\n' \
+  "$W/small" "$W/small" "$W/small" "$W/batch2.out" | ec 2 app2 batch >"$W/batch.out" 2>"$W/batch.err" ||
+  fail "batch: $(cat "$W/batch.err" "$W/batch.out")"
+[ "$(grep -c '^done .* rc=0 ' "$W/batch.out")" = 6 ] || fail "batch: not 6 requests done: $(cat "$W/batch.out")"
+cmp -s "$W/small" "$W/batch2.out" || fail "batch: the get read something else"
+acc=$(sed -n 's/.*connections accepted \([0-9]*\)$/\1/p' "$W/batch.out" | tr '\n' ' ')
+set -- $acc
+[ $# = 2 ] && [ "$1" = "$2" ] ||
+  fail "batch: node 2 accepted connections during the batch (stat before and after: $acc)"
+set --
+say "a batch of 6 requests ran on one connection (node 2 accepted $acc)"
 
 # 7. a stalled handshake
 python3 - "$(cat "$W/p0")" "$T" <<'PY' &
