@@ -391,8 +391,8 @@ void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const c
         left -= nb;
     }
     c->deadline = 0;
-    if (ok && ecd_read_line(pc, line, sizeof(line)) >= 0)
-        ecd_printf(c, "%s\n", line);
+    if (ok && ecd_read_line(pc, line, sizeof(line)) >= 0) /* the upload was read whole */
+        c->reuse = ecd_printf(c, "%s\n", line) == 0 && strncmp(line, "OK ", 3) == 0;
     else
         reply_err(c, "PUT %s failed: node %d, its coordinator, broke off: %s", name, to,
                   line[0] ? line : strerror(errno));

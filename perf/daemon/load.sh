@@ -7,7 +7,7 @@
 #                       [-p "load kill small"] [-k CLIENTS] [-t TIMEOUT]
 #                       [--deadline S] [--get-share F] [--preload N]
 #                       [--repair-wait S] [--events "T kill N,T start N,..."]
-#                       [--daemon-args "FLAGS"]
+#                       [--daemon-args "FLAGS"] [--keep]
 #
 # A local cluster: NODES daemons on 127.0.0.1 (default 12; a daemon whose
 # stripes span every node of its cluster file takes -n 6 for RS(4,2)), code
@@ -41,7 +41,9 @@
 # --daemon-args: more flags for every lincoll-ecd (e.g. "--direct-max 0":
 # every put forms its group, small ones too).  The daemons' directories
 # are made under $TMPDIR (default /tmp): TMPDIR=/dev/shm puts them on
-# tmpfs, which takes the disk's fsyncs out of the latencies.
+# tmpfs, which takes the disk's fsyncs out of the latencies.  --keep: every
+# client keeps one connection per daemon between its puts and gets (KEEP,
+# docs/daemon.md) instead of a new one per request.
 # Output in OUT_DIR (default docs/perf/$(date +%F)-storage-load):
 #   load.csv, kill.csv, small.csv, bench.csv (the summaries: clients,op,size,ops,ok,
 #   fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms;
@@ -70,6 +72,7 @@ preload=12
 rwait=300
 events=
 dargs=
+keep=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$2; shift 2 ;;
@@ -88,6 +91,7 @@ while [ $# -gt 0 ]; do
     --repair-wait) rwait=$2; shift 2 ;;
     --events) events=$2; shift 2 ;;
     --daemon-args) dargs=$2; shift 2 ;;
+    --keep) keep=--keep; shift ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "load: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
   esac
@@ -210,7 +214,7 @@ run_gen() { # phase tag clients duration [args]
   local phase=$1 tag=$2 c=$3 d=$4
   shift 4
   python3 "$gen" run --cluster "$W/cluster" --clients "$c" --duration "$d" --deadline "$deadline" \
-    --m 2 --tag "$tag" --out "$out/raw/$tag" "$@" >&2 || { echo "load: $phase: load_gen exited $?" >&2; return 1; }
+    --m 2 --tag "$tag" --out "$out/raw/$tag" $keep "$@" >&2 || { echo "load: $phase: load_gen exited $?" >&2; return 1; }
 }
 bad=0
 check_bad() { # summary csv: wrong reads and hangs are failures of the daemon

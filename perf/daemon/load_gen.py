@@ -119,15 +119,39 @@ def readline(s, limit=4096):
     return b[:-1].decode(errors="replace")
 
 
+KEEP = False  # --keep: each client thread keeps one connection per daemon ("KEEP")
+_kept = threading.local()
+
+
 def connect(addr, deadline):
+    if KEEP:
+        pool = _kept.__dict__.setdefault("pool", {})
+        s = pool.pop(addr, None)
+        if s is not None:
+            s.settimeout(deadline)
+            return s
     try:
-        return socket.create_connection(addr, timeout=deadline)
+        s = socket.create_connection(addr, timeout=deadline)
     except (ConnectionRefusedError, ConnectionResetError) as e:
         raise Refused(str(e))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a request is several writes
+    if KEEP:
+        s.sendall(b"KEEP\n")
+    return s
+
+
+def release(addr, s, ok):
+    """After a put or get: a connection whose request succeeded is kept
+    (--keep), any other closed (the daemon closes it too)."""
+    if KEEP and ok:
+        _kept.__dict__.setdefault("pool", {})[addr] = s
+    else:
+        s.close()
 
 
 def do_put(addr, name, objs, size, deadline):
     s = connect(addr, deadline)
+    keep = False
     try:
         h, body = objs.parts(name, size)
         try:
@@ -141,16 +165,18 @@ def do_put(addr, name, objs, size, deadline):
                 raise Lost("upload broken: %s" % e)
             return False, line
         line = readline(s)
-        return line.startswith("OK "), line
+        keep = line.startswith("OK ")
+        return keep, line
     except (ConnectionResetError, BrokenPipeError) as e:
         raise Lost(str(e))
     finally:
-        s.close()
+        release(addr, s, keep)
 
 
 def do_get(addr, name, objs, size, deadline):
     """(ok, wrong, message)"""
     s = connect(addr, deadline)
+    keep = False
     try:
         s.sendall(b"GET %s\n" % name.encode())
         line = readline(s)
@@ -166,11 +192,12 @@ def do_get(addr, name, objs, size, deadline):
             got += r
         if not objs.same(name, size, buf):
             return False, True, "bytes differ from what was put (%d bytes)" % n
+        keep = True
         return True, False, line
     except (ConnectionResetError, BrokenPipeError) as e:
         raise Lost(str(e))
     finally:
-        s.close()
+        release(addr, s, keep)
 
 
 def request(addr, line, deadline):
@@ -443,6 +470,8 @@ def stat_degraded(nodes, deadline):
 
 
 def cmd_run(a):
+    global KEEP
+    KEEP = a.keep
     r = Run(a)
     log("%d clients, %g s, sizes %s weights %s, get share %g" % (a.clients, a.duration, a.sizes, a.weights, a.get_share))
     hung_threads = r.go()
@@ -598,6 +627,8 @@ def main():
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--then-get", action="store_true", help="after the run, as long again with gets only")
     r.add_argument("--preload", type=int, default=0, help="puts, one at a time, before the clients start")
+    r.add_argument("--keep", action="store_true",
+                   help="each client keeps its connection to a daemon between requests (KEEP)")
     r.add_argument("--strict", action="store_true", help="exit 1 on a wrong read, a hang or an unreadable pre-kill object")
     t = sub.add_parser("table")
     t.add_argument("csv", nargs="+")
