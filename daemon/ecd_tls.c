@@ -195,6 +195,9 @@ int ecd_tls_setup(int mode, const char *keyring, const char *id, int server, cha
     SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* one recv takes every record the socket holds, not a header then a
+     * body (what is taken and not yet read counts in ecd_tls_pending) */
+    SSL_CTX_set_read_ahead(ctx, 1);
     SSL_CTX_set_psk_use_session_callback(ctx, use_session_cb);
     SSL_CTX_set_psk_find_session_callback(ctx, find_session_cb);
     return 0;
