@@ -594,6 +594,15 @@ REWRITES = {
         'TMPDIR=/dev/shm perf/daemon/load.sh -b build/bin -p small -d 2 -n 6 -o "$DOCS_TMP/kept-shm"',
         timeout=300,
         why="2 s and 6 daemons instead of 20 s and 12; -o: a scratch directory of the run"),
+    "TMPDIR=/dev/shm perf/daemon/load.sh -b build/bin -p small -d 20 -n 12 --keep -o /tmp/kept-shm-keep": Run(
+        'TMPDIR=/dev/shm perf/daemon/load.sh -b build/bin -p small -d 2 -n 6 --keep -o "$DOCS_TMP/kept-keep"',
+        timeout=300,
+        why="2 s and 6 daemons instead of 20 s and 12; -o: a scratch directory of the run"),
+    "perf/daemon/secure_compare.sh -s \"1m 16m\" -r 5 -n 41": Run(
+        'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security4" -s 64k -r 1 -n 2',
+        timeout=300,
+        why="one 64 KiB object, 1 repetition, 2 small puts instead of 1 and 16 MiB, 5 "
+            "repetitions, 41 small puts; -o: not a dated report in the tree"),
     "perf/daemon/secure_compare.sh -b BIN -s \"1m 16m\" -r 7 -n 41": Run(
         'perf/daemon/secure_compare.sh -b build/bin -o "$DOCS_TMP/security3" -s 64k -r 1 -n 2',
         timeout=300,
