@@ -156,17 +156,6 @@ void new_opid(char *out, size_t cap)
     snprintf(out, cap, "n%d-%ld-%d-%lu", cfg.node, (long)time(NULL), (int)getpid(), n);
 }
 
-/* Contact the nodes of `want` (all when NULL): first all at once
- * (op_try_all), which forms the operation when no node is busy; otherwise
- * in ascending node order, this
- * node's own operation lock at its turn: "OP id self" -> "OK ready".  A busy
- * node is in another operation, which holds nodes in the same order, so
- * waiting never closes a cycle; it is asked again until T after the start
- * (the members that already answered wait 3T for the next line), then it is
- * down for this operation.  Unreachable nodes are down at once.  When fewer
- * than k nodes are live because some were busy, everything is let go and
- * taken again (up to 3T in all): a busy node never fails an operation
- * that can wait for it. */
 /* "OP id self [name]" to node i, on a kept connection if there is one
  * (ecd_peer_request); the answer in line.  NULL: no answer (why). */
 static ecd_conn_t *op_session(op_t *op, int i, char *line, size_t lsize, char *why, size_t wsize)
@@ -237,6 +226,17 @@ static int op_try_all(op_t *op, const int *want)
     return nbusy;
 }
 
+/* Contact the nodes of `want` (all when NULL): first all at once
+ * (op_try_all), which forms the operation when no node is busy; otherwise
+ * in ascending node order, this
+ * node's own operation lock at its turn: "OP id self" -> "OK ready".  A busy
+ * node is in another operation, which holds nodes in the same order, so
+ * waiting never closes a cycle; it is asked again until T after the start
+ * (the members that already answered wait 3T for the next line), then it is
+ * down for this operation.  Unreachable nodes are down at once.  When fewer
+ * than k nodes are live because some were busy, everything is let go and
+ * taken again (up to 3T in all): a busy node never fails an operation
+ * that can wait for it. */
 int op_begin(op_t *op, const int *want, char *err, size_t esize)
 {
     return op_begin_named(op, want, NULL, err, esize);

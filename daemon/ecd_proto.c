@@ -1,8 +1,9 @@
 /*
- * daemon/ecd_proto.c: the protocol: one request per connection (TLS 1.3
- * with a key of the keyring, ecd_tls.c, unless --insecure), its line read
- * and checked, then handed to its command by the command table, which
- * says what capability each request needs: the one place that checks it.
+ * daemon/ecd_proto.c: the protocol: one request per connection, or one
+ * after another on a connection that began with KEEP (TLS 1.3 with a key
+ * of the keyring, ecd_tls.c, unless --insecure), each line read and
+ * checked, then handed to its command by the command table, which says
+ * what capability each request needs: the one place that checks it.
  */
 #include "daemon/ecd_daemon.h"
 #include "daemon/ecd_epoch.h"
@@ -59,8 +60,8 @@ int read_payload(ecd_conn_t *c, const char *tag, size_t max, char **buf_p, size_
 static void conn_keep(ecd_conn_t *c, char **w, int nw)
 {
     (void)w, (void)nw;
+    c->reuse = c->keep ? 1 : 2; /* the request sent with the first is served whatever the load */
     c->keep = 1;
-    c->reuse = 2; /* the request sent with it is served whatever the load */
 }
 
 /* The command table: a new request is one line here and its function in
