@@ -598,6 +598,13 @@ REWRITES = {
         'TMPDIR=/dev/shm perf/daemon/load.sh -b build/bin -p small -d 2 -n 6 --keep -o "$DOCS_TMP/kept-keep"',
         timeout=300,
         why="2 s and 6 daemons instead of 20 s and 12; -o: a scratch directory of the run"),
+    "perf/daemon/epoch_compare.sh -R 374a5e0 -n 12 -d 10 -r 1 -c \"1 16\" -s \"4k 1m\" -k 16 -a \"\" "
+    "-L \"before kept\" -o /tmp/kept-kill": Run(
+        'perf/daemon/epoch_compare.sh -R 374a5e0 -n 6 -d 1 -r 1 -c 1 -s 4k -k 2 -a "" '
+        '-L "before kept" -o "$DOCS_TMP/kept-kill"',
+        timeout=500,
+        why="6 daemons, 1 client, 4 KiB, 1 s per run, a kill phase of 2 clients for 4 s "
+            "(the recorded run: 12 daemons, 16 clients, 40 s); -o: a scratch directory"),
     "perf/daemon/secure_compare.sh -s \"1m 16m\" -r 5 -n 41": Run(
         'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security4" -s 64k -r 1 -n 2',
         timeout=300,
