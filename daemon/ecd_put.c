@@ -686,8 +686,8 @@ done:
     ecd_temp_drop(&p.own);
     ecd_sha256_drop(&p.sha);
     if (!ok) ecd_disk_abort(p.own_tmp, 1);
-    for (int j = 0; j < ECD_MAX_NODES;
-         j++) { /* the streams of rows that committed were read whole */
+    /* the streams of rows that committed were read whole: kept */
+    for (int j = 0; j < ECD_MAX_NODES; j++) {
         if (p.pieces[j] == NULL) continue;
         p.pieces[j]->reuse = ok && p.member[j] != NULL && p.member[j]->reuse;
         ecd_peer_keep(op.cl.addr[m.node[j]], p.pieces[j]);
