@@ -136,6 +136,7 @@ unsigned long ecd_conns_accepted(void);
 #define ECD_PUT_RING     (32u << 20) /* coordinator: bytes of stripes in flight */
 #define ECD_MEMBER_RING  (16u << 20) /* member: bytes of pieces in flight */
 #define ECD_PUT_INFLIGHT 2           /* stripes whose collectives run at once */
+#define ECD_INLINE_MAX   (1u << 20)  /* a direct put's pieces up to this size follow ENCODE */
 extern const lincoll_encode_opts_t put_encode_opts;
 int put_remote_parity(int k, int L, int crow);
 uint64_t *put_collective_generator(const uint64_t *G, int L, int k, int crow);

@@ -357,46 +357,76 @@ void sanitize_opid(char *opid)
 
 /* A put that reached a node outside the object's placement goes to the
  * first of its nodes that answers, which coordinates it: the request line,
- * the upload (at --client-rate), then the answer back. */
+ * the upload (at --client-rate), then the answer back.  An upload that fits
+ * one buffer is read whole first and goes on a kept connection (no
+ * handshake); if that connection turns out closed by its daemon before any
+ * answer, it is sent once more on a new one.  A larger upload streams on a
+ * new connection, kept afterwards like the other. */
 void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const char *name,
                  uint64_t size)
 {
     char why[256] = "", line[ECD_LINE_MAX] = "";
+    uint8_t buf[65536];
+    const int whole = size <= sizeof(buf);
+    const double ct = cfg.timeout < 3 ? cfg.timeout : 3;
+    c->deadline = ecd_now() + cfg.timeout + (double)size / cfg.client_rate;
+    if (whole && ecd_read(c, buf, (size_t)size) != 0) {
+        reply_err(c, "PUT %s failed: upload truncated (%s); nothing written", name,
+                  ecd_now() >= c->deadline ? "slower than --client-rate" : strerror(errno));
+        return;
+    }
     ecd_conn_t *pc = NULL;
     int to = -1;
     for (int i = 0; i < cl->k + cl->m && pc == NULL; i++) {
-        pc = ecd_connect(cl->addr[set[i]], cfg.timeout < 3 ? cfg.timeout : 3, 3 * cfg.timeout, why,
-                         sizeof(why));
         to = set[i];
+        pc = whole ? ecd_peer_connect(cl->addr[to], ct, 3 * cfg.timeout, why, sizeof(why))
+                   : ecd_peer_fresh(cl->addr[to], ct, 3 * cfg.timeout, why, sizeof(why));
     }
     if (pc == NULL) {
+        c->deadline = 0;
         reply_err(c, "PUT %s failed: none of its %d nodes is reachable (%s)", name, cl->k + cl->m,
                   why);
         return;
     }
-    c->deadline = ecd_now() + cfg.timeout + (double)size / cfg.client_rate;
-    uint8_t buf[65536];
-    uint64_t left = size;
-    int ok = ecd_printf(pc, "PUT %s %llu\n", name, (unsigned long long)size) == 0;
-    while (ok && left > 0) {
-        size_t nb = left < sizeof(buf) ? (size_t)left : sizeof(buf);
-        if (ecd_read(c, buf, nb) != 0) {
-            reply_err(c, "PUT %s failed: upload truncated (%s); nothing written", name,
-                      c->deadline > 0 && ecd_now() >= c->deadline ? "slower than --client-rate"
-                                                                  : strerror(errno));
-            ecd_conn_close(pc); /* node `to` sees the upload break: nothing written */
-            return;
+    int ok = 0;
+    if (whole) {
+        for (int again = 0; pc != NULL; again++) {
+            line[0] = '\0';
+            ok = ecd_printf(pc, "PUT %s %llu\n", name, (unsigned long long)size) == 0 &&
+                 ecd_write(pc, buf, (size_t)size) == 0;
+            if (ok && ecd_read_line(pc, line, sizeof(line)) >= 0) break;
+            ok = 0;
+            if (!pc->from_pool || again || line[0] != '\0') break;
+            ecd_conn_close(pc); /* its daemon closed it while it was kept: a new one */
+            pc = ecd_peer_fresh(cl->addr[to], ct, 3 * cfg.timeout, why, sizeof(why));
         }
-        ok = ecd_write(pc, buf, nb) == 0;
-        left -= nb;
+    } else {
+        uint64_t left = size;
+        ok = ecd_printf(pc, "PUT %s %llu\n", name, (unsigned long long)size) == 0;
+        while (ok && left > 0) {
+            size_t nb = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+            if (ecd_read(c, buf, nb) != 0) {
+                reply_err(c, "PUT %s failed: upload truncated (%s); nothing written", name,
+                          c->deadline > 0 && ecd_now() >= c->deadline ? "slower than --client-rate"
+                                                                      : strerror(errno));
+                ecd_conn_close(pc); /* node `to` sees the upload break: nothing written */
+                return;
+            }
+            ok = ecd_write(pc, buf, nb) == 0;
+            left -= nb;
+        }
+        ok = ok && ecd_read_line(pc, line, sizeof(line)) >= 0; /* the upload was read whole */
     }
     c->deadline = 0;
-    if (ok && ecd_read_line(pc, line, sizeof(line)) >= 0) /* the upload was read whole */
+    if (ok) {
         c->reuse = ecd_printf(c, "%s\n", line) == 0 && strncmp(line, "OK ", 3) == 0;
-    else
+        pc->reuse = strncmp(line, "OK ", 3) == 0; /* its daemon closes it after an ERR */
+        ecd_peer_keep(cl->addr[to], pc);
+    } else {
         reply_err(c, "PUT %s failed: node %d, its coordinator, broke off: %s", name, to,
                   line[0] ? line : strerror(errno));
-    ecd_conn_close(pc);
+        ecd_conn_close(pc);
+    }
 }
 
 /* "OP ID COORDINATOR [NAME]": this node takes part in a group operation (on

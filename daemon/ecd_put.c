@@ -192,38 +192,45 @@ static void *put_distribute(void *arg)
     return NULL;
 }
 
-/* Thread: the object's sha256, every row's piece and crc, this node's
- * piece to its temporary. */
+/* Stripe s (read in): the object's sha256 of it, every row's piece and
+ * crc, this node's piece to its temporary; 0, or -1 (the put failed). */
+static int put_compute_stripe(put_pipe_t *p, uint64_t s)
+{
+    const int k = p->k, mm = p->mm;
+    uint64_t w = ecd_stripe_width(p->chunk, p->stripe, s), off;
+    uint8_t *b = put_slot(p, s);
+    off = ecd_stripe_offset(k, p->stripe, s);
+    uint64_t take = p->size > off ? p->size - off : 0;
+    if (take > (uint64_t)k * w) take = (uint64_t)k * w;
+    ecd_sha256_update(&p->sha, b, take);
+    const void *src[ECD_MAX_NODES];
+    void *dst[ECD_MAX_NODES];
+    for (int j = 0; j < k; j++)
+        src[j] = b + (size_t)j * w;
+    for (int i = 0; i < mm; i++)
+        dst[i] = p->par + (size_t)i * p->stripe;
+    if (lincoll_gf_encode(gf, k, mm, p->G + (size_t)k * (size_t)k, w, src, dst) != LINCOLL_OK) {
+        put_fail(p, "the local encode of stripe %llu failed", (unsigned long long)s);
+        return -1;
+    }
+    for (int r = 0; r < k + mm; r++)
+        p->crc[r] = lc_crc32c(p->crc[r], r < k ? src[r] : dst[r - k], w);
+    vput_data(p->vf, src, w);
+    const void *mine = p->my_rank < k ? src[p->my_rank] : dst[p->my_rank - k];
+    if (ecd_temp_append(&p->own, mine, w) != 0) {
+        put_fail(p, "writing this node's chunk failed");
+        return -1;
+    }
+    return 0;
+}
+
+/* Thread: put_compute_stripe for every stripe as it comes in, then this
+ * node's temporary durable. */
 static void *put_compute(void *arg)
 {
     put_pipe_t *p = arg;
-    const int k = p->k, mm = p->mm;
     for (uint64_t s = 0; s < p->nst; s++) {
-        if (put_wait(p, &p->filled, s) != 0) return NULL;
-        uint64_t w = ecd_stripe_width(p->chunk, p->stripe, s), off;
-        uint8_t *b = put_slot(p, s);
-        off = ecd_stripe_offset(k, p->stripe, s);
-        uint64_t take = p->size > off ? p->size - off : 0;
-        if (take > (uint64_t)k * w) take = (uint64_t)k * w;
-        ecd_sha256_update(&p->sha, b, take);
-        const void *src[ECD_MAX_NODES];
-        void *dst[ECD_MAX_NODES];
-        for (int j = 0; j < k; j++)
-            src[j] = b + (size_t)j * w;
-        for (int i = 0; i < mm; i++)
-            dst[i] = p->par + (size_t)i * p->stripe;
-        if (lincoll_gf_encode(gf, k, mm, p->G + (size_t)k * (size_t)k, w, src, dst) != LINCOLL_OK) {
-            put_fail(p, "the local encode of stripe %llu failed", (unsigned long long)s);
-            return NULL;
-        }
-        for (int r = 0; r < k + mm; r++)
-            p->crc[r] = lc_crc32c(p->crc[r], r < k ? src[r] : dst[r - k], w);
-        vput_data(p->vf, src, w);
-        const void *mine = p->my_rank < k ? src[p->my_rank] : dst[p->my_rank - k];
-        if (ecd_temp_append(&p->own, mine, w) != 0) {
-            put_fail(p, "writing this node's chunk failed");
-            return NULL;
-        }
+        if (put_wait(p, &p->filled, s) != 0 || put_compute_stripe(p, s) != 0) return NULL;
         put_advance(p, &p->computed, s + 1);
     }
     if (ecd_temp_finish(&p->own, p->own_tmp[0], sizeof(p->own_tmp[0])) != 0)
@@ -460,7 +467,8 @@ void client_put(ecd_conn_t *c, char **w, int nw)
     uint64_t *G = NULL;
     pthread_t th[3];
     int nth = 0, ok = 0, committed = 0, truncated = 0, attempt = 0, retryable = 0;
-    uint64_t got = 0; /* upload bytes read */
+    uint64_t got = 0;        /* upload bytes read */
+    uint8_t *inl_buf = NULL; /* an inline ENCODE line and piece */
     double t_fsync = 0;
     /* the upload must keep --client-rate; its first stripe (the whole of a
      * small object) comes in before any node is asked to take part */
@@ -547,15 +555,55 @@ again:
         snprintf(eptag, sizeof(eptag), " E=%llu/%llu", (unsigned long long)p.ep->seq,
                  (unsigned long long)p.tag);
     }
+    /* a small direct put's pieces follow its ENCODE lines ("inline"): no
+     * data streams, no threads; this node's piece is durable meanwhile */
+    const int inl = p.direct && m.chunk <= ECD_INLINE_MAX;
+    const uint64_t w0 = ecd_stripe_width(m.chunk, m.stripe, 0);
+    if (inl) {
+        if (ecd_temp_open(&disk, op.id, name, my_rank, &p.own) != 0) {
+            snprintf(err, sizeof(err), "writing this node's chunk failed");
+            goto done;
+        }
+        p.filled = 1;
+        if (put_compute_stripe(&p, 0) != 0) {
+            snprintf(err, sizeof(err), "%s", p.err);
+            goto done;
+        }
+        p.computed = 1;
+        inl_buf = malloc(ECD_LINE_MAX + w0);
+        if (inl_buf == NULL) {
+            snprintf(err, sizeof(err), "out of memory");
+            goto done;
+        }
+    }
     for (int r = 0; r < L; r++) {
         int nd = m.node[r];
         if (nd == cfg.node) continue;
-        if (ecd_printf(p.member[r], "ENCODE %s %llu %llu %d %d %d %d %s %llu%s%s%s\n", name, size,
-                       (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
-                       (unsigned long long)m.stripe, p.direct ? " direct" : "", eptag,
-                       vword) != 0) {
+        char line[ECD_LINE_MAX];
+        int ln = snprintf(line, sizeof(line), "ENCODE %s %llu %llu %d %d %d %d %s %llu%s%s%s%s\n",
+                          name, size, (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
+                          (unsigned long long)m.stripe, p.direct ? " direct" : "",
+                          inl ? " inline" : "", eptag, vword);
+        int sent = ln > 0 && (size_t)ln < sizeof(line);
+        if (sent && inl) { /* the line and the row's piece in one write */
+            const uint8_t *piece =
+                r < k ? put_slot(&p, 0) + (size_t)r * w0 : p.par + (size_t)(r - k) * p.stripe;
+            memcpy(inl_buf, line, (size_t)ln);
+            memcpy(inl_buf + ln, piece, w0);
+            sent = ecd_write(p.member[r], inl_buf, (size_t)ln + w0) == 0;
+        } else if (sent) {
+            sent = ecd_write(p.member[r], line, (size_t)ln) == 0;
+        }
+        if (!sent) {
             p.lost = 1;
             snprintf(err, sizeof(err), "sending node %d its part: %s", nd, strerror(errno));
+            goto done;
+        }
+    }
+    if (inl) {
+        p.t_dist = ecd_now() - t0;
+        if (ecd_temp_finish(&p.own, p.own_tmp[0], sizeof(p.own_tmp[0])) != 0) {
+            snprintf(err, sizeof(err), "writing this node's chunk failed");
             goto done;
         }
     }
@@ -575,13 +623,13 @@ again:
         }
     }
     /* the data rows' streams (direct: every live row's) */
-    if (put_open_pieces(&p, &op.cl, op.id, m.node, err, sizeof(err)) != 0) goto done;
-    if (ecd_temp_open(&disk, op.id, name, my_rank, &p.own) != 0) {
+    if (!inl && put_open_pieces(&p, &op.cl, op.id, m.node, err, sizeof(err)) != 0) goto done;
+    if (!inl && ecd_temp_open(&disk, op.id, name, my_rank, &p.own) != 0) {
         snprintf(err, sizeof(err), "writing this node's chunk failed");
         goto done;
     }
     void *(*fns[3])(void *) = {put_distribute, put_compute, put_encode};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3 && !inl; i++) {
         if (pthread_create(&th[nth], NULL, fns[i], &p) != 0) {
             put_fail(&p, "cannot start a thread");
             break;
@@ -705,8 +753,8 @@ done:
         ecd_sha256_init(&p.sha);
         p.own.fd = -1;
         p.own_tmp[0][0] = '\0';
-        free(p.par), free(p.scratch), free(p.Gz), free(G);
-        p.par = NULL, p.scratch = NULL, p.Gz = NULL, G = NULL;
+        free(p.par), free(p.scratch), free(p.Gz), free(G), free(inl_buf);
+        p.par = NULL, p.scratch = NULL, p.Gz = NULL, G = NULL, inl_buf = NULL;
         memset(&m, 0, sizeof(m));
         err[0] = '\0';
         usleep(100000); /* the leader sees a dead member's connection close meanwhile */
@@ -730,6 +778,7 @@ done:
     free(p.scratch);
     free(p.Gz);
     free(G);
+    free(inl_buf);
     vput_end(p.vf);
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.cv);

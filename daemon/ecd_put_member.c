@@ -1,7 +1,8 @@
 /*
  * daemon/ecd_put_member.c: a put, a member's side: its row's pieces (a data
- * row's PIECES stream, or a parity row's collective outputs) to a
- * temporary, READY with its crc, then COMMIT.
+ * row's PIECES stream, a small direct put's piece inline after ENCODE, or a
+ * parity row's collective outputs) to a temporary, READY with its crc, then
+ * COMMIT.
  */
 #include "daemon/ecd_daemon.h"
 #include "daemon/ecd_epoch.h"
@@ -155,8 +156,10 @@ static int member_wait_piece(member_pipe_t *p, ecd_conn_t *session, uint64_t s)
 }
 
 /* A member's side of "ENCODE NAME SIZE CHUNK K M L RANK ROWS STRIPE [direct]
- * [E=SEQ/TAG]" (in an OP session of coordinator `coord`): the collective
- * runs on epoch SEQ (the session's, ep) with tags TAG + 32 i. */
+ * [inline] [E=SEQ/TAG]" (in an OP session of coordinator `coord`): the
+ * collective runs on epoch SEQ (the session's, ep) with tags TAG + 32 i.
+ * "direct inline" (one stripe of at most ECD_INLINE_MAX bytes): the row's
+ * piece, STRIPE bytes, follows the line on the session itself. */
 int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, ecd_epoch_t *ep)
 {
     char tmp[1][600] = {{0}};
@@ -175,16 +178,18 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
         reply_err(c, "ENCODE: a malformed verify= key");
         return 0;
     }
-    int direct = 0, bad = nw < 10 || nw > 12;
+    int direct = 0, inl = 0, bad = nw < 10 || nw > 13;
     uint64_t eseq = 0, tag = 0;
     for (int i = 10; i < nw && !bad; i++) {
         if (strcmp(w[i], "direct") == 0)
             direct = 1;
+        else if (strcmp(w[i], "inline") == 0)
+            inl = 1;
         else if (sscanf(w[i], "E=%" SCNu64 "/%" SCNu64, &eseq, &tag) != 2)
             bad = 1;
     }
     if (bad) {
-        reply_err(c, "ENCODE: expected 9 arguments, an optional 'direct' and 'E=SEQ/TAG'");
+        reply_err(c, "ENCODE: expected 9 arguments, optional 'direct', 'inline' and 'E=SEQ/TAG'");
         return 0;
     }
     char name[ECD_NAME_MAX + 1];
@@ -202,12 +207,20 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
     if (!ecd_name_ok(name) || k < 1 || mm < 1 || n > ECD_MAX_NODES || nr != n || L < k || L > n ||
         rank < 0 || rank >= L || node_of_row[rank] != cfg.node || crow < 0 || crow == rank ||
         chunk < 1 || chunk > cfg.max_object || chunk * (uint64_t)k < size || stripe < 1 ||
-        stripe > chunk) {
+        stripe > chunk || (inl && (!direct || stripe != chunk || chunk > ECD_INLINE_MAX))) {
         reply_err(c, "ENCODE: inconsistent arguments");
+        return 0;
+    }
+    /* inline: this row's piece (one stripe) follows the line; it is read
+     * before any answer, so that a refusal reaches the coordinator whole */
+    if (inl && ((p.ring = malloc(stripe)) == NULL || ecd_read(c, p.ring, stripe) != 0)) {
+        if (p.ring == NULL) reply_err(c, "ENCODE %s: out of memory", name);
+        free(p.ring);
         return 0;
     }
     if (ecd_disk_has(&disk, name)) {
         reply_err(c, "ENCODE %s: this node already has an object of that name", name);
+        free(p.ring);
         return 0;
     }
     /* direct: this row's pieces come on a PIECES stream whatever it is */
@@ -216,6 +229,7 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
                    tag + 32 * ECD_PUT_INFLIGHT > LINCOLL_TAG_MAX)) {
         reply_err(c, "ENCODE %s: no agreed epoch %llu here (EPOCH first) or a bad tag", name,
                   (unsigned long long)eseq);
+        free(p.ring);
         return 0;
     }
     vm = vmember_new(vkey);
@@ -227,7 +241,7 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
     p.nslot = (int)(ECD_MEMBER_RING / stripe);
     if (p.nslot < 3) p.nslot = 3;
     if ((uint64_t)p.nslot > p.nst) p.nslot = (int)p.nst;
-    p.ring = data ? malloc((size_t)p.nslot * stripe) : NULL;
+    if (!inl) p.ring = data ? malloc((size_t)p.nslot * stripe) : NULL;
     /* the stripes whose collectives are in flight at once, one buffer each */
     const int nplan = p.nst < ECD_PUT_INFLIGHT ? (int)p.nst : ECD_PUT_INFLIGHT;
     pin = encode && data ? malloc((size_t)nplan * stripe) : NULL;
@@ -243,7 +257,14 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
         reply_err(c, "ENCODE %s: cannot write a temporary", name);
         goto out;
     }
-    if (data) {
+    if (inl) { /* the whole row is here */
+        p.crc = lc_crc32c(p.crc, p.ring, stripe);
+        if (ecd_temp_append(&p.tmp, p.ring, stripe) != 0) {
+            reply_err(c, "ENCODE %s: cannot write a temporary", name);
+            goto out;
+        }
+        p.filled = 1;
+    } else if (data) {
         pipe_register(&p);
         registered = 1;
     }

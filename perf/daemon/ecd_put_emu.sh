@@ -4,7 +4,7 @@
 #
 #   perf/daemon/ecd_put_emu.sh [-b BIN_DIR] [-o OUT_DIR] [-s "1m 16m 64m 256m"]
 #                              [-r REPS] [--rate 1gbit] [--burst 256kb] [--stripe BYTES]
-#                              [--quick]
+#                              [--tls] [--quick]
 #
 # The cluster: deploy/emucluster/emucluster.sh with 7 hosts (network
 # namespaces on one bridge, every link shaped by tc tbf at --rate in both
@@ -78,6 +78,13 @@
 #   summary.csv  medians per (op, size), same columns.
 #   summary.md   the markdown table; put.png (gnuplot, when installed).
 #   logs/        the daemons' and emucluster's logs.
+# --tls: a second cluster of 6 daemons with keys (TLS 1.3 with pre-shared
+# keys, docs/daemon.md "Security") runs on the same hosts beside the
+# plaintext one (--insecure), and its client holds an exported write key.
+# Each repetition then adds put-tls and get-tls after put and get (same
+# sizes, same links, interleaved); summary.md gains a table of TLS over
+# plaintext: MB/s ratio, and each side's CPU in cores.  Without --tls only
+# the plaintext cluster runs, as before.
 # --quick: sizes 64k and 1m, 2 repetitions (a smoke run: does it work).
 # Exit 77 (SKIP, reason on stderr) only when network namespaces are not
 # permitted here; everything started is torn down on exit and on failure.
@@ -90,6 +97,7 @@ reps=5
 rate=1gbit
 burst=256kb
 stripe=0
+tls=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$2; shift 2 ;;
@@ -99,6 +107,7 @@ while [ $# -gt 0 ]; do
     --rate) rate=$2; shift 2 ;;
     --burst) burst=$2; shift 2 ;;
     --stripe) stripe=$2; shift 2 ;;
+    --tls) tls=1; shift ;;
     --quick) sizes="64k 1m"; reps=2; shift ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "ecd_put_emu: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
@@ -108,7 +117,7 @@ case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
 [ -n "$out" ] || out=$top/docs/perf/$(date +%F)-daemon
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 emu=$top/deploy/emucluster/emucluster.sh
-for p in lincoll-ecd lincoll-ec; do
+for p in lincoll-ecd lincoll-ec ${tls:+lincoll-ec-auth}; do
   [ -x "$bin/$p" ] || { echo "ecd_put_emu: $bin/$p not found (build first: deploy/build.sh)" >&2; exit 1; }
 done
 case $reps in '' | *[!0-9]* | 0) echo "ecd_put_emu: -r $reps: expected a positive count" >&2; exit 2 ;; esac
@@ -165,6 +174,13 @@ rm -f "$out/ops.csv" "$out/summary.csv" "$out/summary.md" "$out/put.png"
 rm -rf "$out/logs"
 
 # ---- the cluster: 6 daemons on hosts 1..6, host 7 for the client -----------------
+# (with --tls, a second daemon with keys on each of hosts 1..6: port file pt*,
+# log logt*; it dies with the plaintext daemon, its parent after the exec)
+if [ -n "$tls" ]; then
+  "$bin/lincoll-ec-auth" create --keyring "$W/keyring" --id cluster >/dev/null || fail "keyring"
+  "$bin/lincoll-ec-auth" create --keyring "$W/keyring" --id bench --caps write >/dev/null || fail "client key"
+  "$bin/lincoll-ec-auth" export --keyring "$W/keyring" --id bench --out "$W/bench.keyring" >/dev/null || fail "export"
+fi
 cat >"$W/node.sh" <<EOS
 #!/bin/sh
 echo \$\$ > "$W/pid\$EMU_RANK"
@@ -172,6 +188,12 @@ if [ "\$EMU_RANK" -ge 6 ]; then
   # host 7: the client's, no daemon
   touch "$W/p\$EMU_RANK"
   exec sleep 100000
+fi
+if [ -n "$tls" ]; then
+  "$bin/lincoll-ecd" --keyring "$W/keyring" --node "\$EMU_RANK" --dir "$W/dt\$EMU_RANK" --cluster "$W/clustert" \\
+      --listen 0.0.0.0:0 --port-file "$W/pt\$EMU_RANK" --timeout 20 --stripe $stripe --die-with-parent \\
+      >>"$W/logt\$EMU_RANK" 2>&1 &
+  echo \$! > "$W/pidt\$EMU_RANK"
 fi
 exec "$bin/lincoll-ecd" --insecure --node "\$EMU_RANK" --dir "$W/d\$EMU_RANK" --cluster "$W/cluster" \\
     --listen 0.0.0.0:0 --port-file "$W/p\$EMU_RANK" --timeout 20 --stripe $stripe >>"$W/log\$EMU_RANK" 2>&1
@@ -235,6 +257,10 @@ emupid=$!
 for i in 0 1 2 3 4 5 6; do
   for _ in $(seq 1 300); do [ -e "$W/p$i" ] && [ -s "$W/pid$i" ] && break; sleep 0.1; done
   [ -e "$W/p$i" ] || fail "host $((i + 1)) did not come up"
+  if [ -n "$tls" ] && [ "$i" -lt 6 ]; then
+    for _ in $(seq 1 300); do [ -s "$W/pt$i" ] && [ -s "$W/pidt$i" ] && break; sleep 0.1; done
+    [ -s "$W/pt$i" ] || fail "host $((i + 1)): the daemon with keys did not come up"
+  fi
 done
 S=$(sed -n 's/.*, 10\.213\.\([0-9]*\)\.0\/24,.*/\1/p' "$W/log.emu" | head -1)
 NSP=$(sed -n 's/.*namespaces \(lcemu[0-9]*h\)1\.\..*/\1/p' "$W/log.emu" | head -1)
@@ -243,18 +269,29 @@ ID=${NSP#lcemu}; ID=${ID%h}
 ip_of() { echo "10.213.$S.$(($1 + 1))"; }
 K=4 M=2 # the code of the cluster file (the link limit's k and m)
 { echo "code $K $M"; for i in 0 1 2 3 4 5; do echo "node $i $(ip_of $i):$(cat "$W/p$i")"; done; } >"$W/cluster"
+[ -z "$tls" ] || { echo "code $K $M"; for i in 0 1 2 3 4 5; do echo "node $i $(ip_of $i):$(cat "$W/pt$i")"; done; } >"$W/clustert"
 ip netns exec "${NSP}1" python3 "$W/tcp.py" sink "$W/sinkport" >>"$W/log.sink" 2>&1 &
 for _ in $(seq 1 100); do [ -s "$W/sinkport" ] && break; sleep 0.1; done
 [ -s "$W/sinkport" ] || fail "the anchor's TCP sink did not start"
 client_ns=${NSP}7
 ec() { ip netns exec "$client_ns" python3 "$W/run.py" "$bin/lincoll-ec" --insecure -s "$(ip_of 0):$(cat "$W/p0")" -t 120 "$@"; }
+ect() { ip netns exec "$client_ns" python3 "$W/run.py" "$bin/lincoll-ec" --keyring "$W/bench.keyring" -s "$(ip_of 0):$(cat "$W/pt0")" -t 120 "$@"; }
 st=$(ip netns exec "$client_ns" "$bin/lincoll-ec" --insecure -s "$(ip_of 0):$(cat "$W/p0")" stat) || fail "stat: $st"
 [ "$(echo "$st" | grep -c ' up objects')" = 6 ] || fail "not every daemon answers: $st"
+if [ -n "$tls" ]; then
+  st=$(ip netns exec "$client_ns" "$bin/lincoll-ec" --keyring "$W/bench.keyring" -s "$(ip_of 0):$(cat "$W/pt0")" stat) || fail "stat (tls): $st"
+  [ "$(echo "$st" | grep -c ' up objects')" = 6 ] || fail "not every daemon with keys answers: $st"
+  echo "$st" | grep -q '^security tls1.3-psk' || fail "the cluster with keys is not in TLS: $st"
+fi
 echo "ecd_put_emu: 7 hosts, links $rate burst $burst (10.213.$S.0/24); daemons on hosts 1-6, client on host 7; sizes$bytes_list; $reps reps" >&2
 
 # ---- measurements -------------------------------------------------------------------
-dpids=()
-for i in 0 1 2 3 4 5; do dpids+=("$(cat "$W/pid$i")"); done
+dpids_plain=() dpids_tls=()
+for i in 0 1 2 3 4 5; do
+  dpids_plain+=("$(cat "$W/pid$i")")
+  [ -z "$tls" ] || dpids_tls+=("$(cat "$W/pidt$i")")
+done
+dpids=("${dpids_plain[@]}") # the daemons whose CPU snap() reads: the cluster measured
 ticks=$(getconf CLK_TCK)
 ncpu=$(nproc)
 cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
@@ -275,8 +312,8 @@ snap() { # daemon ticks, machine busy/total jiffies, link bytes (h1 tx rx .. h7 
   done
   echo "$s $drops $retrans"
 }
-timing_of() { # the coordinator's phase times of the put of $1 (empty fields if absent)
-  sed -n "s/.*put $1 timing setup \([0-9.]*\) upload \([0-9.]*\) distribute \([0-9.]*\) encode \([0-9.]*\) fsync \([0-9.]*\) commit \([0-9.]*\).*/\1,\2,\3,\4,\5,\6/p" "$W/log0" | tail -1
+timing_of() { # the coordinator's phase times of the put of $1 (empty fields if absent); $2: its log
+  sed -n "s/.*put $1 timing setup \([0-9.]*\) upload \([0-9.]*\) distribute \([0-9.]*\) encode \([0-9.]*\) fsync \([0-9.]*\) commit \([0-9.]*\).*/\1,\2,\3,\4,\5,\6/p" "${2:-$W/log0}" | tail -1
 }
 echo "op,size,rep,wall_s,MBps,raw_ratio,anchor_ratio,wire_bound_s,wire_ratio,busiest,cpu_client,cpu_n0,cpu_n1,cpu_n2,cpu_n3,cpu_n4,cpu_n5,cpu_machine,ok,t_setup,t_upload,t_distribute,t_encode,t_fsync,t_commit,limit_MBps,limit_ratio,drops,retrans" >"$out/ops.csv"
 row() { # op size rep wall cpu_client ok before after anchor_wall timing
@@ -305,11 +342,29 @@ t = timing if timing else ",,,,,"
 # the layout's link limit of a put (the script's header): the busiest link
 # direction carries f * S payload bytes per object of S bytes
 f = max(1.0, 1.0, (m - 1) / k, 1.0)
-limit = "%.2f,%.3f" % (Bps / f / 1e6, MBps / (Bps / f / 1e6)) if op == "put" else ","
+limit = "%.2f,%.3f" % (Bps / f / 1e6, MBps / (Bps / f / 1e6)) if op.startswith("put") else ","
 print("%s,%d,%s,%.6f,%.2f,%.3f,%s,%.6f,%.3f,%s,%.3f,%s,%s,%s,%s,%s,%d,%d" % (
     op, size, rep, wall, MBps, size / wall / Bps, anchor_ratio, bound, bound / wall, name,
     float(cpuc) / wall, ",".join(cpu), machine, ok, t, limit, drops, retrans))
 PY
+}
+putget() { # CLIENT SUFFIX LOG: a put of $b bytes as $name, then a get of it back
+  # (ops put$SUFFIX, get$SUFFIX; LOG: the coordinator's, for the phase times)
+  local client=$1 sfx=$2 log=$3 wall cpuc rc ok s0 s1
+  s0=$(snap)
+  read -r wall cpuc rc < <($client put "$W/in/o$b" "$name")
+  s1=$(snap)
+  [ "$rc" = 0 ] || fail "put$sfx $name (exit $rc)"
+  row "put$sfx" "$b" "$rep" "$wall" "$cpuc" 1 "$s0" "$s1" "$t" "$(timing_of "$name" "$log")"
+  s0=$(snap)
+  read -r wall cpuc rc < <($client get "$name" "$W/out/x")
+  s1=$(snap)
+  [ "$rc" = 0 ] || fail "get$sfx $name (exit $rc)"
+  ok=0
+  [ "$(sha256sum <"$W/out/x" | cut -d' ' -f1)" = "$(sha256sum <"$W/in/o$b" | cut -d' ' -f1)" ] && ok=1
+  [ "$ok" = 1 ] || fail "get$sfx $name: the data differs from what was put"
+  rm -f "$W/out/x"
+  row "get$sfx" "$b" "$rep" "$wall" "$cpuc" "$ok" "$s0" "$s1" "$t" ""
 }
 anchor_port=$(cat "$W/sinkport")
 for b in $bytes_list; do head -c "$b" /dev/urandom >"$W/in/o$b"; done
@@ -321,23 +376,14 @@ for rep in $(seq 1 "$reps"); do
     t=$(ip netns exec "$client_ns" python3 "$W/tcp.py" src "$(ip_of 0)" "$anchor_port" "$b") || fail "tcp anchor ($b bytes)"
     s1=$(snap)
     row tcp "$b" "$rep" "$t" 0 1 "$s0" "$s1" "$t" ""
-    # put
-    s0=$(snap)
-    read -r wall cpuc rc < <(ec put "$W/in/o$b" "$name")
-    s1=$(snap)
-    [ "$rc" = 0 ] || fail "put $name (exit $rc)"
-    row put "$b" "$rep" "$wall" "$cpuc" 1 "$s0" "$s1" "$t" "$(timing_of "$name")"
-    # get
-    s0=$(snap)
-    read -r wall cpuc rc < <(ec get "$name" "$W/out/x")
-    s1=$(snap)
-    [ "$rc" = 0 ] || fail "get $name (exit $rc)"
-    ok=0
-    [ "$(sha256sum <"$W/out/x" | cut -d' ' -f1)" = "$(sha256sum <"$W/in/o$b" | cut -d' ' -f1)" ] && ok=1
-    [ "$ok" = 1 ] || fail "get $name: the data differs from what was put"
-    rm -f "$W/out/x"
-    row get "$b" "$rep" "$wall" "$cpuc" "$ok" "$s0" "$s1" "$t" ""
-    echo "ecd_put_emu: rep $rep size $b: $(tail -3 "$out/ops.csv" | cut -d, -f1,5,6,9 | tr '\n' ' ')" >&2
+    dpids=("${dpids_plain[@]}")
+    putget ec "" "$W/log0"
+    if [ -n "$tls" ]; then
+      dpids=("${dpids_tls[@]}")
+      putget ect -tls "$W/logt0"
+      dpids=("${dpids_plain[@]}")
+    fi
+    echo "ecd_put_emu: rep $rep size $b: $(tail -"${tls:+5}${tls:-3}" "$out/ops.csv" | cut -d, -f1,5,6,9 | tr '\n' ' ')" >&2
   done
 done
 
@@ -351,7 +397,7 @@ num = [c for c in cols if c not in ("op", "size", "rep", "busiest")]
 groups = {}
 for r in rows:
     groups.setdefault((r["op"], int(r["size"])), []).append(r)
-order = {"tcp": 0, "put": 1, "get": 2}
+order = {"tcp": 0, "put": 1, "get": 2, "put-tls": 3, "get-tls": 4}
 out = []
 for (op, size), rs in sorted(groups.items(), key=lambda g: (g[0][1], order.get(g[0][0], 9))):
     o = {"op": op, "size": size, "rep": len(rs)}
@@ -388,7 +434,7 @@ with open(md, "w") as f:
             o["anchor_ratio"] if o["op"] != "tcp" else "1", o["wire_bound_s"], o["wire_ratio"],
             o["busiest"], o["cpu_client"] if o["op"] != "tcp" else "-", o["cpu_n0"], others,
             o["cpu_machine"], o["drops"], o["retrans"]))
-    ph = [o for o in out if o["op"] == "put" and o["t_upload"]]
+    ph = [o for o in out if o["op"] in ("put", "put-tls") and o["t_upload"]]
     if ph:
         f.write("\nWhen each phase of a put ended, seconds after the coordinator read the "
                 "request line (medians; the phases overlap): setup = members told and data "
@@ -396,13 +442,42 @@ with open(md, "w") as f:
                 "piece sent, encode = every node through the last stripe's collective, "
                 "fsync = every node's chunk durable, commit = every node committed; "
                 "client = the client's whole put.\n\n")
-        f.write("| size | setup | upload | distribute | encode | fsync | commit | client |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+        f.write("| op | size | setup | upload | distribute | encode | fsync | commit | client |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
         for o in ph:
-            f.write("| %s | %s | %s | %s | %s | %s | %s | %s |\n" % (human(o["size"]), o["t_setup"], o["t_upload"], o["t_distribute"], o["t_encode"], o["t_fsync"], o["t_commit"], o["wall_s"]))
+            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (o["op"], human(o["size"]), o["t_setup"], o["t_upload"], o["t_distribute"], o["t_encode"], o["t_fsync"], o["t_commit"], o["wall_s"]))
+    # --tls: each repetition's TLS operation over its plaintext twin (same
+    # repetition, same size), then the median of those ratios
+    tl = sorted({int(r["size"]) for r in rows if r["op"] == "put-tls"})
+    if tl:
+        by = {(r["op"], int(r["size"]), r["rep"]): r for r in rows}
+        def dcpu(r):  # core-seconds of all six daemons during the operation
+            return sum(float(r["cpu_n%d" % i]) for i in range(6)) * float(r["wall_s"])
+        f.write("\nTLS 1.3 with pre-shared keys (`put-tls`, `get-tls`) over plaintext "
+                "(`--insecure`; `put`, `get`), the same repetition's pair, median over the "
+                "repetitions. MB/s ratio = TLS MB/s over plaintext MB/s (1 = no cost); "
+                "daemon CPU = core-seconds of the six daemons during the operation, medians, "
+                "and their ratio; client CPU likewise for lincoll-ec.\n\n")
+        f.write("| op | size | MB/s TLS | MB/s plaintext | MB/s ratio | daemon CPU TLS (s) | daemon CPU plaintext (s) | CPU ratio | client CPU TLS (s) | client CPU plaintext (s) |\n")
+        f.write("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+        for size in tl:
+            for op in ("put", "get"):
+                pairs = [(by[(op + "-tls", size, r)], by[(op, size, r)])
+                         for (o, sz, r) in by if o == op + "-tls" and sz == size and (op, size, r) in by]
+                if not pairs:
+                    continue
+                med = statistics.median
+                ratio = med(float(t["MBps"]) / float(p["MBps"]) for t, p in pairs)
+                ct, cp = med(dcpu(t) for t, p in pairs), med(dcpu(p) for t, p in pairs)
+                kt = med(float(t["cpu_client"]) * float(t["wall_s"]) for t, p in pairs)
+                kp = med(float(p["cpu_client"]) * float(p["wall_s"]) for t, p in pairs)
+                f.write("| %s | %s | %.4g | %.4g | %.3f | %.3g | %.3g | %.2f | %.3g | %.3g |\n" % (
+                    op, human(size), med(float(t["MBps"]) for t, p in pairs),
+                    med(float(p["MBps"]) for t, p in pairs), ratio, ct, cp,
+                    ct / cp if cp > 0 else float("nan"), kt, kp))
 PY
 [ -s "$out/summary.md" ] || fail "no summary"
 if command -v gnuplot >/dev/null 2>&1; then
-  gnuplot -e "in='$out/summary.csv'; out='$out/put.png'; rate='$rate'; Bps=$rate_Bps" "$top/perf/plot/ecd_put.gp" 2>"$W/log.gnuplot" ||
+  gnuplot -e "in='$out/summary.csv'; out='$out/put.png'; rate='$rate'; Bps=$rate_Bps; tls=${tls:-0}" "$top/perf/plot/ecd_put.gp" 2>"$W/log.gnuplot" ||
     echo "ecd_put_emu: gnuplot failed: $(cat "$W/log.gnuplot")" >&2
 else
   echo "ecd_put_emu: gnuplot not installed: no put.png (deploy/install-deps.sh installs it)" >&2

@@ -19,8 +19,12 @@
 # Each of those is a lincoll-ec process with its own connection, so with
 # keys it pays a TLS handshake; the daemons' connections among themselves
 # are kept (docs/daemon.md).  Then SMALL more 4 KiB puts per cluster on
-# one kept connection (lincoll-ec batch, one handshake), each timed by the
+# one kept connection (lincoll-ec batch, one handshake), the two clusters'
+# connections open together and their puts alternating, each timed by the
 # client: their median is the p50 of "4k-batch".
+#
+# The daemons' directories are made under $TMPDIR (default /tmp):
+# TMPDIR=/dev/shm takes the disk out of the comparison.
 #
 # Output in OUT_DIR (default docs/perf/$(date +%F)-daemon-security):
 #   ops.tsv       mode op size rep wall_s MBps, one row per operation
@@ -59,7 +63,7 @@ for s in $sizes; do
   [[ $(bytes "$s") =~ ^[1-9][0-9]*$ ]] || { echo "secure_compare.sh: size '$s' (expected N, Nk or Nm)" >&2; exit 2; }
 done
 mkdir -p "$out"
-W=$(mktemp -d /tmp/secure_compare.XXXXXX)
+W=$(mktemp -d "${TMPDIR:-/tmp}/secure_compare.XXXXXX")
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; { wait; } 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
@@ -140,16 +144,33 @@ for i in $(seq 0 $((small - 1))); do
   done
 done
 # the same small puts on one kept connection per mode (lincoll-ec batch: one
-# handshake, then request after request): each put's time as the client
-# measured it, from its request to the checked answer
+# handshake, then request after request), both connections open at once and
+# their requests alternating (one put on one, then one on the other, the
+# first side swapped every put), so that a noisy moment hits both alike: each
+# put's time as the client measured it, from its request to the checked
+# answer
 for mode in tls insecure; do
-  for i in $(seq 1 "$small"); do echo "put $W/small b4k-$mode-$i"; done |
-    ec "$mode" 0 batch >"$W/batch-$mode.out" || { echo "secure_compare.sh: $mode batch failed" >&2; exit 1; }
-  sed -n 's/^done put .* rc=0 ms=\([0-9.]*\)$/\1/p' "$W/batch-$mode.out" |
-    awk -v m="$mode" '{ printf "%s\tput\t4k-batch\t%d\t%.6f\t%.3f\n", m, NR, $1 / 1e3, 4096 / ($1 / 1e3) / 1e6 }' >>"$out/ops.tsv"
-  [ "$(grep -c "^$mode	put	4k-batch	" "$out/ops.tsv")" = "$small" ] ||
-    { echo "secure_compare.sh: $mode batch: not $small puts done" >&2; exit 1; }
+  mkfifo "$W/bin-$mode" "$W/bout-$mode"
+  ec "$mode" 0 batch <"$W/bin-$mode" >"$W/bout-$mode" 2>"$W/berr-$mode" &
+  pids+=($!)
 done
+exec {tls_in}>"$W/bin-tls" {tls_out}<"$W/bout-tls" {ins_in}>"$W/bin-insecure" {ins_out}<"$W/bout-insecure"
+declare -A bin_fd=([tls]=$tls_in [insecure]=$ins_in) bout_fd=([tls]=$tls_out [insecure]=$ins_out)
+for i in $(seq 1 "$small"); do
+  order="tls insecure"; [ $((i % 2)) = 0 ] && order="insecure tls"
+  for mode in $order; do
+    echo "put $W/small b4k-$mode-$i" >&"${bin_fd[$mode]}"
+    line= # the put's own output, then its "done" line
+    while read -r -t 300 line <&"${bout_fd[$mode]}"; do
+      case $line in "done "*) break ;; esac
+    done
+    ms=$(echo "$line" | sed -n 's/^done put .* rc=0 ms=\([0-9.]*\)$/\1/p')
+    [ -n "$ms" ] || { echo "secure_compare.sh: $mode batch put $i: '$line' $(cat "$W/berr-$mode")" >&2; exit 1; }
+    awk -v m="$mode" -v r="$i" -v ms="$ms" 'BEGIN {
+      printf "%s\tput\t4k-batch\t%d\t%.6f\t%.3f\n", m, r, ms / 1e3, 4096 / (ms / 1e3) / 1e6 }' >>"$out/ops.tsv"
+  done
+done
+exec {tls_in}>&- {ins_in}>&- {tls_out}<&- {ins_out}<&-
 python3 - "$out/ops.tsv" "$out/summary.tsv" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]

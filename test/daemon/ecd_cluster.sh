@@ -7,9 +7,12 @@
 #  1. 16 puts, 8 at a time, each through another daemon: all succeed and
 #     read back; every object is on the 6 nodes the rendezvous hash gives
 #     (docs/daemon.md, recomputed here), and no node holds them all;
-#  3. two puts of one name at once through two daemons, twice: exactly
-#     one succeeds, the other gets a clear error, the object reads back as
-#     the winner's;
+#  3. two puts of one name at once through two daemons, three times (the
+#     third small: its pieces go inline after ENCODE): exactly one
+#     succeeds, the other gets a clear error, the object reads back as the
+#     winner's;
+#  3b. a member refuses an inline piece where the put is not direct, and
+#     drops one cut short or never committed: no temporary, no object;
 #  4. a request line with a NUL is refused;
 #  5. a client trickling its request line and one stalled in its upload
 #     hold their connections while other clients put and get through the
@@ -107,8 +110,9 @@ done
 say "16 puts, 8 at a time through 8 daemons: all read back, each on the 6 nodes the hash names; objects per node:$counts"
 
 # ---- 3. two puts of one name at once ------------------------------------------------
-for t in 1 2; do
-  head -c 200000 /dev/urandom > "$W/in/a$t"; head -c 200000 /dev/urandom > "$W/in/b$t"
+for t in 1 2 3; do
+  sz=200000; [ $t = 3 ] && sz=4000
+  head -c $sz /dev/urandom > "$W/in/a$t"; head -c $sz /dev/urandom > "$W/in/b$t"
   ec 1 put "$W/in/a$t" "same$t" >"$W/a$t.out" 2>"$W/a$t.err" & pa=$!
   ec 5 put "$W/in/b$t" "same$t" >"$W/b$t.out" 2>"$W/b$t.err" & pb=$!
   wait $pa; ra=$?; wait $pb; rb=$?
@@ -122,6 +126,19 @@ for t in 1 2; do
   done
 done
 say "same-name races: one winner each time, the loser told: $(head -c 150 "$W/$lose$t.err")"
+
+# ---- 3b. inline pieces on a raw OP session (node 3 holds row 3) ----------------------
+raw3() { python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p3")"; }
+enc='ENCODE inl 100 25 4 2 6 3 0,1,2,3,4,5 25'
+out=$(printf 'OP rawinl-1-1 0 inl\n%s inline\n%s' "$enc" "$(head -c 25 /dev/zero | tr '\0' x)" | raw3)
+[[ $out == *"ERR ENCODE: inconsistent arguments"* ]] || fail "inline without direct: '$out'"
+out=$(printf 'OP rawinl-2-1 0 inl\n%s direct inline\nshort' "$enc" | raw3)
+[ "$out" = "OK ready" ] || fail "an inline piece cut short: '$out'"
+out=$(printf 'OP rawinl-3-1 0 inl\n%s direct inline\n%s' "$enc" "$(head -c 25 /dev/zero | tr '\0' x)" | raw3)
+[[ $out == *$'\nOK\nREADY '* ]] || fail "a whole inline piece, no COMMIT: '$out'"
+left=$(ls "$W/d3/tmp"); [ -z "$left" ] || fail "node 3 keeps temporaries of inline pieces: $left"
+[ ! -e "$W/d3/objects/inl.mf" ] || fail "an inline piece without COMMIT was committed"
+say "inline pieces: refused without direct, dropped when cut short or not committed"
 
 # ---- 4. a NUL in a request line --------------------------------------------------------
 nul=$(printf 'GET obj0\0x\n' | python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p0")")
