@@ -92,6 +92,23 @@ void ecd_epoch_fail(ecd_epoch_t *e)
     epoch_retire(e);
 }
 
+void ecd_epoch_keep(ecd_epoch_t *e, void *mem)
+{
+    if (mem == NULL) return;
+    if (e == NULL) { /* no context it could belong to: left allocated */
+        ecd_log("a buffer a stopped transfer may still use is left allocated");
+        return;
+    }
+    pthread_mutex_lock(&ep_lock);
+    if (e->nkept == e->capkept) {
+        int cap = e->capkept ? 2 * e->capkept : 8;
+        void **k = realloc(e->kept, (size_t)cap * sizeof(*k));
+        if (k != NULL) e->kept = k, e->capkept = cap;
+    }
+    if (e->nkept < e->capkept) e->kept[e->nkept++] = mem; /* else: leaked, never freed early */
+    pthread_mutex_unlock(&ep_lock);
+}
+
 void ecd_epoch_release(ecd_epoch_t *e)
 {
     if (e == NULL) return;
@@ -324,6 +341,9 @@ static void epoch_hold(ecd_epoch_t *e, ecd_group_t *g)
     lincoll_status_t st = lincoll_finalize(e->ctx);
     ecd_log("epoch %llu finalized%s%s", (unsigned long long)e->seq, st == LINCOLL_OK ? "" : ": ",
             st == LINCOLL_OK ? "" : lincoll_strerror(st));
+    for (int i = 0; i < e->nkept; i++) /* the transport is closed: nothing touches them */
+        free(e->kept[i]);
+    free(e->kept);
     pthread_mutex_destroy(&e->mu);
     pthread_cond_destroy(&e->cv);
     free(e);

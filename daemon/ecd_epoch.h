@@ -47,6 +47,9 @@ typedef struct ecd_epoch {
     pthread_t service;
     int service_on;
     double t_formed; /* seconds lincoll_init took here */
+    /* memory the transport may still touch (ecd_epoch_keep; ep_lock) */
+    void **kept;
+    int nkept, capkept;
 } ecd_epoch_t;
 
 /* A signature of the cluster file's code and addresses. */
@@ -63,6 +66,12 @@ ecd_epoch_t *ecd_epoch_get(const ecd_cluster_t *cl, const int *need, uint64_t st
  * up to T for one being installed.  NULL when this node has another. */
 ecd_epoch_t *ecd_epoch_find(uint64_t seq);
 void ecd_epoch_release(ecd_epoch_t *e);
+/* Free mem once e's context is finalized, not before: buffers of a plan
+ * whose lincoll_plan_free answered LINCOLL_ERR_BUSY (a transfer the
+ * transport could not stop may still read or write them).  The caller also
+ * fails e (ecd_epoch_fail), so that it is finalized once its operations
+ * end. */
+void ecd_epoch_keep(ecd_epoch_t *e, void *mem);
 /* Operations on e failed in a way that points at its membership: it takes
  * no new ones (the next ecd_epoch_get forms another). */
 void ecd_epoch_fail(ecd_epoch_t *e);

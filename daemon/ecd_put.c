@@ -274,11 +274,17 @@ static void *put_encode(void *arg)
         ecd_epoch_fail(p->ep); /* the next put forms a new epoch */
     }
     put_wait(p, &p->sent, p->nst - 1);
+    int held = 0; /* a transfer the transport could not stop may use p->scratch */
     ecd_epoch_lock(p->ep);
     for (int i = 0; i < ECD_PUT_INFLIGHT; i++)
-        lincoll_plan_free(plan[i]);
+        held |= lincoll_plan_free(plan[i]) == LINCOLL_ERR_BUSY;
     lincoll_comm_free(comm);
     ecd_epoch_unlock(p->ep);
+    if (held) { /* freed with the epoch's context; the put joins this thread first */
+        ecd_epoch_keep(p->ep, p->scratch);
+        p->scratch = NULL;
+        ecd_epoch_fail(p->ep);
+    }
     p->t_encode = ecd_now() - p->t0;
     return NULL;
 }

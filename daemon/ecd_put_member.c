@@ -339,15 +339,22 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
     }
     t_plans = ecd_now() - t0;
     if (encode) {
+        int held = 0; /* a transfer the transport could not stop may use pin, pout */
         ecd_epoch_lock(ep);
         for (int i = 0; i < ECD_PUT_INFLIGHT; i++) {
-            lincoll_plan_free(plan[i]); /* one still running is canceled */
+            held |= lincoll_plan_free(plan[i]) == LINCOLL_ERR_BUSY; /* a running one is canceled */
             plan[i] = NULL;
         }
         lincoll_comm_free(comm);
         comm = NULL;
         ecd_epoch_unlock(ep);
-        if (failed && st != LINCOLL_OK && st != LINCOLL_ERR_PEER_FAILED) ecd_epoch_fail(ep);
+        if (held) { /* freed with the epoch's context, which is finalized soon */
+            ecd_epoch_keep(ep, pin);
+            ecd_epoch_keep(ep, pout);
+            pin = pout = NULL;
+        }
+        if (held || (failed && st != LINCOLL_OK && st != LINCOLL_ERR_PEER_FAILED))
+            ecd_epoch_fail(ep);
     }
     if (registered) { /* the data stream ends with its last piece, or now */
         pipe_unregister(&p);

@@ -58,7 +58,7 @@ static int repair_rs_collective(lincoll_context_t *ctx, lincoll_comm_t *w, const
     lincoll_status_t st = lincoll_encode_repair_init(w, gf, k, LINCOLL_GF_RS_CAUCHY, Gp, surv, 1,
                                                      &lost, j->m.chunk, in, out, NULL, &plan);
     if (st == LINCOLL_OK) st = ecd_run_plan(ctx, plan);
-    lincoll_plan_free(plan);
+    if (lincoll_plan_free(plan) == LINCOLL_ERR_BUSY && st == LINCOLL_OK) st = LINCOLL_ERR_BUSY;
     if (st != LINCOLL_OK)
         ecd_log("repair of %s row %d (rank %d): %s", j->m.name, j->lost, me, lincoll_strerror(st));
     ok = st == LINCOLL_OK ? 0 : -1;
@@ -86,6 +86,7 @@ static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, 
     lincoll_comm_t *w;
     lincoll_comm_world(ctx, &w);
     int rebuilt = 0, failed = 0;
+    uint8_t *held[2] = {NULL, NULL}; /* a failed job's buffers: its transfers may go on */
     *bad_out = 0;
     for (int i = 0; i < nj && !failed; i++) {
         rjob_t *j = &jobs[i];
@@ -120,10 +121,16 @@ static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, 
                 vrep_chunk(vr, i, j->lost, out, j->m.chunk);
             }
         }
+        if (failed) { /* freed once lincoll_finalize has closed the transport */
+            held[0] = in, held[1] = out;
+            continue;
+        }
         free(in);
         free(out);
     }
     lincoll_status_t fin = lincoll_finalize(ctx);
+    free(held[0]);
+    free(held[1]);
     if (failed || fin != LINCOLL_OK) {
         ecd_disk_abort(tmps, rebuilt);
         return -1;

@@ -18,7 +18,10 @@
  * done, so no callback ever writes into caller memory after release().  A
  * receive that can no longer be canceled (its message is arriving) is waited
  * for inside release(): at most the drain timeout (LINCOLL_TIMEOUT), less
- * once its sender is known dead and nothing more arrives.
+ * once its sender is known dead and nothing more arrives.  If it still has
+ * not landed then (a sender cut off mid-message whose link comes back
+ * later), release() returns 1: the transport may write into that receive's
+ * memory until it is closed, so the caller keeps the memory until then.
  *
  * Tag layout (64 bits, exact match, no wildcards):
  *
@@ -323,8 +326,9 @@ typedef struct lc_tl_ops {
     /* LINCOLL_INPROGRESS, LINCOLL_OK (*len_p = bytes received) or an error. */
     lincoll_status_t (*test)(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
     /* Hand a request back (cancels or orphans it if still in flight; waits
-     * for a receive whose data is arriving, see above). */
-    void (*release)(lc_tl_t *tl, lc_tl_req_t *req);
+     * for a receive whose data is arriving, see above).  0, or 1 when a
+     * receive's memory may still be written until the transport closes. */
+    int (*release)(lc_tl_t *tl, lc_tl_req_t *req);
     /* test() and, when that returns anything but LINCOLL_INPROGRESS, release()
      * in one call: the request is handed back and must not be used again.
      * While it returns LINCOLL_INPROGRESS the caller still owns the request.

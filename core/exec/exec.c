@@ -80,7 +80,7 @@ static void lc_exec_release_all(lincoll_plan_t *p)
          * was not finished: nobody else holds the send's request */
         F->then.fired = 0;
         if (F->then.req != NULL) {
-            ctx->tl_ops->release(ctx->tl, F->then.req);
+            (void)ctx->tl_ops->release(ctx->tl, F->then.req);
             F->then.req = NULL;
             p->ex.orphans = 1;
         }
@@ -89,10 +89,11 @@ static void lc_exec_release_all(lincoll_plan_t *p)
         for (unsigned i = 0; i < F->n; i++) {
             lc_tl_req_t *r = p->ex.reqs[i];
             if (r != NULL && r != LC_WAIT_PENDING) {
-                /* a receive is canceled (or waited for) inside release; a
+                /* a receive is canceled (or waited for) inside release,
+                 * unless its data kept arriving past the drain timeout; a
                  * send or put goes on reading its memory */
-                if (F->x[i].kind != LC_LX_RECV) p->ex.orphans = 1;
-                ctx->tl_ops->release(ctx->tl, r);
+                if (ctx->tl_ops->release(ctx->tl, r) || F->x[i].kind != LC_LX_RECV)
+                    p->ex.orphans = 1;
             }
             p->ex.reqs[i] = NULL;
         }
@@ -101,7 +102,7 @@ static void lc_exec_release_all(lincoll_plan_t *p)
         const lc_lround_t *N = F + 1;
         for (unsigned i = 0; i < N->nrecv; i++) {
             if (p->ex.next[i] != NULL) {
-                ctx->tl_ops->release(ctx->tl, p->ex.next[i]);
+                if (ctx->tl_ops->release(ctx->tl, p->ex.next[i])) p->ex.orphans = 1;
                 p->ex.next[i] = NULL;
             }
         }
@@ -631,8 +632,11 @@ const lc_plan_t *lc_plan_of(const lincoll_plan_t *plan)
 
 lincoll_status_t lincoll_plan_free(lincoll_plan_t *plan)
 {
+    if (plan == NULL) return LINCOLL_OK;
+    lc_exec_cancel(plan); /* nothing when it is not running */
+    const int held = plan->ex.orphans;
     lc_exec_free(plan);
-    return LINCOLL_OK;
+    return held ? LINCOLL_ERR_BUSY : LINCOLL_OK;
 }
 
 lincoll_status_t lincoll_plan_stats(const lincoll_plan_t *plan, lincoll_plan_stats_t *stats)

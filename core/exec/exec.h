@@ -38,8 +38,9 @@ typedef struct lc_exec_state {
     lc_tl_req_t **next;   /* receives of the next round posted early */
     size_t *ringoff;      /* per ring region: this start's offset */
     int dev_pending;      /* device work enqueued and not yet waited for */
-    int orphans;          /* a failure released sends still in flight: the transport may
-                             still read their memory, which must outlive the plan */
+    int orphans;          /* a failure released sends still in flight, or receives whose
+                             data kept arriving: the transport may still read or write
+                             their memory, which must outlive the plan */
 } lc_exec_state_t;
 
 struct lincoll_plan {

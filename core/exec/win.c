@@ -36,7 +36,7 @@ void lc_win_destroy(lc_win_t *w)
     }
     lincoll_context_t *ctx = w->comm->ctx;
     for (unsigned i = 0; i < w->npending; i++) {
-        ctx->tl_ops->release(ctx->tl, w->pending[i]);
+        (void)ctx->tl_ops->release(ctx->tl, w->pending[i]);
     }
     lc_win_free_keys(w);
     if (w->dev) {
@@ -428,7 +428,7 @@ static lincoll_status_t lc_win_reap(lc_win_t *w)
             w->pending[k++] = w->pending[i];
             continue;
         }
-        ctx->tl_ops->release(ctx->tl, w->pending[i]);
+        (void)ctx->tl_ops->release(ctx->tl, w->pending[i]);
         if (st != LINCOLL_OK && first == LINCOLL_OK) {
             first = st;
         }
@@ -482,7 +482,7 @@ static lincoll_status_t lc_win_wait_req(lc_win_t *w, lc_tl_req_t *req)
             break;
         }
     }
-    ctx->tl_ops->release(ctx->tl, req);
+    (void)ctx->tl_ops->release(ctx->tl, req);
     return st;
 }
 

@@ -71,8 +71,16 @@ LINCOLL_API lincoll_status_t lincoll_wait(lincoll_plan_t *plan);
 
 /**
  * @brief Free a plan (a running plan is canceled first).
+ *
+ * A plan that failed or was canceled may leave transfers the transport could
+ * not stop: a send still in flight, or a receive whose message kept arriving
+ * past the timeout (a peer cut off mid-message whose link came back).  The
+ * plan's own memory is then kept until lincoll_finalize; the buffers the
+ * caller bound to the plan may still be read or written until then, and
+ * lincoll_plan_free says so with ::LINCOLL_ERR_BUSY.
  * @param [in] plan plan, or NULL (no-op).
- * @return ::LINCOLL_OK.
+ * @return ::LINCOLL_OK, or ::LINCOLL_ERR_BUSY: the plan is freed, but keep the
+ *         buffers bound to it until lincoll_finalize of its context.
  */
 LINCOLL_API lincoll_status_t lincoll_plan_free(lincoll_plan_t *plan);
 

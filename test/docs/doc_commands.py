@@ -559,9 +559,9 @@ REWRITES = {
         "op='allreduce'; ranks=2\" perf/plot/coll_time.gp",
         why="DATE: the committed 2026-12-03 run; out in the check's temporary directory"),
     "perf/daemon/ecd_put_emu.sh [-b BIN_DIR] [-o OUT_DIR] [-s SIZES] [-r REPS] [--rate 1gbit] "
-    "[--burst 256kb] [--stripe BYTES] [--quick]": Run(
+    "[--burst 256kb] [--stripe BYTES] [--tls] [--quick]": Run(
         'perf/daemon/ecd_put_emu.sh --quick -b build/bin -o "$DOCS_TMP/ecd_put" -s 64k -r 1 '
-        '--rate 1gbit --burst 256kb --stripe 65536',
+        '--rate 1gbit --burst 256kb --stripe 65536 --tls',
         skip_rc=NEEDS_NETNS, timeout=300,
         why="a synopsis: every option given, --quick first so that -s and -r after it make "
             "it one 64 KiB object, 1 repetition"),
@@ -605,6 +605,30 @@ REWRITES = {
         timeout=500,
         why="6 daemons, 1 client, 4 KiB, 1 s per run, a kill phase of 2 clients for 4 s "
             "(the recorded run: 12 daemons, 16 clients, 40 s); -o: a scratch directory"),
+    "perf/daemon/epoch_compare.sh -R b38e54c -n 12 -d 6 -r 3 -c \"1 4 16\" -s \"4k 1m\" -k 0 "
+    "-a \"\" -L \"before inline\" -o docs/perf/2026-12-07-storage-inline": Run(
+        'perf/daemon/epoch_compare.sh -R b38e54c -n 6 -d 1 -r 1 -c 1 -s 4k -k 0 -a "" '
+        '-L "before inline" -o "$DOCS_TMP/inline"',
+        timeout=400,
+        why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition (the recorded run: 12 "
+            "daemons, 3 repetitions, about 12 minutes); -o: not over the committed report"),
+    "TMPDIR=/dev/shm perf/daemon/epoch_compare.sh -R b38e54c -n 12 -d 6 -r 3 -c \"1 16\" -s 4k "
+    "-k 0 -a \"\" -L \"before inline\" -o /tmp/inline-shm": Run(
+        'TMPDIR=/dev/shm perf/daemon/epoch_compare.sh -R b38e54c -n 6 -d 1 -r 1 -c 1 -s 4k -k 0 '
+        '-a "" -L "before inline" -o "$DOCS_TMP/inline-shm"',
+        timeout=400,
+        why="6 daemons, 1 client, 1 s per run, 1 repetition (the recorded run: 12 daemons, 3 "
+            "repetitions); -o: a scratch directory of the run"),
+    "TMPDIR=/dev/shm perf/daemon/secure_compare.sh -s \"1m 16m\" -r 5 -n 41 -o /tmp/security-shm": Run(
+        'TMPDIR=/dev/shm perf/daemon/secure_compare.sh -o "$DOCS_TMP/security-shm" -s 64k -r 1 -n 2',
+        timeout=300,
+        why="one 64 KiB object, 1 repetition, 2 small puts instead of 1 and 16 MiB, 5 "
+            "repetitions, 41 small puts; -o: a scratch directory of the run"),
+    "perf/daemon/ecd_put_emu.sh --tls -s \"1m 16m 64m\" -r 5 -o docs/perf/2026-12-07-storage-inline/emu-tls": Run(
+        'perf/daemon/ecd_put_emu.sh --tls -s "1m" -r 1 -o "$DOCS_TMP/emu_tls"',
+        skip_rc=NEEDS_NETNS, timeout=300,
+        why="one 1 MiB object, 1 repetition instead of 1, 16 and 64 MiB, 5 repetitions; -o: "
+            "not over the committed run"),
     "perf/daemon/secure_compare.sh -s \"1m 16m\" -r 5 -n 41": Run(
         'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security4" -s 64k -r 1 -n 2',
         timeout=300,

@@ -183,7 +183,7 @@ lincoll_status_t lc_sim_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, ui
 lincoll_status_t lc_sim_recv_chain_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
                                       lc_tl_chain_t *then, lc_tl_req_t **req_p);
 lincoll_status_t lc_sim_test(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
-void lc_sim_release(lc_tl_t *tl, lc_tl_req_t *req);
+int lc_sim_release(lc_tl_t *tl, lc_tl_req_t *req);
 lincoll_status_t lc_sim_test_release(lc_tl_t *tl, lc_tl_req_t *req, size_t *len_p);
 
 /* mem.c */

@@ -277,7 +277,7 @@ lincoll_status_t lc_ucx_recv_nb(lc_tl_t *tl, int peer, void *buf, size_t len, ui
 lincoll_status_t lc_ucx_recv_chain_nb(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,
                                       lc_tl_chain_t *then, lc_tl_req_t **req_p);
 lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p);
-void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r);
+int lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r);
 lincoll_status_t lc_ucx_test_release(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p);
 /* recv_nb / recv_chain_nb of a peer with a lane (tag.c) */
 lincoll_status_t lc_ucx_recv_lane(lc_tl_t *tl, int peer, void *buf, size_t len, uint64_t tag,

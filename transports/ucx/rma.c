@@ -78,7 +78,7 @@ static lincoll_status_t lc_ucx_finish_post(lc_tl_req_t *r, lc_tl_req_t **req_p)
     lincoll_status_t st = r->status;
     if (LINCOLL_IS_ERR(st)) {
         *req_p = NULL;
-        lc_ucx_release(r->tl, r);
+        (void)lc_ucx_release(r->tl, r);
         return st;
     }
     if (r->pending == 0 && r->kind != LC_UCX_REQ_RECV && !r->sig_stage) {

@@ -403,9 +403,10 @@ lincoll_status_t lc_ucx_test(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
  * A sender that dies mid-message may leave the request for good: once the
  * peer is known dead, progress until nothing more happens (fragments
  * already here land now, not later), then stop waiting.  At most the
- * drain timeout in all. */
-static __attribute__((noinline, cold)) void lc_ucx_release_drain(lc_tl_t *tl, lc_tl_req_t *r,
-                                                                 int *landed)
+ * drain timeout in all.  1 when it stopped waiting before the receive
+ * landed: UCX may still write its buffer. */
+static __attribute__((noinline, cold)) int lc_ucx_release_drain(lc_tl_t *tl, lc_tl_req_t *r,
+                                                                int *landed)
 {
     const int peer = r->peer;
     const uint64_t start = lc_ucx_now_ns();
@@ -430,13 +431,15 @@ static __attribute__((noinline, cold)) void lc_ucx_release_drain(lc_tl_t *tl, lc
             break;
         }
     }
-    if (!*landed) r->landed = NULL; /* still UCX's: its callback gives it back */
+    if (*landed) return 0;
+    r->landed = NULL; /* still UCX's: its callback gives it back */
+    return 1;
 }
 
-void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
+int lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
 {
     if (r == NULL) {
-        return;
+        return 0;
     }
     if (r->kind == LC_UCX_REQ_RECV_ANY) {
         /* cancel the lanes' receives still in flight; the last callback (or
@@ -446,8 +449,7 @@ void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
         r->landed = &landed;
         lc_ucx_any_cancel(r);
         lc_ucx_any_settle(r);
-        if (!landed) lc_ucx_release_drain(tl, r, &landed);
-        return;
+        return landed ? 0 : lc_ucx_release_drain(tl, r, &landed);
     }
     if (r->kind == LC_UCX_REQ_RECV) {
         if (r->ucx_req[0] != NULL) {
@@ -457,11 +459,10 @@ void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
             r->orphaned = 1;
             r->landed = &landed;
             ucp_request_cancel(r->worker, r->ucx_req[0]);
-            if (!landed) lc_ucx_release_drain(tl, r, &landed);
-            return;
+            return landed ? 0 : lc_ucx_release_drain(tl, r, &landed);
         }
         lc_ucx_req_put_back(r);
-        return;
+        return 0;
     }
     if (r->kind == LC_UCX_REQ_SEND) {
         if (r->ucx_req[0] != NULL) {
@@ -469,13 +470,14 @@ void lc_ucx_release(lc_tl_t *tl, lc_tl_req_t *r)
             ucp_request_free(r->ucx_req[0]);
         }
         lc_ucx_req_put_back(r);
-        return;
+        return 0;
     }
     if (r->pending > 0) {
         r->orphaned = 1;
-        return;
+        return 0;
     }
     lc_ucx_req_put_back(r);
+    return 0;
 }
 
 lincoll_status_t lc_ucx_test_release(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
@@ -494,7 +496,7 @@ lincoll_status_t lc_ucx_test_release(lc_tl_t *tl, lc_tl_req_t *r, size_t *len_p)
     }
     lincoll_status_t st = lc_ucx_test(tl, r, len_p);
     if (st != LINCOLL_INPROGRESS) {
-        lc_ucx_release(tl, r);
+        (void)lc_ucx_release(tl, r);
     }
     return st;
 }
