@@ -368,6 +368,7 @@ putget() { # CLIENT SUFFIX LOG: a put of $b bytes as $name, then a get of it bac
 }
 anchor_port=$(cat "$W/sinkport")
 for b in $bytes_list; do head -c "$b" /dev/urandom >"$W/in/o$b"; done
+nops=3; [ -z "$tls" ] || nops=5 # rows per repetition and size
 for rep in $(seq 1 "$reps"); do
   for b in $bytes_list; do
     name=o${b}_r$rep
@@ -383,7 +384,7 @@ for rep in $(seq 1 "$reps"); do
       putget ect -tls "$W/logt0"
       dpids=("${dpids_plain[@]}")
     fi
-    echo "ecd_put_emu: rep $rep size $b: $(tail -"${tls:+5}${tls:-3}" "$out/ops.csv" | cut -d, -f1,5,6,9 | tr '\n' ' ')" >&2
+    echo "ecd_put_emu: rep $rep size $b: $(tail -n "$nops" "$out/ops.csv" | cut -d, -f1,5,6,9 | tr '\n' ' ')" >&2
   done
 done
 

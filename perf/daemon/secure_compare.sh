@@ -65,7 +65,7 @@ done
 mkdir -p "$out"
 W=$(mktemp -d "${TMPDIR:-/tmp}/secure_compare.XXXXXX")
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done; { wait; } 2>/dev/null; rm -rf "$W"; }
+cleanup() { for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; { wait; } 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
 "$bin/lincoll-ec-auth" create --keyring "$W/keyring" --id cluster >/dev/null
 "$bin/lincoll-ec-auth" create --keyring "$W/keyring" --id bench --caps write >/dev/null
