@@ -89,13 +89,28 @@ typedef struct op {
     char name[ECD_NAME_MAX + 1]; /* the object ("": the whole node) */
     int self_locked;             /* this node's operation lock is held */
     char down[512];              /* "3 (reason), 5 (reason)" */
+    int pre;                     /* op_begin_pre: every member took its first request */
 } op_t;
+/* A first request for each node, sent with its OP in one write (a small
+ * put's ENCODE line and piece): buf[node] holds len[node] bytes at offset
+ * ECD_LINE_MAX, the room before them is for the OP line; buf NULL: none. */
+typedef struct ecd_op_pre {
+    uint8_t *buf[ECD_MAX_NODES];
+    size_t len[ECD_MAX_NODES];
+} ecd_op_pre_t;
 /* The nodes of want[] (indexed by node id; NULL: every node) and this one
  * joined into an operation; -1 (err) when the cluster file is unreadable or
  * busy nodes kept the operation below k for 3T.  op_end lets go. */
 int op_begin(op_t *op, const int *want, char *err, size_t esize);
 /* The same for an operation on one object: its nodes hold only its name. */
 int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_t esize);
+/* op_begin_named that sends pre's first requests with the OPs when it
+ * asks every node at once, and keeps them only if every node of want
+ * joined at once (op->pre = 1: each member is in its first request now).
+ * Otherwise none of them stands (their sessions are closed), and the
+ * operation is formed as op_begin_named forms it (op->pre = 0). */
+int op_begin_pre(op_t *op, const int *want, const char *name, const ecd_op_pre_t *pre, char *err,
+                 size_t esize);
 /* Let go of the operation's sessions: a session marked reuse (the member
  * answered its last request) is ended with "END" and kept for the next
  * operation (ecd_pool.c); the others are closed. */

@@ -168,14 +168,15 @@ static ecd_conn_t *op_session(op_t *op, int i, char *line, size_t lsize, char *w
 
 /* Every node of want asked at once, this node's own lock tried among
  * them: no waiting, so the order in which nodes are held does not matter.
- * Returns how many were busy; with none the operation is formed (nodes
- * that did not answer are down, as in op_begin_named).  With some, every
- * node taken is let go again, and the caller asks one node at a time. */
-static int op_try_all(op_t *op, const int *want)
+ * Returns 0 when no node was busy: the operation is formed (nodes that did
+ * not answer are down, as in op_begin_named).  Otherwise 1: every node
+ * taken is let go again, and the caller asks one node at a time.  With
+ * pre (op_begin_pre), a node's first request goes with its OP, and the
+ * operation stands only if every node of want joined (op->pre); otherwise
+ * the sessions are closed, so that no member keeps what it was sent. */
+static int op_try_all(op_t *op, const int *want, const ecd_op_pre_t *pre)
 {
     char req[ECD_LINE_MAX];
-    snprintf(req, sizeof(req), "OP %s %d%s%s\n", op->id, cfg.node, op->name[0] ? " " : "",
-             op->name);
     const double t = cfg.timeout < 3 ? cfg.timeout : 3;
     char why[ECD_MAX_NODES][256];
     int asked[ECD_MAX_NODES] = {0}, nbusy = 0;
@@ -183,7 +184,19 @@ static int op_try_all(op_t *op, const int *want)
         why[i][0] = '\0';
         if ((want != NULL && !want[i]) || i == cfg.node) continue;
         op->conn[i] = ecd_peer_connect(op->cl.addr[i], t, cfg.timeout, why[i], sizeof(why[i]));
-        asked[i] = op->conn[i] != NULL && ecd_write(op->conn[i], req, strlen(req)) == 0;
+        if (op->conn[i] == NULL) continue;
+        if (pre == NULL || pre->buf[i] == NULL) {
+            int rl = snprintf(req, sizeof(req), "OP %s %d%s%s\n", op->id, cfg.node,
+                              op->name[0] ? " " : "", op->name);
+            asked[i] = ecd_write(op->conn[i], req, (size_t)rl) == 0;
+            continue;
+        }
+        /* "OP ... +LEN" and the LEN bytes of the first request, one write */
+        int rl = snprintf(req, sizeof(req), "OP %s %d %s +%zu\n", op->id, cfg.node, op->name,
+                          pre->len[i]);
+        uint8_t *at = pre->buf[i] + ECD_LINE_MAX - rl;
+        memcpy(at, req, (size_t)rl);
+        asked[i] = ecd_write(op->conn[i], at, (size_t)rl + pre->len[i]) == 0;
     }
     if (op_lock_try(op->name) == 0) {
         op->self_locked = 1;
@@ -215,15 +228,20 @@ static int op_try_all(op_t *op, const int *want)
         size_t l = strlen(op->down);
         snprintf(op->down + l, sizeof(op->down) - l, "%s%d (%s)", l ? ", " : "", i, why[i]);
     }
-    if (nbusy > 0) {
-        for (int i = 0; i < ECD_MAX_NODES; i++) /* "OK ready" was their whole answer */
-            if (op->conn[i] != NULL) op->conn[i]->reuse = 1;
-        op_end(op); /* so END lets them go, and they are kept */
+    int whole = 1; /* every node of want joined: with pre, nothing less stands */
+    for (int i = 0; i < op->cl.n && pre != NULL; i++)
+        if ((want == NULL || want[i]) && !op->live[i]) whole = 0;
+    if (nbusy > 0 || !whole) {
+        /* "OK ready" was their whole answer, unless a first request went with OP */
+        for (int i = 0; i < ECD_MAX_NODES; i++)
+            if (op->conn[i] != NULL) op->conn[i]->reuse = pre == NULL;
+        op_end(op); /* so END lets them go, and they are kept; or closed: nothing stands */
         op->nlive = 0;
         op->down[0] = '\0';
         memset(op->live, 0, sizeof(op->live));
     }
-    return nbusy;
+    op->pre = pre != NULL && nbusy == 0 && whole;
+    return nbusy > 0 || !whole;
 }
 
 /* Contact the nodes of `want` (all when NULL): first all at once
@@ -244,6 +262,12 @@ int op_begin(op_t *op, const int *want, char *err, size_t esize)
 
 int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_t esize)
 {
+    return op_begin_pre(op, want, name, NULL, err, esize);
+}
+
+int op_begin_pre(op_t *op, const int *want, const char *name, const ecd_op_pre_t *pre, char *err,
+                 size_t esize)
+{
     memset(op, 0, sizeof(*op));
     if (name != NULL) snprintf(op->name, sizeof(op->name), "%s", name);
     if (ecd_cluster_load(cfg.cluster, &op->cl, err, esize) != 0) return -1;
@@ -253,7 +277,8 @@ int op_begin_named(op_t *op, const int *want, const char *name, char *err, size_
         return -1;
     }
     new_opid(op->id, sizeof(op->id));
-    if (op_try_all(op, want) == 0) { /* the common case: nobody busy */
+    if (pre != NULL && op_try_all(op, want, pre) == 0) return 0; /* all joined, pre taken */
+    if (op_try_all(op, want, NULL) == 0) {                       /* the common case: nobody busy */
         if (op->down[0]) ecd_log("op %s: nodes down: %s", op->id, op->down);
         return 0;
     }
@@ -429,19 +454,40 @@ void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const c
     }
 }
 
-/* "OP ID COORDINATOR [NAME]": this node takes part in a group operation (on
- * object NAME: operations on other objects run beside it).  "EPOCH SEQ"
- * in the session checks that this node is in that epoch ("OK", or "ERR
- * epoch ... have S": the session goes on, the coordinator asks again with
- * a newer one). */
+/* Read and drop `left` bytes that came with a refused OP, so that the
+ * coordinator reads the answer rather than a reset. */
+static void drain_pre(ecd_conn_t *c, uint64_t left)
+{
+    uint8_t buf[16384];
+    while (left > 0) {
+        size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+        if (ecd_read(c, buf, n) != 0) return;
+        left -= n;
+    }
+}
+
+/* "OP ID COORDINATOR [NAME [+LEN]]": this node takes part in a group
+ * operation (on object NAME: operations on other objects run beside it).
+ * +LEN: the session's first request (LEN bytes: ENCODE and its inline
+ * piece) came with the OP; it is read after "OK ready", or dropped with a
+ * refusal.  "EPOCH SEQ" in the session checks that this node is in that
+ * epoch ("OK", or "ERR epoch ... have S": the session goes on, the
+ * coordinator asks again with a newer one). */
 void peer_op(ecd_conn_t *c, char **w, int nw)
 {
-    if ((nw != 3 && nw != 4) || (nw == 4 && !ecd_name_ok(w[3]))) {
-        reply_err(c, "usage: OP ID COORDINATOR [NAME]");
+    char *end = NULL;
+    unsigned long long pre = nw == 5 && w[4][0] == '+' ? strtoull(w[4] + 1, &end, 10) : 0;
+    int pre_ok = nw != 5 || (end != NULL && end != w[4] + 1 && *end == '\0' &&
+                             pre <= (unsigned long long)ECD_LINE_MAX + ECD_INLINE_MAX);
+    if (nw < 3 || nw > 5 || (nw >= 4 && !ecd_name_ok(w[3])) || !pre_ok) {
+        if (pre_ok) drain_pre(c, pre);
+        reply_err(c, "usage: OP ID COORDINATOR [NAME [+LEN]] (LEN up to %u)",
+                  (unsigned)ECD_LINE_MAX + ECD_INLINE_MAX);
         return;
     }
-    const char *name = nw == 4 ? w[3] : NULL;
+    const char *name = nw >= 4 ? w[3] : NULL;
     if (op_lock_try(name) != 0) {
+        drain_pre(c, pre);
         reply_err(c, "busy with another operation%s%s", name ? " on " : "", name ? name : "");
         return;
     }

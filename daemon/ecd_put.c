@@ -84,7 +84,8 @@ typedef struct put_pipe {
     pthread_cond_t cv;
     /* fixed for the put */
     int k, mm, n, L, my_rank, encode;
-    int direct; /* no collective: the parity pieces go out on PIECES streams too */
+    int direct;    /* no collective: the parity pieces go out on PIECES streams too */
+    int own_later; /* inline: put_compute_stripe leaves this node's piece to the caller */
     uint64_t size, chunk, stripe, nst;
     const int *node_of_row;
     const uint64_t *G;                 /* n x k */
@@ -217,7 +218,7 @@ static int put_compute_stripe(put_pipe_t *p, uint64_t s)
         p->crc[r] = lc_crc32c(p->crc[r], r < k ? src[r] : dst[r - k], w);
     vput_data(p->vf, src, w);
     const void *mine = p->my_rank < k ? src[p->my_rank] : dst[p->my_rank - k];
-    if (ecd_temp_append(&p->own, mine, w) != 0) {
+    if (!p->own_later && ecd_temp_append(&p->own, mine, w) != 0) {
         put_fail(p, "writing this node's chunk failed");
         return -1;
     }
@@ -402,6 +403,89 @@ static int put_open_pieces(put_pipe_t *p, const ecd_cluster_t *cl, const char *o
     return 0;
 }
 
+/* Row r's piece of a one-stripe put (after put_compute_stripe). */
+static const uint8_t *put_piece(put_pipe_t *p, int r)
+{
+    const uint64_t w0 = ecd_stripe_width(p->chunk, p->stripe, 0);
+    return r < p->k ? put_slot(p, 0) + (size_t)r * w0 : p->par + (size_t)(r - p->k) * p->stripe;
+}
+
+/* The put's rows laid out over the live nodes (place); this node's row,
+ * a parity row when one is live (see above). */
+static int put_layout(ecd_manifest_t *m, const char *name, int nnodes, int n, int k,
+                      const int *live, int L)
+{
+    place(name, nnodes, n, live, m->node);
+    int my_rank = -1;
+    for (int r = 0; r < L; r++)
+        if (m->node[r] == cfg.node) my_rank = r;
+    if (L > k && my_rank < k) {
+        m->node[my_rank] = m->node[k];
+        m->node[k] = cfg.node;
+        my_rank = k;
+    }
+    return my_rank;
+}
+
+/* Row r's "ENCODE" line for a member (inline: its piece follows); its
+ * length, or -1 when it does not fit. */
+static int put_encode_line(char *line, size_t cap, const ecd_manifest_t *m, int L, int r,
+                           int direct, int inl, const char *eptag, const char *vword)
+{
+    char rows[ECD_MAX_NODES * 4] = "";
+    for (int i = 0; i < m->k + m->m; i++) {
+        size_t l = strlen(rows);
+        snprintf(rows + l, sizeof(rows) - l, "%s%d", i ? "," : "", m->node[i]);
+    }
+    int ln = snprintf(line, cap, "ENCODE %s %llu %llu %d %d %d %d %s %llu%s%s%s%s\n", m->name,
+                      (unsigned long long)m->size, (unsigned long long)m->chunk, m->k, m->m, L, r,
+                      rows, (unsigned long long)m->stripe, direct ? " direct" : "",
+                      inl ? " inline" : "", eptag, vword);
+    return ln > 0 && (size_t)ln < cap ? ln : -1;
+}
+
+/* A small put's first requests, sent with the OPs (op_begin_pre): stripe 0
+ * encoded, and for each member the ENCODE line and piece of the row it
+ * gets when every node of the set joins (nodes all live in want).  0, or
+ * -1 (out of memory: the put goes without). */
+static int put_prepare(put_pipe_t *p, ecd_manifest_t *m, ecd_op_pre_t *pre, const int *want,
+                       int nnodes)
+{
+    const int n = p->n;
+    p->L = n;
+    p->my_rank = put_layout(m, m->name, nnodes, n, p->k, want, n);
+    p->node_of_row = m->node;
+    p->filled = 1;
+    if (p->my_rank < 0 || put_compute_stripe(p, 0) != 0) return -1;
+    p->computed = 1;
+    char vword[64];
+    vput_word(p->vf, vword, sizeof(vword));
+    const uint64_t w0 = ecd_stripe_width(m->chunk, m->stripe, 0);
+    for (int r = 0; r < n; r++) {
+        int nd = m->node[r];
+        if (nd == cfg.node) continue;
+        uint8_t *b = malloc(2 * ECD_LINE_MAX + w0);
+        int ln =
+            b ? put_encode_line((char *)b + ECD_LINE_MAX, ECD_LINE_MAX, m, n, r, 1, 1, "", vword)
+              : -1;
+        if (ln < 0) {
+            free(b);
+            return -1;
+        }
+        memcpy(b + ECD_LINE_MAX + ln, put_piece(p, r), w0);
+        pre->buf[nd] = b;
+        pre->len[nd] = (size_t)ln + w0;
+    }
+    return 0;
+}
+
+static void put_pre_free(ecd_op_pre_t *pre)
+{
+    for (int i = 0; i < ECD_MAX_NODES; i++)
+        free(pre->buf[i]);
+    memset(pre, 0, sizeof(*pre));
+}
+
 void client_put(ecd_conn_t *c, char **w, int nw)
 {
     double t0 = ecd_now();
@@ -475,6 +559,9 @@ void client_put(ecd_conn_t *c, char **w, int nw)
     int nth = 0, ok = 0, committed = 0, truncated = 0, attempt = 0, retryable = 0;
     uint64_t got = 0;        /* upload bytes read */
     uint8_t *inl_buf = NULL; /* an inline ENCODE line and piece */
+    ecd_op_pre_t pre;        /* those that go with the OPs (put_prepare) */
+    memset(&pre, 0, sizeof(pre));
+    int use_pre = 0;
     double t_fsync = 0;
     /* the upload must keep --client-rate; its first stripe (the whole of a
      * small object) comes in before any node is asked to take part */
@@ -494,8 +581,40 @@ void client_put(ecd_conn_t *c, char **w, int nw)
     /* a put of one stripe (the whole object here) that fails on a member
      * before the commit (a node died, its epoch failed) is run once more,
      * over the nodes then live */
-again:
-    if (op_begin_named(&op, want, name, err, sizeof(err)) != 0) goto done;
+again:;
+    /* a small direct put sends each member's ENCODE and piece with its OP,
+     * laid out as if every node of the set joins (put_prepare); a node busy
+     * or down, and the rows are laid out again over the live ones */
+    const int inl = size <= cfg.direct_max && nst == 1 && chunk <= ECD_INLINE_MAX;
+    snprintf(m.name, sizeof(m.name), "%s", name);
+    m.size = size;
+    m.k = k;
+    m.m = mm;
+    m.chunk = chunk;
+    m.stripe = stripe;
+    p.mm = mm, p.n = n, p.direct = inl, p.own_later = inl;
+    if (inl) {
+        G = generator(n, k);
+        p.G = G;
+        p.par = malloc((size_t)mm * p.stripe);
+        p.vf = vput_begin(k, 0);
+        if (G == NULL || p.par == NULL) {
+            snprintf(err, sizeof(err), "out of memory");
+            goto done;
+        }
+        if (attempt == 0) {
+            use_pre = put_prepare(&p, &m, &pre, want, cl.n);
+            if (use_pre < 0 && p.failed) {
+                snprintf(err, sizeof(err), "%s", p.err);
+                goto done;
+            }
+            if (use_pre < 0) put_pre_free(&pre); /* out of memory: without */
+            use_pre = use_pre == 0;
+        }
+    }
+    if (op_begin_pre(&op, want, name, use_pre ? &pre : NULL, err, sizeof(err)) != 0) goto done;
+    put_pre_free(&pre); /* sent, or of no use now */
+    use_pre = 0;
     const int L = op.nlive;
     if (ecd_disk_has(&disk, name)) { /* a put of the same name that held these nodes first */
         snprintf(err, sizeof(err),
@@ -503,9 +622,6 @@ again:
         goto done;
     }
     retryable = p.nst == 1 && attempt == 0;
-    snprintf(m.name, sizeof(m.name), "%s", name);
-    m.size = size;
-    m.k = k;
     m.m = op.cl.m;
     snprintf(m.op, sizeof(m.op), "%s", op.id);
     if (L < k) {
@@ -515,44 +631,33 @@ again:
                  L, n, k, op.cl.m, k, op.cl.m, op.down);
         goto done;
     }
-    place(name, op.cl.n, n, op.live, m.node);
-    int my_rank = -1;
-    for (int r = 0; r < L; r++)
-        if (m.node[r] == cfg.node) my_rank = r;
-    if (L > k && my_rank < k) { /* this node takes a live parity row (see above) */
-        m.node[my_rank] = m.node[k];
-        m.node[k] = cfg.node;
-        my_rank = k;
-    }
-    m.chunk = chunk;
-    m.stripe = stripe;
-    p.mm = mm, p.n = n, p.L = L, p.my_rank = my_rank;
+    int my_rank = put_layout(&m, name, op.cl.n, n, k, op.live, L);
+    p.L = L, p.my_rank = my_rank;
     p.node_of_row = m.node;
     /* a small object's parity goes straight from here: a group would cost
      * more than the bytes it saves */
     p.direct = size <= cfg.direct_max && nst == 1;
     p.encode = !p.direct && put_remote_parity(k, L, my_rank) > 0;
-    p.vf = vput_begin(k, p.encode);
+    if (!inl) {
+        p.vf = vput_begin(k, p.encode);
+        G = generator(n, k);
+        p.G = G;
+        p.par = malloc((size_t)op.cl.m * p.stripe);
+    }
     char vword[64];
     vput_word(p.vf, vword, sizeof(vword));
-    G = generator(n, k);
-    p.G = G;
     p.Gz = G ? put_collective_generator(G, L, k, my_rank) : NULL;
-    p.par = malloc((size_t)op.cl.m * p.stripe);
     p.scratch = malloc((size_t)ECD_PUT_INFLIGHT * p.stripe);
     if (G == NULL || p.Gz == NULL || p.ring == NULL || p.par == NULL || p.scratch == NULL) {
         snprintf(err, sizeof(err), "out of memory");
         goto done;
     }
-    ecd_log("put %s (op %s): %llu bytes, chunks of %llu bytes in %llu stripes to %d nodes%s", name,
-            op.id, size, (unsigned long long)m.chunk, (unsigned long long)p.nst, L,
-            p.encode ? "" : " (no parity row to encode remotely)");
+    ecd_log("put %s (op %s): %llu bytes, chunks of %llu bytes in %llu stripes to %d nodes%s%s",
+            name, op.id, size, (unsigned long long)m.chunk, (unsigned long long)p.nst, L,
+            p.encode ? "" : " (no parity row to encode remotely)",
+            op.pre ? " (ENCODE went with OP)" : "");
     /* tell every member its rank, the placement and the stripes */
-    char rows[ECD_MAX_NODES * 4] = "", eptag[64] = "";
-    for (int r = 0; r < n; r++) {
-        size_t l = strlen(rows);
-        snprintf(rows + l, sizeof(rows) - l, "%s%d", r ? "," : "", m.node[r]);
-    }
+    char eptag[64] = "";
     for (int r = 0; r < L; r++)
         p.member[r] = m.node[r] == cfg.node ? NULL : op.conn[m.node[r]];
     if (p.encode) { /* the epoch every member runs the collective on */
@@ -563,7 +668,6 @@ again:
     }
     /* a small direct put's pieces follow its ENCODE lines ("inline"): no
      * data streams, no threads; this node's piece is durable meanwhile */
-    const int inl = p.direct && m.chunk <= ECD_INLINE_MAX;
     const uint64_t w0 = ecd_stripe_width(m.chunk, m.stripe, 0);
     if (inl) {
         if (ecd_temp_open(&disk, op.id, name, my_rank, &p.own) != 0) {
@@ -571,31 +675,30 @@ again:
             goto done;
         }
         p.filled = 1;
-        if (put_compute_stripe(&p, 0) != 0) {
+        if (!p.computed && put_compute_stripe(&p, 0) != 0) {
             snprintf(err, sizeof(err), "%s", p.err);
             goto done;
         }
         p.computed = 1;
-        inl_buf = malloc(ECD_LINE_MAX + w0);
-        if (inl_buf == NULL) {
+        if (ecd_temp_append(&p.own, put_piece(&p, my_rank), w0) != 0) {
+            snprintf(err, sizeof(err), "writing this node's chunk failed");
+            goto done;
+        }
+        inl_buf = op.pre ? NULL : malloc(ECD_LINE_MAX + w0);
+        if (!op.pre && inl_buf == NULL) {
             snprintf(err, sizeof(err), "out of memory");
             goto done;
         }
     }
-    for (int r = 0; r < L; r++) {
+    for (int r = 0; r < L && !op.pre; r++) {
         int nd = m.node[r];
         if (nd == cfg.node) continue;
         char line[ECD_LINE_MAX];
-        int ln = snprintf(line, sizeof(line), "ENCODE %s %llu %llu %d %d %d %d %s %llu%s%s%s%s\n",
-                          name, size, (unsigned long long)m.chunk, k, op.cl.m, L, r, rows,
-                          (unsigned long long)m.stripe, p.direct ? " direct" : "",
-                          inl ? " inline" : "", eptag, vword);
-        int sent = ln > 0 && (size_t)ln < sizeof(line);
+        int ln = put_encode_line(line, sizeof(line), &m, L, r, p.direct, inl, eptag, vword);
+        int sent = ln > 0;
         if (sent && inl) { /* the line and the row's piece in one write */
-            const uint8_t *piece =
-                r < k ? put_slot(&p, 0) + (size_t)r * w0 : p.par + (size_t)(r - k) * p.stripe;
             memcpy(inl_buf, line, (size_t)ln);
-            memcpy(inl_buf + ln, piece, w0);
+            memcpy(inl_buf + ln, put_piece(&p, r), w0);
             sent = ecd_write(p.member[r], inl_buf, (size_t)ln + w0) == 0;
         } else if (sent) {
             sent = ecd_write(p.member[r], line, (size_t)ln) == 0;
@@ -737,6 +840,7 @@ done:
         for (int i = 0; i < nth; i++)
             pthread_join(th[i], NULL);
     }
+    put_pre_free(&pre);
     ecd_temp_drop(&p.own);
     ecd_sha256_drop(&p.sha);
     if (!ok) ecd_disk_abort(p.own_tmp, 1);
@@ -761,6 +865,8 @@ done:
         p.own_tmp[0][0] = '\0';
         free(p.par), free(p.scratch), free(p.Gz), free(G), free(inl_buf);
         p.par = NULL, p.scratch = NULL, p.Gz = NULL, G = NULL, inl_buf = NULL;
+        vput_end(p.vf);
+        p.vf = NULL;
         memset(&m, 0, sizeof(m));
         err[0] = '\0';
         usleep(100000); /* the leader sees a dead member's connection close meanwhile */

@@ -12,7 +12,9 @@
 #     succeeds, the other gets a clear error, the object reads back as the
 #     winner's;
 #  3b. a member refuses an inline piece where the put is not direct, and
-#     drops one cut short or never committed: no temporary, no object;
+#     drops one cut short or never committed: no temporary, no object; an
+#     ENCODE sent with its OP (OP ... +LEN) is served, and dropped whole
+#     with a busy refusal that the coordinator reads;
 #  4. a request line with a NUL is refused;
 #  5. a client trickling its request line and one stalled in its upload
 #     hold their connections while other clients put and get through the
@@ -136,9 +138,23 @@ out=$(printf 'OP rawinl-2-1 0 inl\n%s direct inline\nshort' "$enc" | raw3)
 [ "$out" = "OK ready" ] || fail "an inline piece cut short: '$out'"
 out=$(printf 'OP rawinl-3-1 0 inl\n%s direct inline\n%s' "$enc" "$(head -c 25 /dev/zero | tr '\0' x)" | raw3)
 [[ $out == *$'\nOK\nREADY '* ]] || fail "a whole inline piece, no COMMIT: '$out'"
+# the first request with the OP (OP ... +LEN): served as if sent after
+# "OK ready", dropped whole with a refusal (the refusal is read, not a reset)
+req=$(printf '%s direct inline\n%s' "$enc" "$(head -c 25 /dev/zero | tr '\0' x)")
+out=$(printf 'OP rawinl-4-1 0 inl +%d\n%s' "${#req}" "$req" | raw3)
+[[ $out == $'OK ready\nOK\nREADY '* ]] || fail "ENCODE sent with its OP: '$out'"
+out=$(printf 'OP rawinl-5-1 0 inl +x\n' | raw3)
+[[ $out == "ERR usage: OP ID COORDINATOR [NAME [+LEN]]"* ]] || fail "OP with a bad +LEN: '$out'"
+python3 "$W/tool.py" hold "$(cat "$W/p3")" >"$W/hold3.out" 2>&1 & h3=$!
+pids+=($h3)
+for _ in $(seq 1 100); do grep -q 'OK ready' "$W/hold3.out" && break; sleep 0.1; done
+grep -q 'OK ready' "$W/hold3.out" || fail "no silent operation on node 3: $(cat "$W/hold3.out")"
+out=$(printf 'OP rawinl-6-1 0 inl +%d\n%s' "${#req}" "$req" | raw3)
+[ "$out" = "ERR busy with another operation on inl" ] || fail "ENCODE with an OP to a busy node: '$out'"
+kill -KILL $h3; wait $h3 2>/dev/null
 left=$(ls "$W/d3/tmp"); [ -z "$left" ] || fail "node 3 keeps temporaries of inline pieces: $left"
 [ ! -e "$W/d3/objects/inl.mf" ] || fail "an inline piece without COMMIT was committed"
-say "inline pieces: refused without direct, dropped when cut short or not committed"
+say "inline pieces: refused without direct, dropped when cut short or not committed; with the OP: served, or dropped with a refusal when busy"
 
 # ---- 4. a NUL in a request line --------------------------------------------------------
 nul=$(printf 'GET obj0\0x\n' | python3 "$here/ecd_raw.py" 127.0.0.1 "$(cat "$W/p0")")
