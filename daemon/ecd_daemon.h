@@ -90,6 +90,7 @@ typedef struct op {
     int self_locked;             /* this node's operation lock is held */
     char down[512];              /* "3 (reason), 5 (reason)" */
     int pre;                     /* op_begin_pre: every member took its first request */
+    int ended[ECD_MAX_NODES];    /* "END" went out with the last request (a put's COMMIT) */
 } op_t;
 /* A first request for each node, sent with its OP in one write (a small
  * put's ENCODE line and piece): buf[node] holds len[node] bytes at offset

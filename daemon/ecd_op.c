@@ -355,7 +355,7 @@ void op_end(op_t *op)
         ecd_conn_t *c = op->conn[i];
         op->conn[i] = NULL;
         if (c == NULL) continue;
-        if (c->reuse && ecd_printf(c, "END\n") == 0)
+        if (c->reuse && (op->ended[i] || ecd_printf(c, "END\n") == 0))
             ecd_peer_keep(op->cl.addr[i], c);
         else
             ecd_conn_close(c);

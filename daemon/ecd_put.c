@@ -799,10 +799,22 @@ again:;
     /* commit: the manifest to every member, then here */
     char text[ECD_MANIFEST_MAX];
     int tlen = ecd_manifest_format(&m, text, sizeof(text));
-    int sent[ECD_MAX_NODES] = {0}; /* every member commits at once, this node meanwhile */
-    for (int r = 0; r < L; r++)
-        sent[r] = p.member[r] != NULL && ecd_printf(p.member[r], "COMMIT %d\n", tlen) == 0 &&
-                  ecd_write(p.member[r], text, (size_t)tlen) == 0;
+    /* every member commits at once, this node meanwhile; "END" goes with
+     * the manifest, so a member that commits ends its session at once */
+    int sent[ECD_MAX_NODES] = {0};
+    char cbuf[ECD_LINE_MAX + ECD_MANIFEST_MAX];
+    if (tlen <= 0 || (size_t)tlen >= sizeof(text)) {
+        snprintf(err, sizeof(err), "the manifest does not fit in %d bytes", ECD_MANIFEST_MAX);
+        goto done;
+    }
+    int cl0 = snprintf(cbuf, sizeof(cbuf), "COMMIT %d\n", tlen);
+    memcpy(cbuf + cl0, text, (size_t)tlen);
+    memcpy(cbuf + cl0 + tlen, "END\n", 4);
+    for (int r = 0; r < L; r++) {
+        sent[r] =
+            p.member[r] != NULL && ecd_write(p.member[r], cbuf, (size_t)(cl0 + tlen + 4)) == 0;
+        if (sent[r]) op.ended[m.node[r]] = 1;
+    }
     int own = ecd_disk_commit(&disk, &m, p.own_tmp, &my_rank, 1);
     for (int r = 0; r < L; r++) {
         char line[ECD_LINE_MAX] = "";
@@ -831,7 +843,7 @@ again:;
         degraded_mark(name, why);
     }
     ecd_log(
-        "put %s timing setup %.3f upload %.3f distribute %.3f encode %.3f fsync %.3f commit %.3f",
+        "put %s timing setup %.6f upload %.6f distribute %.6f encode %.6f fsync %.6f commit %.6f",
         name, p.t_setup, p.t_upload, p.t_dist, p.encode ? p.t_encode : p.t_dist, t_fsync,
         ecd_now() - t0);
 done:

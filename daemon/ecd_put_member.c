@@ -268,7 +268,8 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
         pipe_register(&p);
         registered = 1;
     }
-    if (ecd_printf(c, "OK\n") != 0) goto out;
+    /* inline: nothing comes before the answer, which goes with READY */
+    if (!inl && ecd_printf(c, "OK\n") != 0) goto out;
     lincoll_status_t st = LINCOLL_OK;
     if (encode) { /* the operation's group on the epoch's context, its own tags */
         st = ecd_epoch_group(ep, node_of_row, L, &comm);
@@ -379,7 +380,7 @@ int member_encode(ecd_conn_t *c, const char *opid, int coord, char **w, int nw, 
             name, opid, rank, (unsigned long long)p.nst, t_init, t_plans, ecd_now() - t0);
     char fpword[64];
     vmember_word(vm, fpword, sizeof(fpword));
-    if (ecd_printf(c, "READY %08x%s\n", p.crc, fpword) != 0) goto out;
+    if (ecd_printf(c, "%sREADY %08x%s\n", inl ? "OK\n" : "", p.crc, fpword) != 0) goto out;
     char *text;
     size_t tlen;
     if (read_payload(c, "COMMIT", ECD_MANIFEST_MAX, &text, &tlen) != 0) {

@@ -7,7 +7,7 @@
 #                       [-p "load kill small"] [-k CLIENTS] [-t TIMEOUT]
 #                       [--deadline S] [--get-share F] [--preload N]
 #                       [--repair-wait S] [--events "T kill N,T start N,..."]
-#                       [--daemon-args "FLAGS"] [--keep]
+#                       [--daemon-args "FLAGS"] [--keep] [--route node|owner]
 #
 # A local cluster: NODES daemons on 127.0.0.1 (default 12; a daemon whose
 # stripes span every node of its cluster file takes -n 6 for RS(4,2)), code
@@ -43,7 +43,10 @@
 # are made under $TMPDIR (default /tmp): TMPDIR=/dev/shm puts them on
 # tmpfs, which takes the disk's fsyncs out of the latencies.  --keep: every
 # client keeps one connection per daemon between its puts and gets (KEEP,
-# docs/daemon.md) instead of a new one per request.
+# docs/daemon.md) instead of a new one per request.  --route owner: every
+# request goes to its object's owner (the first node of its placement, as
+# a client that knows the cluster map sends it: no relay) instead of client
+# i's node i mod NODES (default node).
 # Output in OUT_DIR (default docs/perf/$(date +%F)-storage-load):
 #   load.csv, kill.csv, small.csv, bench.csv (the summaries: clients,op,size,ops,ok,
 #   fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms;
@@ -73,6 +76,7 @@ rwait=300
 events=
 dargs=
 keep=
+route=node
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$2; shift 2 ;;
@@ -92,10 +96,12 @@ while [ $# -gt 0 ]; do
     --events) events=$2; shift 2 ;;
     --daemon-args) dargs=$2; shift 2 ;;
     --keep) keep=--keep; shift ;;
+    --route) route=$2; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "load: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
   esac
 done
+case $route in node | owner) ;; *) echo "load: --route '$route' (expected node or owner)" >&2; exit 2 ;; esac
 case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
 [ -n "$out" ] || out=$top/docs/perf/$(date +%F)-storage-load
 case $out in /*) ;; *) out=$PWD/$out ;; esac
@@ -214,7 +220,7 @@ run_gen() { # phase tag clients duration [args]
   local phase=$1 tag=$2 c=$3 d=$4
   shift 4
   python3 "$gen" run --cluster "$W/cluster" --clients "$c" --duration "$d" --deadline "$deadline" \
-    --m 2 --tag "$tag" --out "$out/raw/$tag" $keep "$@" >&2 || { echo "load: $phase: load_gen exited $?" >&2; return 1; }
+    --m 2 --tag "$tag" --out "$out/raw/$tag" $keep --route "$route" "$@" >&2 || { echo "load: $phase: load_gen exited $?" >&2; return 1; }
 }
 bad=0
 check_bad() { # summary csv: wrong reads and hangs are failures of the daemon

@@ -99,6 +99,27 @@ def read_cluster(path):
     return [nodes[i] for i in sorted(nodes)]
 
 
+M64 = (1 << 64) - 1
+
+
+def _mix64(x):
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & M64
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def placement(name, n):
+    """The nodes of 0..n-1 by rendezvous weight for this name, highest (the
+    object's owner, which coordinates its put) first: docs/daemon.md."""
+    h = 14695981039346656037
+    for b in name.encode():
+        h = ((h ^ b) * 1099511628211) & M64
+    w = [_mix64(h ^ _mix64(i + 1)) for i in range(n)]
+    return sorted(range(n), key=lambda i: (-w[i], i))
+
+
 class Lost(Exception):
     """The connection broke before the reply."""
 
@@ -265,8 +286,10 @@ class Run:
         nodes = read_cluster(self.a.cluster)
         t0 = self.now()
         status, msg, node = "fail", "", -1
-        for j in range(len(nodes)):
-            node = (cid + j) % len(nodes)
+        order = [(cid + j) % len(nodes) for j in range(len(nodes))]
+        if self.a.route == "owner":  # as a client that knows the cluster map
+            order = placement(name, len(nodes))
+        for node in order:
             try:
                 if kind == "put":
                     ok, msg = do_put(nodes[node], name, self.objs, size, self.a.deadline)
@@ -627,6 +650,8 @@ def main():
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--then-get", action="store_true", help="after the run, as long again with gets only")
     r.add_argument("--preload", type=int, default=0, help="puts, one at a time, before the clients start")
+    r.add_argument("--route", choices=("node", "owner"), default="node",
+                   help="node: client i asks node i mod N; owner: each object's owner first (its placement's first node), then the others by weight")
     r.add_argument("--keep", action="store_true",
                    help="each client keeps its connection to a daemon between requests (KEEP)")
     r.add_argument("--strict", action="store_true", help="exit 1 on a wrong read, a hang or an unreadable pre-kill object")

@@ -6,6 +6,7 @@
 # 127.0.0.1.
 #
 #   perf/daemon/secure_compare.sh [-b BIN_DIR] [-o OUT_DIR] [-s "1m 16m"] [-r REPS] [-n SMALL]
+#                                 [-B BLOCK]
 #
 # Two clusters of 6 daemons each, RS(4,2), run side by side: "tls" (one
 # keyring, the client with an exported write key) and "insecure".  Each
@@ -31,6 +32,8 @@
 #   summary.tsv   op size median_tls median_insecure ratio (MB/s; for the
 #                 4 KiB put: p50 ms, and the difference in ms)
 #   security.png  the medians (gnuplot, when installed)
+#   pool.tsv      each daemon's connections at the end (its stat): kept
+#                 idle, reused of asked for, accepted
 #   env.txt       uptime, nproc, the commit
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,6 +42,7 @@ out=$top/docs/perf/$(date +%F)-daemon-security
 sizes="1m 16m"
 reps=7
 small=31
+block=8
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$(cd "$2" && pwd); shift 2 ;;
@@ -46,12 +50,14 @@ while [ $# -gt 0 ]; do
     -s) sizes=$2; shift 2 ;;
     -r) reps=$2; shift 2 ;;
     -n) small=$2; shift 2 ;;
+    -B) block=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "secure_compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
   esac
 done
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "secure_compare.sh: -r '$reps' is not a positive count" >&2; exit 2; }
 [[ $small =~ ^[1-9][0-9]*$ ]] || { echo "secure_compare.sh: -n '$small' is not a positive count" >&2; exit 2; }
+[[ $block =~ ^[1-9][0-9]*$ ]] || { echo "secure_compare.sh: -B '$block' is not a positive count" >&2; exit 2; }
 for p in lincoll-ecd lincoll-ec lincoll-ec-auth; do
   [ -x "$bin/$p" ] || { echo "secure_compare.sh: $bin/$p is missing (build first, or -b BIN_DIR)" >&2; exit 2; }
 done
@@ -145,10 +151,13 @@ for i in $(seq 0 $((small - 1))); do
 done
 # the same small puts on one kept connection per mode (lincoll-ec batch: one
 # handshake, then request after request), both connections open at once and
-# their requests alternating (one put on one, then one on the other, the
-# first side swapped every put), so that a noisy moment hits both alike: each
-# put's time as the client measured it, from its request to the checked
-# answer
+# their requests alternating in blocks of -B (a block of puts on one, each
+# sent as soon as the one before is answered, then a block on the other,
+# the first side swapped every block), so that a noisy moment hits both
+# alike: each put's time as the client measured it, from its request to the
+# checked answer.  -B 1 alternates single puts: each one then starts from a
+# machine gone idle since the last, and pays the wakeups of every process
+# on its path.
 for mode in tls insecure; do
   mkfifo "$W/bin-$mode" "$W/bout-$mode"
   ec "$mode" 0 batch <"$W/bin-$mode" >"$W/bout-$mode" 2>"$W/berr-$mode" &
@@ -156,21 +165,33 @@ for mode in tls insecure; do
 done
 exec {tls_in}>"$W/bin-tls" {tls_out}<"$W/bout-tls" {ins_in}>"$W/bin-insecure" {ins_out}<"$W/bout-insecure"
 declare -A bin_fd=([tls]=$tls_in [insecure]=$ins_in) bout_fd=([tls]=$tls_out [insecure]=$ins_out)
-for i in $(seq 1 "$small"); do
-  order="tls insecure"; [ $((i % 2)) = 0 ] && order="insecure tls"
+for ((i = 1, blk = 0; i <= small; i += block, blk++)); do
+  order="tls insecure"; [ $((blk % 2)) = 1 ] && order="insecure tls"
+  last=$((i + block - 1)); [ "$last" -gt "$small" ] && last=$small
   for mode in $order; do
-    echo "put $W/small b4k-$mode-$i" >&"${bin_fd[$mode]}"
-    line= # the put's own output, then its "done" line
-    while read -r -t 300 line <&"${bout_fd[$mode]}"; do
-      case $line in "done "*) break ;; esac
+    for j in $(seq "$i" "$last"); do echo "put $W/small b4k-$mode-$j"; done >&"${bin_fd[$mode]}"
+    for j in $(seq "$i" "$last"); do
+      line= # the put's own output, then its "done" line
+      while read -r -t 300 line <&"${bout_fd[$mode]}"; do
+        case $line in "done "*) break ;; esac
+      done
+      ms=${line##*rc=0 ms=}
+      [[ $line == "done put "* && $ms =~ ^[0-9.]+$ ]] || { echo "secure_compare.sh: $mode batch put $j: '$line' $(cat "$W/berr-$mode")" >&2; exit 1; }
+      printf '%s\tput\t4k-batch\t%d\t%s\t-\n' "$mode" "$j" "$ms" >>"$W/batch.tsv"
     done
-    ms=$(echo "$line" | sed -n 's/^done put .* rc=0 ms=\([0-9.]*\)$/\1/p')
-    [ -n "$ms" ] || { echo "secure_compare.sh: $mode batch put $i: '$line' $(cat "$W/berr-$mode")" >&2; exit 1; }
-    awk -v m="$mode" -v r="$i" -v ms="$ms" 'BEGIN {
-      printf "%s\tput\t4k-batch\t%d\t%.6f\t%.3f\n", m, r, ms / 1e3, 4096 / (ms / 1e3) / 1e6 }' >>"$out/ops.tsv"
   done
 done
+awk -F'\t' -v OFS='\t' '{ $5 = sprintf("%.6f", $5 / 1e3); $6 = sprintf("%.3f", 4096 / $5 / 1e6); print }' \
+  "$W/batch.tsv" >>"$out/ops.tsv"
 exec {tls_in}>&- {ins_in}>&- {tls_out}<&- {ins_out}<&-
+# each daemon's kept connections to the others: a connection that is not
+# reused costs a handshake with keys
+printf 'mode\tnode\tkept\treused\tasked\taccepted\n' >"$out/pool.tsv"
+for mode in tls insecure; do
+  for i in 0 1 2 3 4 5; do
+    ec "$mode" "$i" stat | sed -n "s/^peer connections kept \([0-9]*\), reused \([0-9]*\) of \([0-9]*\) asked for; connections accepted \([0-9]*\)\$/$mode\t$i\t\1\t\2\t\3\t\4/p" >>"$out/pool.tsv"
+  done
+done
 python3 - "$out/ops.tsv" "$out/summary.tsv" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
@@ -196,7 +217,7 @@ with open(sys.argv[2], "w") as f:
 PY
 { echo "date $(date -u +%FT%TZ)"; echo "uptime $(uptime)"; echo "nproc $(nproc)";
   echo "commit $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)";
-  echo "reps $reps sizes $sizes small $small"; } >"$out/env.txt"
+  echo "reps $reps sizes $sizes small $small block $block"; } >"$out/env.txt"
 if command -v gnuplot >/dev/null; then
   awk -F'\t' 'NR > 1 && $2 !~ /^4k/ { print $1 "-" $2, $3, $4 }' "$out/summary.tsv" >"$W/plot.dat"
   awk -F'\t' 'NR > 1 && $2 ~ /^4k/ { print $1 "-" $2 "-p50", $3, $4 }' "$out/summary.tsv" >"$W/lat.dat"
