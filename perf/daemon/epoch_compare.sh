@@ -61,36 +61,7 @@ T=$(mktemp -d /tmp/ecd_epoch_cmp.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 # the baseline daemon: REV's daemon/, same flags, same library
-d=$build/daemon/CMakeFiles/lincoll-ecd.dir
-mkdir -p "$T/src" "$T/base/bin"
-git -C "$top" archive "$rev" daemon | tar -x -C "$T/src"
-flags=$(sed -n 's/^C_FLAGS = //p' "$d/flags.make")
-defs=$(sed -n 's/^C_DEFINES = //p' "$d/flags.make")
-incs=$(sed -n 's/^C_INCLUDES = //p' "$d/flags.make")
-libs=$(sed "s|\.\./lib/liblincoll_ecd_common.a||; s|\.\./lib/|$build/lib/|g; s|\"||g" "$d/linkLibs.rsp")
-srcs=$(cd "$T/src/daemon" && ls ecd_*.c lincoll-ecd.c)
-objs=()
-for s in $srcs; do
-  # shellcheck disable=SC2086
-  cc $defs -I"$T/src" $incs $flags -c "$T/src/daemon/$s" -o "$T/base/${s%.c}.o"
-  objs+=("$T/base/${s%.c}.o")
-done
-# shellcheck disable=SC2086
-g++ -Wl,-u,lc_config_install_hooks "${objs[@]}" -o "$T/base/bin/lincoll-ecd.real" $libs \
-  -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib
-# load.sh starts every daemon --insecure; a daemon from before TLS has no such flag
-if grep -q '"insecure"' "$T/src/daemon/lincoll-ecd.c"; then
-  ln -s lincoll-ecd.real "$T/base/bin/lincoll-ecd"
-else
-  cat >"$T/base/bin/lincoll-ecd" <<'EOS'
-#!/usr/bin/env bash
-a=()
-for x in "$@"; do [ "$x" = --insecure ] || a+=("$x"); done
-exec "$(dirname "$0")/lincoll-ecd.real" "${a[@]}"
-EOS
-fi
-chmod +x "$T/base/bin/lincoll-ecd"
-cp "$build/bin/lincoll-ec" "$T/base/bin/"
+"$top/perf/daemon/build_base.sh" "$rev" "$build" "$T/base/bin"
 echo "epoch_compare: baseline daemon of $(git -C "$top" rev-parse --short "$rev") built; $(uptime)" >&2
 
 run() { # daemon-name bin-dir rep phases seconds
