@@ -390,12 +390,15 @@ void sanitize_opid(char *opid)
 void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const char *name,
                  uint64_t size)
 {
-    char why[256] = "", line[ECD_LINE_MAX] = "";
-    uint8_t buf[65536];
-    const int whole = size <= sizeof(buf);
+    char why[256] = "", line[ECD_LINE_MAX] = "", req[ECD_LINE_MAX];
+    /* a small upload is read whole into data, and its PUT line goes right
+     * before it (in buf's head room): one write to the coordinator */
+    uint8_t buf[ECD_LINE_MAX + 65536], *data = buf + ECD_LINE_MAX;
+    const int whole = size <= sizeof(buf) - ECD_LINE_MAX;
+    const int rl = snprintf(req, sizeof(req), "PUT %s %llu\n", name, (unsigned long long)size);
     const double ct = cfg.timeout < 3 ? cfg.timeout : 3;
     c->deadline = ecd_now() + cfg.timeout + (double)size / cfg.client_rate;
-    if (whole && ecd_read(c, buf, (size_t)size) != 0) {
+    if (whole && ecd_read(c, data, (size_t)size) != 0) {
         reply_err(c, "PUT %s failed: upload truncated (%s); nothing written", name,
                   ecd_now() >= c->deadline ? "slower than --client-rate" : strerror(errno));
         return;
@@ -417,8 +420,8 @@ void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const c
     if (whole) {
         for (int again = 0; pc != NULL; again++) {
             line[0] = '\0';
-            ok = ecd_printf(pc, "PUT %s %llu\n", name, (unsigned long long)size) == 0 &&
-                 ecd_write(pc, buf, (size_t)size) == 0;
+            memcpy(data - rl, req, (size_t)rl);
+            ok = ecd_write(pc, data - rl, (size_t)rl + (size_t)size) == 0;
             if (ok && ecd_read_line(pc, line, sizeof(line)) >= 0) break;
             ok = 0;
             if (!pc->from_pool || again || line[0] != '\0') break;
@@ -427,7 +430,7 @@ void put_forward(ecd_conn_t *c, const ecd_cluster_t *cl, const int *set, const c
         }
     } else {
         uint64_t left = size;
-        ok = ecd_printf(pc, "PUT %s %llu\n", name, (unsigned long long)size) == 0;
+        ok = ecd_write(pc, req, (size_t)rl) == 0;
         while (ok && left > 0) {
             size_t nb = left < sizeof(buf) ? (size_t)left : sizeof(buf);
             if (ecd_read(c, buf, nb) != 0) {

@@ -22,7 +22,10 @@
 # are kept (docs/daemon.md).  Then SMALL more 4 KiB puts per cluster on
 # one kept connection (lincoll-ec batch, one handshake), the two clusters'
 # connections open together and their puts alternating, each timed by the
-# client: their median is the p50 of "4k-batch".
+# client: their median is the p50 of "4k-batch".  Last, every size of -s
+# once per repetition on those kept connections, the two clusters
+# alternating: a put, then a get of it, timed by the client (MB/s of
+# "SIZE-kept": no process start, no handshake).
 #
 # The daemons' directories are made under $TMPDIR (default /tmp):
 # TMPDIR=/dev/shm takes the disk out of the comparison.
@@ -183,6 +186,35 @@ for ((i = 1, blk = 0; i <= small; i += block, blk++)); do
 done
 awk -F'\t' -v OFS='\t' '{ $5 = sprintf("%.6f", $5 / 1e3); $6 = sprintf("%.3f", 4096 / $5 / 1e6); print }' \
   "$W/batch.tsv" >>"$out/ops.tsv"
+# each size once more per repetition on the kept connections: a put, then a
+# get of it, timed by the client (no process start, no handshake), the
+# two clusters alternating ("SIZE-kept")
+batch_op() { # MODE REQUEST -> the request's ms, or exit
+  echo "$2" >&"${bin_fd[$1]}"
+  local line=
+  while read -r -t 600 line <&"${bout_fd[$1]}"; do
+    case $line in "done "*) break ;; esac
+  done
+  local ms=${line##*rc=0 ms=}
+  [[ $line == "done "* && $ms =~ ^[0-9.]+$ ]] || { echo "secure_compare.sh: $1 '$2': '$line' $(cat "$W/berr-$1")" >&2; exit 1; }
+  echo "$ms"
+}
+for rep in $(seq 1 "$reps"); do
+  for s in $sizes; do
+    b=$(bytes "$s")
+    head -c "$b" /dev/urandom >"$W/kobj"
+    order="tls insecure"; [ $((rep % 2)) = 0 ] && order="insecure tls"
+    for mode in $order; do
+      rm -f "$W/kback"
+      pm=$(batch_op "$mode" "put $W/kobj k$s-$mode-$rep")
+      gm=$(batch_op "$mode" "get k$s-$mode-$rep $W/kback")
+      cmp -s "$W/kobj" "$W/kback" || { echo "secure_compare.sh: $mode k$s-$mode-$rep read back wrong on the kept connection" >&2; exit 1; }
+      awk -v m="$mode" -v s="$s-kept" -v r="$rep" -v b="$b" -v pm="$pm" -v gm="$gm" 'BEGIN {
+        printf "%s\tput\t%s\t%d\t%.6f\t%.2f\n", m, s, r, pm / 1e3, b / (pm / 1e3) / 1e6
+        printf "%s\tget\t%s\t%d\t%.6f\t%.2f\n", m, s, r, gm / 1e3, b / (gm / 1e3) / 1e6 }' >>"$out/ops.tsv"
+    done
+  done
+done
 exec {tls_in}>&- {ins_in}>&- {tls_out}<&- {ins_out}<&-
 # each daemon's kept connections to the others: a connection that is not
 # reused costs a handshake with keys
@@ -230,6 +262,7 @@ set style histogram cluster gap 1
 set style fill solid 0.8 border -1
 set yrange [0:*]
 set key top left
+set xtics rotate by -30
 set ylabel "MB/s (10^6 bytes, median of $reps)"
 plot "$W/plot.dat" using 2:xtic(1) title "TLS 1.3-PSK (keys)", "" using 3 title "--insecure (anchor)"
 set ylabel "ms (median of $small)"

@@ -640,6 +640,55 @@ REWRITES = {
         why="BIN: this build's bin directory (the recorded runs also used 374a5e0's); one "
             "64 KiB object, 1 repetition, 2 small puts instead of 1 and 16 MiB, 7 "
             "repetitions, 41 small puts; -o: not a dated report in the tree"),
+    "perf/daemon/small_compare.sh -R REV [-b BUILD_DIR] [-o OUT_DIR] [-n NODES] [-N PUTS] "
+    "[-W WARMUP] [-B BLOCK] [-S BYTES] [-L \"BASE NEW\"] [-K]": Run(
+        'perf/daemon/small_compare.sh -R 2b87d15 -b build -o "$DOCS_TMP/small" -n 6 -N 4 -W 2 '
+        '-B 2 -S 4096 -L "base new" -K',
+        timeout=300,
+        why="a synopsis: every option given; REV: the daemon before small puts went with "
+            "their OP (2b87d15); 6 daemons, 2 warm-up and 4 timed puts per cluster in "
+            "blocks of 2; -o: a scratch directory"),
+    "perf/daemon/build_base.sh REV BUILD_DIR OUT_BIN_DIR": Run(
+        'perf/daemon/build_base.sh 2b87d15 build "$DOCS_TMP/base-bin" && '
+        'test -x "$DOCS_TMP/base-bin/lincoll-ecd" && test -x "$DOCS_TMP/base-bin/lincoll-ec"',
+        timeout=300,
+        why="REV: 2b87d15; OUT_BIN_DIR: a scratch directory, whose two programs are checked"),
+    "perf/daemon/secure_compare.sh [-b BIN_DIR] [-o OUT_DIR] [-s \"1m 16m\"] [-r REPS] [-n SMALL] "
+    "[-B BLOCK]": Run(
+        'perf/daemon/secure_compare.sh -b build/bin -o "$DOCS_TMP/security-syn" -s 64k -r 1 -n 4 -B 2',
+        timeout=300,
+        why="a synopsis: one 64 KiB object, 1 repetition, 4 small puts in blocks of 2; -o: a "
+            "scratch directory"),
+    "TMPDIR=/dev/shm perf/daemon/small_compare.sh -R 2b87d15 -N 600 -o "
+    "docs/perf/2026-12-07-storage-pre/small-shm-1": Run(
+        'TMPDIR=/dev/shm perf/daemon/small_compare.sh -R 2b87d15 -n 6 -N 4 -W 2 -o "$DOCS_TMP/small-shm"',
+        timeout=300,
+        why="6 daemons, 2 warm-up and 4 timed puts per cluster instead of 12, 100 and 600; "
+            "-o: not over the committed run"),
+    "perf/daemon/small_compare.sh -R 2b87d15 -N 600 -o docs/perf/2026-12-07-storage-pre/small-disk-1": Run(
+        'perf/daemon/small_compare.sh -R 2b87d15 -n 6 -N 4 -W 2 -o "$DOCS_TMP/small-disk"',
+        timeout=300,
+        why="6 daemons, 2 warm-up and 4 timed puts per cluster instead of 12, 100 and 600; "
+            "-o: not over the committed run"),
+    "perf/daemon/epoch_compare.sh -R 2b87d15 -n 12 -d 6 -r 3 -c \"1 16\" -s \"4k 1m\" -k 0 -a \"\" "
+    "-L \"before now\" -o docs/perf/2026-12-07-storage-pre/load": Run(
+        'perf/daemon/epoch_compare.sh -R 2b87d15 -n 6 -d 1 -r 1 -c 1 -s 4k -k 0 -a "" '
+        '-L "before now" -o "$DOCS_TMP/pre-load"',
+        timeout=400,
+        why="6 daemons, 1 client, 4 KiB, 1 s per run, 1 repetition (the recorded run: 12 "
+            "daemons, 3 repetitions, about 8 minutes); -o: not over the committed report"),
+    "TMPDIR=/dev/shm perf/daemon/secure_compare.sh -s \"1m 16m\" -r 5 -n 200 -B 20 -o "
+    "docs/perf/2026-12-07-storage-pre/security-shm": Run(
+        'TMPDIR=/dev/shm perf/daemon/secure_compare.sh -s 64k -r 1 -n 4 -B 2 -o "$DOCS_TMP/pre-sec-shm"',
+        timeout=300,
+        why="one 64 KiB object, 1 repetition, 4 small puts in blocks of 2 instead of 1 and "
+            "16 MiB, 5 repetitions, 200 in blocks of 20; -o: not over the committed run"),
+    "perf/daemon/secure_compare.sh -s \"1m 16m\" -r 5 -n 200 -B 20 -o "
+    "docs/perf/2026-12-07-storage-pre/security-disk": Run(
+        'perf/daemon/secure_compare.sh -s 64k -r 1 -n 4 -B 2 -o "$DOCS_TMP/pre-sec-disk"',
+        timeout=300,
+        why="one 64 KiB object, 1 repetition, 4 small puts in blocks of 2 instead of 1 and "
+            "16 MiB, 5 repetitions, 200 in blocks of 20; -o: not over the committed run"),
     "perf/daemon/secure_compare.sh": Run(
         'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security2" -s 64k -r 1 -n 2',
         timeout=300,
