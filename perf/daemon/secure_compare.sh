@@ -40,6 +40,7 @@
 #   env.txt       uptime, nproc, the commit
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/perf/daemon/batch_blocks.sh"
 bin=$top/build/bin
 out=$top/docs/perf/$(date +%F)-daemon-security
 sizes="1m 16m"
@@ -167,32 +168,17 @@ for mode in tls insecure; do
   pids+=($!)
 done
 exec {tls_in}>"$W/bin-tls" {tls_out}<"$W/bout-tls" {ins_in}>"$W/bin-insecure" {ins_out}<"$W/bout-insecure"
-declare -A bin_fd=([tls]=$tls_in [insecure]=$ins_in) bout_fd=([tls]=$tls_out [insecure]=$ins_out)
-for ((i = 1, blk = 0; i <= small; i += block, blk++)); do
-  order="tls insecure"; [ $((blk % 2)) = 1 ] && order="insecure tls"
-  last=$((i + block - 1)); [ "$last" -gt "$small" ] && last=$small
-  for mode in $order; do
-    for j in $(seq "$i" "$last"); do echo "put $W/small b4k-$mode-$j"; done >&"${bin_fd[$mode]}"
-    for j in $(seq "$i" "$last"); do
-      line= # the put's own output, then its "done" line
-      while read -r -t 300 line <&"${bout_fd[$mode]}"; do
-        case $line in "done "*) break ;; esac
-      done
-      ms=${line##*rc=0 ms=}
-      [[ $line == "done put "* && $ms =~ ^[0-9.]+$ ]] || { echo "secure_compare.sh: $mode batch put $j: '$line' $(cat "$W/berr-$mode")" >&2; exit 1; }
-      printf '%s\tput\t4k-batch\t%d\t%s\t-\n' "$mode" "$j" "$ms" >>"$W/batch.tsv"
-    done
-  done
-done
-awk -F'\t' -v OFS='\t' '{ $5 = sprintf("%.6f", $5 / 1e3); $6 = sprintf("%.3f", 4096 / $5 / 1e6); print }' \
-  "$W/batch.tsv" >>"$out/ops.tsv"
+declare -A in_fd=([tls]=$tls_in [insecure]=$ins_in) out_fd=([tls]=$tls_out [insecure]=$ins_out)
+batch_blocks "$small" "$block" "$W/small" b4k "$W/berr" tls insecure >"$W/batch.raw"
+awk -F'\t' '{ s = $4 / 1e3; printf "%s\tput\t4k-batch\t%d\t%.6f\t%.3f\n", $1, $2, s, 4096 / s / 1e6 }' \
+  "$W/batch.raw" >>"$out/ops.tsv"
 # each size once more per repetition on the kept connections: a put, then a
 # get of it, timed by the client (no process start, no handshake), the
 # two clusters alternating ("SIZE-kept")
 batch_op() { # MODE REQUEST -> the request's ms, or exit
-  echo "$2" >&"${bin_fd[$1]}"
+  echo "$2" >&"${in_fd[$1]}"
   local line=
-  while read -r -t 600 line <&"${bout_fd[$1]}"; do
+  while read -r -t 600 line <&"${out_fd[$1]}"; do
     case $line in "done "*) break ;; esac
   done
   local ms=${line##*rc=0 ms=}

@@ -33,6 +33,7 @@
 #                give the coordinator's phases)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/perf/daemon/batch_blocks.sh"
 build=$top/build
 rev=
 out=
@@ -120,23 +121,7 @@ for d in "$base_name" "$new_name"; do # the warm-up, not timed
   [ "$n" -eq "$warm" ] || { echo "small_compare: $d warm-up: $n of $warm puts answered" >&2; exit 1; }
 done
 printf 'daemon\tput\tblock\tms\n' >"$out/ops.tsv"
-for ((i = 1, blk = 0; i <= puts; i += block, blk++)); do
-  order="$base_name $new_name"; [ $((blk % 2)) = 1 ] && order="$new_name $base_name"
-  last=$((i + block - 1)); [ "$last" -gt "$puts" ] && last=$puts
-  for d in $order; do
-    for j in $(seq "$i" "$last"); do echo "put $W/obj s-$d-$j"; done >&"${in_fd[$d]}"
-    for j in $(seq "$i" "$last"); do
-      line= # the put's own output, then its "done" line
-      while read -r -t 300 line <&"${out_fd[$d]}"; do
-        case $line in "done "*) break ;; esac
-      done
-      ms=${line##*rc=0 ms=}
-      [[ $line == "done put "* && $ms =~ ^[0-9.]+$ ]] ||
-        { echo "small_compare: $d put $j: '$line' $(cat "$W/err-$d")" >&2; exit 1; }
-      printf '%s\t%d\t%d\t%s\n' "$d" "$j" "$blk" "$ms" >>"$out/ops.tsv"
-    done
-  done
-done
+batch_blocks "$puts" "$block" "$W/obj" s "$W/err" "$base_name" "$new_name" >>"$out/ops.tsv"
 python3 - "$out/ops.tsv" "$out/summary.tsv" "$base_name" "$new_name" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
