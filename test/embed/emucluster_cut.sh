@@ -12,7 +12,7 @@
 #          the cut and its lincoll_finalize must return within 2 T + 3 s (a
 #          finalize barrier waits up to 2 T);
 #          nothing is left running.
-#   short: it comes back after 2 s (T = the timeout; ctest gives 15 s, as
+#   short: it comes back after 2 s (T = the timeout; ctest gives 30 s, as
 #          TCP's backoff may resend only seconds after the link is back):
 #          no rank may fail, every rank runs the same number of encodes and
 #          finalizes ok.
