@@ -176,7 +176,9 @@ static ecd_conn_t *op_session(op_t *op, int i, char *line, size_t lsize, char *w
  * the sessions are closed, so that no member keeps what it was sent. */
 static int op_try_all(op_t *op, const int *want, const ecd_op_pre_t *pre)
 {
-    char req[ECD_LINE_MAX];
+    char req[ECD_LINE_MAX], preq[ECD_LINE_MAX];
+    const int ql = snprintf(req, sizeof(req), "OP %s %d%s%s\n", op->id, cfg.node,
+                            op->name[0] ? " " : "", op->name);
     const double t = cfg.timeout < 3 ? cfg.timeout : 3;
     char why[ECD_MAX_NODES][256];
     int asked[ECD_MAX_NODES] = {0}, nbusy = 0;
@@ -186,16 +188,14 @@ static int op_try_all(op_t *op, const int *want, const ecd_op_pre_t *pre)
         op->conn[i] = ecd_peer_connect(op->cl.addr[i], t, cfg.timeout, why[i], sizeof(why[i]));
         if (op->conn[i] == NULL) continue;
         if (pre == NULL || pre->buf[i] == NULL) {
-            int rl = snprintf(req, sizeof(req), "OP %s %d%s%s\n", op->id, cfg.node,
-                              op->name[0] ? " " : "", op->name);
-            asked[i] = ecd_write(op->conn[i], req, (size_t)rl) == 0;
+            asked[i] = ecd_write(op->conn[i], req, (size_t)ql) == 0;
             continue;
         }
-        /* "OP ... +LEN" and the LEN bytes of the first request, one write */
-        int rl = snprintf(req, sizeof(req), "OP %s %d %s +%zu\n", op->id, cfg.node, op->name,
+        /* "OP ... NAME +LEN" and the LEN bytes of the first request, one write */
+        int rl = snprintf(preq, sizeof(preq), "OP %s %d %s +%zu\n", op->id, cfg.node, op->name,
                           pre->len[i]);
         uint8_t *at = pre->buf[i] + ECD_LINE_MAX - rl;
-        memcpy(at, req, (size_t)rl);
+        memcpy(at, preq, (size_t)rl);
         asked[i] = ecd_write(op->conn[i], at, (size_t)rl + pre->len[i]) == 0;
     }
     if (op_lock_try(op->name) == 0) {
