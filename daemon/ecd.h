@@ -192,6 +192,9 @@ int ecd_tls_key_current(ecd_conn_t *c);
  * *want, POLLIN or POLLOUT). */
 long ecd_tls_recv(ecd_conn_t *c, void *buf, size_t len, short *want);
 long ecd_tls_send(ecd_conn_t *c, const void *buf, size_t len, short *want);
+/* Send what ecd_tls_send left in the connection's write buffer: 0, or -1
+ * with errno (EAGAIN: wait for *want). */
+int ecd_tls_flush(ecd_conn_t *c, short *want);
 /* 1 when TLS holds bytes taken off the socket and not yet read. */
 int ecd_tls_pending(ecd_conn_t *c);
 void ecd_tls_free(ecd_conn_t *c);
@@ -207,6 +210,10 @@ typedef struct ecd_cluster {
 /* Read the cluster file: "code K M" and "node ID HOST:PORT" lines, '#'
  * comments; the node ids are 0..N-1, N >= K + M.  0 on success, else -1 with the reason in err. */
 int ecd_cluster_load(const char *path, ecd_cluster_t *cl, char *err, size_t esize);
+/* The `width` nodes (of 0..nnodes-1) an object of that name lives on, by
+ * rendezvous hashing, highest weight (the object's owner) first
+ * (ecd_place.c). */
+void placement(const char *name, int nnodes, int width, int *out);
 
 /* ---- manifests and the chunk directory (ecd_disk.c) ----------------------- */
 typedef struct ecd_manifest {

@@ -5,7 +5,7 @@
  *
  *   lincoll-ecd.c     options, the listening loop
  *   ecd_proto.c       the protocol: request lines, the command table
- *   ecd_op.c          membership and groups: OP sessions, placement
+ *   ecd_op.c          membership and groups: OP sessions, rows to nodes
  *   ecd_put.c         a put, the coordinator's side
  *   ecd_put_member.c  a put, a member's side
  *   ecd_get.c         get, stat, the small peer requests
@@ -68,9 +68,6 @@ int op_lock_try(const char *name);
 void op_unlock(const char *name);
 void new_opid(char *out, size_t cap);
 void sanitize_opid(char *opid);
-/* The `width` nodes (of 0..nnodes-1) an object of that name lives on, by
- * rendezvous hashing, highest weight (the object's owner) first. */
-void placement(const char *name, int nnodes, int width, int *out);
 /* Its rows on those nodes: live ones first (the dead take parity rows). */
 void place(const char *name, int nnodes, int width, const int *live, int *node_of_row);
 /* The n x k systematic generator (malloc'd), NULL on failure. */
@@ -140,6 +137,15 @@ ecd_conn_t *ecd_peer_fresh(const char *addr, double timeout, double idle, char *
  * it has, and gives it to ecd_peer_keep), or NULL with why. */
 ecd_conn_t *ecd_peer_request(const char *addr, const char *req, char *line, size_t lsize, char *why,
                              size_t wsize);
+/* ecd_peer_request in two halves, so that requests to several peers are
+ * all on their way before the first answer is read: ecd_peer_send sends
+ * req (the connection, or NULL with why); ecd_peer_answer reads the first
+ * line of its answer into line, and when the kept connection *cp turns out
+ * closed by its daemon, sends req again on a new one (*cp replaced).  0, or
+ * -1 with why and *cp closed and NULL. */
+ecd_conn_t *ecd_peer_send(const char *addr, const char *req, char *why, size_t wsize);
+int ecd_peer_answer(const char *addr, const char *req, ecd_conn_t **cp, char *line, size_t lsize,
+                    char *why, size_t wsize);
 /* Keep c for the next ecd_peer_connect(addr) if c->reuse says it is at a
  * request boundary and there is room; otherwise close it. */
 void ecd_peer_keep(const char *addr, ecd_conn_t *c);
@@ -172,9 +178,6 @@ void peer_manifest(ecd_conn_t *c, char **w, int nw);
 /* This node's manifest of name, else the first peer's (the object's nodes
  * first); 0 or -1. */
 int find_manifest(const ecd_cluster_t *cl, const char *name, ecd_manifest_t *m);
-/* Row r's chunk from its node, checked against the manifest. */
-ecd_chunk_state_t fetch_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, uint8_t *buf,
-                              char *why, size_t wsize);
 /* Write a correct chunk (and the manifest) to row r's node; 0 or -1. */
 int restore_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, const uint8_t *chunk);
 /* The object's k data rows into obj from k good chunks (bufs: n * chunk

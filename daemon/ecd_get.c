@@ -47,9 +47,24 @@ int find_manifest(const ecd_cluster_t *cl, const char *name, ecd_manifest_t *m)
     return -1;
 }
 
-/* Row r's chunk from its node, checked against the manifest here too. */
-ecd_chunk_state_t fetch_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, uint8_t *buf,
-                              char *why, size_t wsize)
+/* FETCH of row r sent to its node (NULL: the row is here, or the request
+ * could not be sent; fetch_end says which). */
+static ecd_conn_t *fetch_start(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r,
+                               char *reason, size_t rsize)
+{
+    char req[ECD_LINE_MAX];
+    reason[0] = '\0';
+    if (m->node[r] == cfg.node) return NULL;
+    snprintf(req, sizeof(req), "FETCH %s %d\n", m->name, r);
+    return ecd_peer_send(cl->addr[m->node[r]], req, reason, rsize);
+}
+
+/* Row r's chunk into buf: read here, or the answer to fetch_start's
+ * request on c (reason: why it could not be sent), checked against the
+ * manifest here too. */
+static ecd_chunk_state_t fetch_end(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r,
+                                   ecd_conn_t *c, const char *reason, uint8_t *buf, char *why,
+                                   size_t wsize)
 {
     int nd = m->node[r];
     if (nd == cfg.node) {
@@ -57,13 +72,13 @@ ecd_chunk_state_t fetch_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, 
         snprintf(why, wsize, "%s", s == ECD_CHUNK_MISSING ? "missing" : "corrupt");
         return s;
     }
-    char line[ECD_LINE_MAX] = "", *w[3], req[ECD_LINE_MAX], reason[256];
+    char line[ECD_LINE_MAX] = "", *w[3], req[ECD_LINE_MAX], err[256];
     snprintf(req, sizeof(req), "FETCH %s %d\n", m->name, r);
-    ecd_conn_t *c = ecd_peer_request(cl->addr[nd], req, line, sizeof(line), reason, sizeof(reason));
     ecd_chunk_state_t s = ECD_CHUNK_MISSING;
     int whole = 1; /* the whole answer was read: the connection may be kept */
-    if (c == NULL) {
-        snprintf(why, wsize, "node %d: %s", nd, reason);
+    if (c == NULL ||
+        ecd_peer_answer(cl->addr[nd], req, &c, line, sizeof(line), err, sizeof(err)) != 0) {
+        snprintf(why, wsize, "node %d: %s", nd, c == NULL && reason[0] ? reason : err);
         return s;
     } else if (strncmp(line, "ERR corrupt", 11) == 0) {
         snprintf(why, wsize, "%s", line + 4);
@@ -136,10 +151,18 @@ int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t
     size_t chunk = m->chunk;
     int good[ECD_MAX_NODES], ng = 0;
     *nbad = 0;
-    /* data rows first (no decode), then parity rows for what failed */
+    /* data rows first (no decode; their requests all sent before the first
+     * answer is read, so that the nodes read and send at once), then parity
+     * rows, one at a time, for what failed */
+    ecd_conn_t *fc[ECD_MAX_NODES];
+    char reason[ECD_MAX_NODES][128];
+    for (int r = 0; r < k; r++)
+        fc[r] = fetch_start(cl, m, r, reason[r], sizeof(reason[r]));
     for (int r = 0; r < n && ng < k; r++) {
         char why[256] = "";
-        ecd_chunk_state_t s = fetch_chunk(cl, m, r, bufs + (size_t)r * chunk, why, sizeof(why));
+        if (r >= k) fc[r] = fetch_start(cl, m, r, reason[r], sizeof(reason[r]));
+        ecd_chunk_state_t s =
+            fetch_end(cl, m, r, fc[r], reason[r], bufs + (size_t)r * chunk, why, sizeof(why));
         if (s == ECD_CHUNK_OK) {
             good[ng++] = r;
         } else {

@@ -274,6 +274,9 @@ int ecd_write(ecd_conn_t *c, const void *buf, size_t len)
             return -1;
         }
     }
+    /* TLS: the records still in the write buffer go out now */
+    for (short want; c->tls != NULL && ecd_tls_flush(c, &want) != 0;)
+        if (errno != EAGAIN || ecd_wait(c, want) != 0) return -1;
     return 0;
 }
 

@@ -85,22 +85,52 @@ ecd_conn_t *ecd_peer_connect(const char *addr, double timeout, double idle, char
     return ecd_peer_fresh(addr, timeout, idle, why, wsize);
 }
 
-ecd_conn_t *ecd_peer_request(const char *addr, const char *req, char *line, size_t lsize, char *why,
-                             size_t wsize)
+ecd_conn_t *ecd_peer_send(const char *addr, const char *req, char *why, size_t wsize)
 {
     const double t = cfg.timeout < 3 ? cfg.timeout : 3;
     ecd_conn_t *c = ecd_peer_connect(addr, t, cfg.timeout, why, wsize);
     for (int fresh = 0; c != NULL; fresh++) {
-        line[0] = '\0';
-        if (ecd_write(c, req, strlen(req)) == 0 && ecd_read_line(c, line, lsize) >= 0) return c;
+        if (ecd_write(c, req, strlen(req)) == 0) return c;
         snprintf(why, wsize, "%s", strerror(errno));
         if (!c->from_pool || fresh) break;
         ecd_conn_close(c); /* its daemon closed it while it was kept: a new one */
         c = ecd_peer_fresh(addr, t, cfg.timeout, why, wsize);
     }
     ecd_conn_close(c);
-    line[0] = '\0';
     return NULL;
+}
+
+int ecd_peer_answer(const char *addr, const char *req, ecd_conn_t **cp, char *line, size_t lsize,
+                    char *why, size_t wsize)
+{
+    const double t = cfg.timeout < 3 ? cfg.timeout : 3;
+    ecd_conn_t *c = *cp;
+    for (int fresh = 0; c != NULL; fresh++) {
+        line[0] = '\0';
+        if (ecd_read_line(c, line, lsize) >= 0) return 0;
+        snprintf(why, wsize, "%s", strerror(errno));
+        if (!c->from_pool || fresh) break;
+        ecd_conn_close(c); /* its daemon closed it while it was kept: a new one, asked again */
+        c = ecd_peer_fresh(addr, t, cfg.timeout, why, wsize);
+        *cp = c;
+        if (c != NULL && ecd_write(c, req, strlen(req)) != 0) {
+            snprintf(why, wsize, "%s", strerror(errno));
+            break;
+        }
+    }
+    ecd_conn_close(c);
+    *cp = NULL;
+    line[0] = '\0';
+    return -1;
+}
+
+ecd_conn_t *ecd_peer_request(const char *addr, const char *req, char *line, size_t lsize, char *why,
+                             size_t wsize)
+{
+    ecd_conn_t *c = ecd_peer_send(addr, req, why, wsize);
+    line[0] = '\0';
+    if (c == NULL || ecd_peer_answer(addr, req, &c, line, lsize, why, wsize) != 0) return NULL;
+    return c;
 }
 
 void ecd_peer_keep(const char *addr, ecd_conn_t *c)

@@ -31,6 +31,15 @@ static pthread_mutex_t kr_mu = PTHREAD_MUTEX_INITIALIZER;
 static ecd_keyring_t *kr;    /* the keyring as last read */
 static struct stat kr_stamp; /* of the file it was read from */
 
+/* A TLS record carries at most 16 KiB, and OpenSSL writes and reads one
+ * record per system call unless told otherwise: a 1 MiB transfer then
+ * costs 64 sends and 64 recvs on each side, where plaintext costs a few.
+ * The records a connection writes go through a buffer of ECD_TLS_WBUF
+ * bytes (sent when full, and at the end of each ecd_write), and each recv
+ * takes up to ECD_TLS_RBUF bytes of records (read-ahead). */
+#define ECD_TLS_WBUF (128 * 1024)
+#define ECD_TLS_RBUF (128 * 1024)
+
 int ecd_tls_mode(void)
 {
     return sec_mode;
@@ -198,6 +207,7 @@ int ecd_tls_setup(int mode, const char *keyring, const char *id, int server, cha
     /* one recv takes every record the socket holds, not a header then a
      * body (what is taken and not yet read counts in ecd_tls_pending) */
     SSL_CTX_set_read_ahead(ctx, 1);
+    SSL_CTX_set_default_read_buffer_len(ctx, ECD_TLS_RBUF);
     SSL_CTX_set_psk_use_session_callback(ctx, use_session_cb);
     SSL_CTX_set_psk_find_session_callback(ctx, find_session_cb);
     return 0;
@@ -263,11 +273,18 @@ static int handshake(ecd_conn_t *c, int server, double deadline, unsigned long *
 static int tls_attach(ecd_conn_t *c, char *why, size_t wsize)
 {
     SSL *ssl = SSL_new(ctx);
-    if (ssl == NULL || !SSL_set_fd(ssl, c->fd)) {
+    /* reads straight from the socket; writes through a buffer in front of
+     * it (the socket BIO is in both: two references) */
+    BIO *sock = BIO_new_socket(c->fd, BIO_NOCLOSE), *buf = BIO_new(BIO_f_buffer());
+    if (ssl == NULL || sock == NULL || buf == NULL ||
+        BIO_set_write_buffer_size(buf, ECD_TLS_WBUF) <= 0 || !BIO_up_ref(sock)) {
         SSL_free(ssl);
+        BIO_free(buf);
+        BIO_free(sock);
         snprintf(why, wsize, "OpenSSL: cannot make a TLS session");
         return -1;
     }
+    SSL_set_bio(ssl, sock, BIO_push(buf, sock));
     SSL_set_app_data(ssl, c);
     c->tls = ssl;
     return 0;
@@ -402,6 +419,18 @@ long ecd_tls_send(ecd_conn_t *c, const void *buf, size_t len, short *want)
         return -1;
     }
     errno = e == SSL_ERROR_SYSCALL && errno != 0 ? errno : EPIPE;
+    return -1;
+}
+
+int ecd_tls_flush(ecd_conn_t *c, short *want)
+{
+    pthread_mutex_lock(&c->tls_mu);
+    BIO *w = SSL_get_wbio(c->tls);
+    int r = BIO_flush(w), retry = r <= 0 && BIO_should_retry(w);
+    pthread_mutex_unlock(&c->tls_mu);
+    if (r > 0) return 0;
+    *want = POLLOUT;
+    errno = retry ? EAGAIN : EPIPE;
     return -1;
 }
 

@@ -7,6 +7,7 @@
  *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] repair NODE
  *   lincoll-ec -s HOST:PORT KEYS [-t SECONDS] batch
  *   KEYS: --keyring FILE [--key-id ID]   or   --insecure
+ *   -c CLUSTER may stand for -s HOST:PORT everywhere.
  *
  * The connection is TLS 1.3 with the newest generation of key ID from the
  * keyring (lincoll-ec-auth export; --key-id may be left out when the
@@ -15,6 +16,10 @@
  * or not allowed (the capability the key lacks).
  *
  * Any daemon of the cluster serves any request (it coordinates the others).
+ * -c CLUSTER (the daemons' cluster file) instead of -s sends each put and
+ * get to its object's owner (placement, docs/daemon.md), so that no daemon
+ * relays it; when the owner does not answer, to the next node of the
+ * object's placement, and so on (stat and repair: node 0, 1, ...).
  * put streams FILE (NAME defaults to its base name), hashing it on the way,
  * and checks the sha256 the daemon reports; get writes OUT only once the
  * whole object arrived and its sha256 matches (OUT.part meanwhile).  Exit 0 on success; 1 with the
@@ -24,9 +29,8 @@
  * batch: the requests are lines of stdin ("put FILE [NAME]", "get NAME
  * OUT", "stat"), run one after the other on one connection ("KEEP": one
  * handshake for all of them; a connection the daemon closed meanwhile is
- * opened again).  After each, a line "done CMD ARG rc=RC ms=MS" (its
- * time from the request to the checked answer).  Exit 0 when every
- * request succeeded.
+ * opened again; with -c, one connection per node asked).  After each, a line "done CMD ARG rc=RC
+ * ms=MS" (its time from the request to the checked answer).  Exit 0 when every request succeeded.
  */
 #include "daemon/ecd.h"
 
@@ -48,7 +52,9 @@ static void usage(FILE *f)
                "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] repair NODE\n"
                "       lincoll-ec -s HOST:PORT KEYS [-t SECONDS] batch   (requests on stdin)\n"
                "KEYS: --keyring FILE [--key-id ID] (TLS 1.3; lincoll-ec-auth export), or\n"
-               "      --insecure (plaintext, a daemon started --insecure)\n");
+               "      --insecure (plaintext, a daemon started --insecure)\n"
+               "-c CLUSTER (the daemons' cluster file) instead of -s: each put and get goes\n"
+               "      to its object's owner, or the next node of its placement that answers\n");
 }
 
 static int fail(const char *fmt, const char *a, const char *b)
@@ -216,11 +222,77 @@ static int run_request(ecd_conn_t *c, int argc, char **argv, const char *name)
     return rc;
 }
 
-/* batch: stdin's requests on one kept connection. */
-static int run_batch(const char *server, double idle)
+/* Where requests go: one daemon (-s), or the cluster (-c), each request to
+ * the first node of its order that answers.  In a batch, the connections
+ * stay open (KEEP), one per node. */
+typedef struct route {
+    const char *server; /* -s, or NULL */
+    ecd_cluster_t cl;   /* -c */
+    double idle;        /* -t */
+    int keep;           /* batch */
+    ecd_conn_t *conn[ECD_MAX_NODES];
+} route_t;
+
+/* The nodes to ask for a request, in order: a put's or get's object's
+ * placement, else every node. */
+static int route_order(const route_t *rt, int argc, char **argv, const char *name, int *order)
 {
-    char in[4096], why[512], name[ECD_NAME_MAX + 1];
-    ecd_conn_t *c = NULL;
+    const char *obj = !strcmp(argv[0], "put") ? name : !strcmp(argv[0], "get") ? argv[1] : NULL;
+    if (obj != NULL && argc > 1) {
+        placement(obj, rt->cl.n, rt->cl.k + rt->cl.m, order);
+        return rt->cl.k + rt->cl.m;
+    }
+    for (int i = 0; i < rt->cl.n; i++)
+        order[i] = i;
+    return rt->cl.n;
+}
+
+/* A connection for the request (kept one or new, "KEEP" sent on a new one
+ * in a batch), its slot in *slot; NULL with why when no node answers. */
+static ecd_conn_t *route_conn(route_t *rt, int argc, char **argv, const char *name, int *slot,
+                              char *why, size_t wsize)
+{
+    int order[ECD_MAX_NODES], n = 1;
+    if (rt->server == NULL)
+        n = route_order(rt, argc, argv, name, order);
+    else
+        order[0] = 0;
+    why[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        int s = order[i];
+        ecd_conn_t *c = rt->conn[s];
+        /* a kept connection the daemon closed (idle, or its key left the
+         * keyring) is opened again before the request goes out */
+        if (c != NULL && ecd_conn_state(c) != 0) {
+            ecd_conn_close(c);
+            c = rt->conn[s] = NULL;
+        }
+        if (c == NULL) {
+            char w[512];
+            const char *addr = rt->server != NULL ? rt->server : rt->cl.addr[s];
+            c = ecd_connect(addr, 10, rt->idle, w, sizeof(w));
+            if (c != NULL && rt->keep && ecd_write(c, "KEEP\n", 5) != 0) {
+                snprintf(w, sizeof(w), "%s: %s", addr, strerror(errno));
+                ecd_conn_close(c);
+                c = NULL;
+            }
+            if (c == NULL) {
+                size_t l = strlen(why);
+                snprintf(why + l, wsize - l, "%s%s", l ? "; " : "", w);
+                continue;
+            }
+        }
+        *slot = s;
+        if (rt->keep) rt->conn[s] = c;
+        return c;
+    }
+    return NULL;
+}
+
+/* batch: stdin's requests on kept connections. */
+static int run_batch(route_t *rt)
+{
+    char in[4096], why[4096], name[ECD_NAME_MAX + 1];
     int failed = 0;
     while (fgets(in, sizeof(in), stdin) != NULL) {
         char *w[4];
@@ -233,20 +305,13 @@ static int run_batch(const char *server, double idle)
             failed = 1;
             continue;
         }
-        /* a kept connection the daemon closed (idle, or its key left the
-         * keyring) is opened again before the request goes out */
-        if (c != NULL && ecd_conn_state(c) != 0) {
-            ecd_conn_close(c);
-            c = NULL;
-        }
         double t0 = ecd_now();
+        int slot = 0;
+        ecd_conn_t *c = route_conn(rt, n, w, name, &slot, why, sizeof(why));
         if (c == NULL) {
-            c = ecd_connect(server, 10, idle, why, sizeof(why));
-            if (c == NULL || ecd_write(c, "KEEP\n", 5) != 0) {
-                fprintf(stderr, "lincoll-ec: %s\n", c == NULL ? why : strerror(errno));
-                ecd_conn_close(c);
-                return 1;
-            }
+            fprintf(stderr, "lincoll-ec: %s\n", why);
+            failed = 1;
+            break;
         }
         int rc = run_request(c, n, w, name);
         printf("done %s %s rc=%d ms=%.3f\n", w[0], n > 1 ? w[1] : "-", rc, (ecd_now() - t0) * 1e3);
@@ -254,16 +319,17 @@ static int run_batch(const char *server, double idle)
         failed |= rc != 0;
         if (rc != 0) { /* the daemon closes after a failed request */
             ecd_conn_close(c);
-            c = NULL;
+            rt->conn[slot] = NULL;
         }
     }
-    ecd_conn_close(c);
+    for (int i = 0; i < ECD_MAX_NODES; i++)
+        ecd_conn_close(rt->conn[i]);
     return failed;
 }
 
 int main(int argc, char **argv)
 {
-    const char *server = NULL, *keyring = NULL, *key_id = NULL;
+    const char *server = NULL, *cluster = NULL, *keyring = NULL, *key_id = NULL;
     double idle = 300;
     int o, insecure = 0;
     static const struct option opts[] = {{"keyring", required_argument, 0, 'K'},
@@ -271,9 +337,11 @@ int main(int argc, char **argv)
                                          {"insecure", no_argument, 0, 'U'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    while ((o = getopt_long(argc, argv, "+s:t:h", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "+s:c:t:h", opts, NULL)) != -1) {
         if (o == 's')
             server = optarg;
+        else if (o == 'c')
+            cluster = optarg;
         else if (o == 't')
             idle = atof(optarg);
         else if (o == 'K')
@@ -292,7 +360,9 @@ int main(int argc, char **argv)
     }
     argc -= optind;
     argv += optind;
-    if (server == NULL || argc < 1 || !(idle > 0)) {
+    if ((server == NULL) == (cluster == NULL) || argc < 1 || !(idle > 0)) {
+        if (server != NULL && cluster != NULL)
+            fprintf(stderr, "lincoll-ec: -s and -c exclude each other\n");
         usage(stderr);
         return 2;
     }
@@ -311,9 +381,18 @@ int main(int argc, char **argv)
     if (ecd_tls_setup(insecure ? ECD_SEC_INSECURE : ECD_SEC_TLS, keyring, key_id, 0, why,
                       sizeof(why)) != 0)
         return fail("%s%s", why, "");
-    if (batch) return run_batch(server, idle);
-    ecd_conn_t *c = ecd_connect(server, 10, idle, why, sizeof(why));
-    if (c == NULL) return fail("%s%s", why, "");
+    static route_t rt; /* its cluster map is large */
+    rt.server = server;
+    rt.idle = idle;
+    rt.keep = batch;
+    char err[512];
+    if (cluster != NULL && ecd_cluster_load(cluster, &rt.cl, err, sizeof(err)) != 0)
+        return fail("-c %s: %s", cluster, err);
+    if (batch) return run_batch(&rt);
+    int slot;
+    char whys[4096];
+    ecd_conn_t *c = route_conn(&rt, argc, argv, name, &slot, whys, sizeof(whys));
+    if (c == NULL) return fail("%s%s", whys, "");
     int rc = run_request(c, argc, argv, name);
     ecd_conn_close(c);
     return rc;

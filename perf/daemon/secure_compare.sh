@@ -6,7 +6,7 @@
 # 127.0.0.1.
 #
 #   perf/daemon/secure_compare.sh [-b BIN_DIR] [-o OUT_DIR] [-s "1m 16m"] [-r REPS] [-n SMALL]
-#                                 [-B BLOCK]
+#                                 [-B BLOCK] [-c]
 #
 # Two clusters of 6 daemons each, RS(4,2), run side by side: "tls" (one
 # keyring, the client with an exported write key) and "insecure".  Each
@@ -25,7 +25,10 @@
 # client: their median is the p50 of "4k-batch".  Last, every size of -s
 # once per repetition on those kept connections, the two clusters
 # alternating: a put, then a get of it, timed by the client (MB/s of
-# "SIZE-kept": no process start, no handshake).
+# "SIZE-kept": no process start, no handshake).  The kept connections go to
+# node 0, which relays each put to its object's owner; with -c, the batch
+# clients are given the cluster file (lincoll-ec -c) and send each request
+# to its object's owner, on a kept connection per node.
 #
 # The daemons' directories are made under $TMPDIR (default /tmp):
 # TMPDIR=/dev/shm takes the disk out of the comparison.
@@ -47,6 +50,7 @@ sizes="1m 16m"
 reps=7
 small=31
 block=8
+route=0
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$(cd "$2" && pwd); shift 2 ;;
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
     -r) reps=$2; shift 2 ;;
     -n) small=$2; shift 2 ;;
     -B) block=$2; shift 2 ;;
+    -c) route=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "secure_compare.sh: unknown argument '$1' (see -h)" >&2; exit 2 ;;
   esac
@@ -164,7 +169,12 @@ done
 # on its path.
 for mode in tls insecure; do
   mkfifo "$W/bin-$mode" "$W/bout-$mode"
-  ec "$mode" 0 batch <"$W/bin-$mode" >"$W/bout-$mode" 2>"$W/berr-$mode" &
+  if [ $route = 1 ]; then
+    # shellcheck disable=SC2086
+    "$bin/lincoll-ec" ${ckeys[$mode]} -c "$W/$mode/cluster" -t 300 batch <"$W/bin-$mode" >"$W/bout-$mode" 2>"$W/berr-$mode" &
+  else
+    ec "$mode" 0 batch <"$W/bin-$mode" >"$W/bout-$mode" 2>"$W/berr-$mode" &
+  fi
   pids+=($!)
 done
 exec {tls_in}>"$W/bin-tls" {tls_out}<"$W/bout-tls" {ins_in}>"$W/bin-insecure" {ins_out}<"$W/bout-insecure"

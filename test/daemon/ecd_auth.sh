@@ -237,6 +237,14 @@ set -- $acc
   fail "batch: node 2 accepted connections during the batch (stat before and after: $acc)"
 set --
 say "a batch of 6 requests ran on one connection (node 2 accepted $acc)"
+# 6d. -c CLUSTER: the client sends each put and get to its object's owner, in TLS
+"$bin/lincoll-ec" -c "$W/cluster" --keyring "$W/app2.kr" -t 60 put "$W/big" routed >/dev/null ||
+  fail "put with -c and the write key"
+"$bin/lincoll-ec" -c "$W/cluster" --keyring "$W/app2.kr" -t 60 get routed "$W/routed.out" >/dev/null ||
+  fail "get with -c and the write key"
+cmp -s "$W/big" "$W/routed.out" || fail "-c: the get read something else"
+grep -q "put routed: .*committed" "$W"/log* || fail "-c: no node logged the put of routed"
+say "-c: a put and a get sent to the object's owner, in TLS"
 
 # 7. a stalled handshake
 python3 - "$(cat "$W/p0")" "$T" <<'PY' &

@@ -7,6 +7,9 @@
 #  1. 16 puts, 8 at a time, each through another daemon: all succeed and
 #     read back; every object is on the 6 nodes the rendezvous hash gives
 #     (docs/daemon.md, recomputed here), and no node holds them all;
+#  2. lincoll-ec -c CLUSTER sends each put to its object's owner, which
+#     coordinates it (no relay), and past an owner that does not answer, to
+#     the next node of the placement; -s with -c is a usage error;
 #  3. two puts of one name at once through two daemons, three times (the
 #     third small: its pieces go inline after ENCODE): exactly one
 #     succeeds, the other gets a clear error, the object reads back as the
@@ -110,6 +113,33 @@ counts=""; for i in $(seq 0 $((N - 1))); do
   [ "$c" -lt 16 ] || fail "node $i holds every object: placement does not spread"
 done
 say "16 puts, 8 at a time through 8 daemons: all read back, each on the 6 nodes the hash names; objects per node:$counts"
+
+# ---- 2. the client routes each object to its owner (-c CLUSTER) -----------------------
+for j in 0 1 2 3; do
+  head -c $((3000 + j * 70001)) /dev/urandom > "$W/in/route$j"
+  "$bin/lincoll-ec" --insecure -c "$W/cluster" -t 120 put "$W/in/route$j" >/dev/null 2>"$W/route.err" \
+    || fail "put route$j with -c: $(cat "$W/route.err")"
+  own=$(python3 "$W/tool.py" place "route$j" $N | cut -d' ' -f1)
+  grep -q "put route$j: .*committed" "$W/log$own" || fail "route$j was not coordinated by its owner, node $own"
+  "$bin/lincoll-ec" --insecure -c "$W/cluster" -t 120 get "route$j" "$W/out/route$j" >/dev/null \
+    || fail "get route$j with -c"
+  cmp -s "$W/in/route$j" "$W/out/route$j" || fail "route$j read back wrong"
+done
+# an owner that does not answer: the next node of the placement coordinates
+own=$(python3 "$W/tool.py" place route9 $N)
+set -- $own
+sed "s/^node $1 .*/node $1 127.0.0.1:1/" "$W/cluster" > "$W/cluster.noowner"
+head -c 5000 /dev/urandom > "$W/in/route9"
+"$bin/lincoll-ec" --insecure -c "$W/cluster.noowner" -t 120 put "$W/in/route9" >/dev/null 2>"$W/route.err" \
+  || fail "put route9 past an owner that does not answer: $(cat "$W/route.err")"
+grep -q "put route9: .*committed" "$W/log$2" || fail "route9 was not coordinated by node $2, next of its placement"
+printf 'put %s r10\nput %s r11\nget r10 %s\n' "$W/in/route1" "$W/in/route2" "$W/out/r10" \
+  | "$bin/lincoll-ec" --insecure -c "$W/cluster" -t 120 batch >"$W/route.batch" 2>&1 \
+  || fail "a batch with -c: $(cat "$W/route.batch")"
+[ "$(grep -c 'rc=0' "$W/route.batch")" = 3 ] && cmp -s "$W/in/route1" "$W/out/r10" || fail "a batch with -c: $(cat "$W/route.batch")"
+"$bin/lincoll-ec" --insecure -c "$W/cluster" -s 127.0.0.1:1 stat >/dev/null 2>"$W/route.err"; rc=$?
+[ $rc = 2 ] && grep -q -- '-s and -c exclude each other' "$W/route.err" || fail "-s with -c: exit $rc, $(cat "$W/route.err")"
+say "-c: puts coordinated by their owners (none relayed), one past a silent owner by the next node, a batch on kept connections"
 
 # ---- 3. two puts of one name at once ------------------------------------------------
 for t in 1 2 3; do

@@ -846,6 +846,9 @@ MAPPED = {
         "ctest:daemon_auth", "stat with the read and the write key"),
     "lincoll-ec -s 10.0.0.1:7000 --keyring ops.keyring repair NODE": (
         "ctest:daemon_auth", "repair with an exported admin key"),
+    "lincoll-ec -c /etc/ecd/cluster --keyring app.keyring put FILE [NAME]": (
+        "ctest:daemon_auth", "a put and a get with -c and an exported write key (daemon_cluster: "
+        "to the owner, past a silent owner, in a batch)"),
     "lincoll-ec-auth create --keyring /etc/ecd/keyring --id cluster": (
         "ctest:daemon_auth", "creates the cluster key of its keyring"),
     "lincoll-ec-auth create --keyring /etc/ecd/keyring --id app --caps write": (
