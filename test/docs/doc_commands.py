@@ -654,11 +654,11 @@ REWRITES = {
         timeout=300,
         why="REV: 2b87d15; OUT_BIN_DIR: a scratch directory, whose two programs are checked"),
     "perf/daemon/secure_compare.sh [-b BIN_DIR] [-o OUT_DIR] [-s \"1m 16m\"] [-r REPS] [-n SMALL] "
-    "[-B BLOCK]": Run(
-        'perf/daemon/secure_compare.sh -b build/bin -o "$DOCS_TMP/security-syn" -s 64k -r 1 -n 4 -B 2',
+    "[-B BLOCK] [-c]": Run(
+        'perf/daemon/secure_compare.sh -b build/bin -o "$DOCS_TMP/security-syn" -s 64k -r 1 -n 4 -B 2 -c',
         timeout=300,
-        why="a synopsis: one 64 KiB object, 1 repetition, 4 small puts in blocks of 2; -o: a "
-            "scratch directory"),
+        why="a synopsis: one 64 KiB object, 1 repetition, 4 small puts in blocks of 2, the "
+            "kept connections routed by the cluster file (-c); -o: a scratch directory"),
     "TMPDIR=/dev/shm perf/daemon/small_compare.sh -R 2b87d15 -N 600 -o "
     "docs/perf/2026-12-07-storage-pre/small-shm-1": Run(
         'TMPDIR=/dev/shm perf/daemon/small_compare.sh -R 2b87d15 -n 6 -N 4 -W 2 -o "$DOCS_TMP/small-shm"',
@@ -689,6 +689,21 @@ REWRITES = {
         timeout=300,
         why="one 64 KiB object, 1 repetition, 4 small puts in blocks of 2 instead of 1 and "
             "16 MiB, 5 repetitions, 200 in blocks of 20; -o: not over the committed run"),
+    "TMPDIR=/dev/shm perf/daemon/secure_compare.sh -b BIN_DIR -s \"1m 16m\" -r 21 -n 100 -B 20 "
+    "-o OUT_DIR": Run(
+        'TMPDIR=/dev/shm perf/daemon/secure_compare.sh -b build/bin -s 64k -r 1 -n 4 -B 2 '
+        '-o "$DOCS_TMP/tls-shm"',
+        timeout=300,
+        why="BIN_DIR: this build's (the recorded runs also used e5d1cb4's); one 64 KiB object, "
+            "1 repetition, 4 small puts in blocks of 2 instead of 1 and 16 MiB, 21 repetitions, "
+            "100 in blocks of 20; -o: a scratch directory"),
+    "TMPDIR=/dev/shm perf/daemon/secure_compare.sh -s \"1m 16m\" -r 21 -n 100 -B 20 -c -o "
+    "docs/perf/2026-12-07-storage-tls/shm-new-route": Run(
+        'TMPDIR=/dev/shm perf/daemon/secure_compare.sh -s 64k -r 1 -n 4 -B 2 -c '
+        '-o "$DOCS_TMP/tls-route"',
+        timeout=300,
+        why="one 64 KiB object, 1 repetition, 4 small puts in blocks of 2 instead of 1 and "
+            "16 MiB, 21 repetitions, 100 in blocks of 20; -o: not over the committed run"),
     "perf/daemon/secure_compare.sh": Run(
         'perf/daemon/secure_compare.sh -o "$DOCS_TMP/security2" -s 64k -r 1 -n 2',
         timeout=300,
