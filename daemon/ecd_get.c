@@ -47,6 +47,8 @@ int find_manifest(const ecd_cluster_t *cl, const char *name, ecd_manifest_t *m)
     return -1;
 }
 
+#define ECD_FETCH_AHEAD (4u << 20) /* a get asks for chunks up to this size at once */
+
 /* FETCH of row r sent to its node (NULL: the row is here, or the request
  * could not be sent; fetch_end says which). */
 static ecd_conn_t *fetch_start(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r,
@@ -72,13 +74,15 @@ static ecd_chunk_state_t fetch_end(const ecd_cluster_t *cl, const ecd_manifest_t
         snprintf(why, wsize, "%s", s == ECD_CHUNK_MISSING ? "missing" : "corrupt");
         return s;
     }
-    char line[ECD_LINE_MAX] = "", *w[3], req[ECD_LINE_MAX], err[256];
+    char line[ECD_LINE_MAX] = "", *w[3], req[ECD_LINE_MAX], err[256] = "";
     snprintf(req, sizeof(req), "FETCH %s %d\n", m->name, r);
     ecd_chunk_state_t s = ECD_CHUNK_MISSING;
     int whole = 1; /* the whole answer was read: the connection may be kept */
-    if (c == NULL ||
-        ecd_peer_answer(cl->addr[nd], req, &c, line, sizeof(line), err, sizeof(err)) != 0) {
-        snprintf(why, wsize, "node %d: %s", nd, c == NULL && reason[0] ? reason : err);
+    if (c == NULL) {
+        snprintf(why, wsize, "node %d: %s", nd, reason[0] ? reason : "not reachable");
+        return s;
+    } else if (ecd_peer_answer(cl->addr[nd], req, &c, line, sizeof(line), err, sizeof(err)) != 0) {
+        snprintf(why, wsize, "node %d: %s", nd, err);
         return s;
     } else if (strncmp(line, "ERR corrupt", 11) == 0) {
         snprintf(why, wsize, "%s", line + 4);
@@ -151,16 +155,20 @@ int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t
     size_t chunk = m->chunk;
     int good[ECD_MAX_NODES], ng = 0;
     *nbad = 0;
-    /* data rows first (no decode; their requests all sent before the first
-     * answer is read, so that the nodes read and send at once), then parity
-     * rows, one at a time, for what failed */
+    /* data rows first (no decode; chunks of up to ECD_FETCH_AHEAD bytes
+     * all asked for before the first answer is read, so that the nodes
+     * read and send at once: their answers wait in the sockets' buffers,
+     * where a larger chunk's sender could stall past its timeout while the
+     * rows before it are read), then parity rows, one at a time, for what
+     * failed */
     ecd_conn_t *fc[ECD_MAX_NODES];
     char reason[ECD_MAX_NODES][128];
-    for (int r = 0; r < k; r++)
+    const int ahead = chunk <= ECD_FETCH_AHEAD ? k : 0;
+    for (int r = 0; r < ahead; r++)
         fc[r] = fetch_start(cl, m, r, reason[r], sizeof(reason[r]));
     for (int r = 0; r < n && ng < k; r++) {
         char why[256] = "";
-        if (r >= k) fc[r] = fetch_start(cl, m, r, reason[r], sizeof(reason[r]));
+        if (r >= ahead) fc[r] = fetch_start(cl, m, r, reason[r], sizeof(reason[r]));
         ecd_chunk_state_t s =
             fetch_end(cl, m, r, fc[r], reason[r], bufs + (size_t)r * chunk, why, sizeof(why));
         if (s == ECD_CHUNK_OK) {

@@ -12,7 +12,8 @@
 #  3. node 3 fails in the middle of the put of a 64 MiB object: killed
 #     (local) or its link cut (emucluster).  The put fails cleanly or
 #     completes; either way no node holds half of it; a retry succeeds with
-#     node 3 down (a degraded write);
+#     node 3 down (a degraded write); objects read back with node 3 down
+#     (degraded reads);
 #  4. local: nodes 4 and 5 are stopped too: a put to a group that lost more
 #     than m nodes fails with a clear error and writes nothing; node 4 comes
 #     back over a chunk directory damaged meanwhile (a flipped chunk byte, a
@@ -140,6 +141,14 @@ fi
 for d in "$W"/d0 "$W"/d1 "$W"/d2 "$W"/d4 "$W"/d5; do
   left=$(ls "$d/tmp"); [ -z "$left" ] || fail "$d/tmp holds leftovers of the put: $left"
 done
+# gets with node 3 down: its rows come from parity rows (a degraded read),
+# for chunks asked for at once (up to 4 MiB: obj12, obj16) and one at a time
+# (obj19: 16 MiB chunks)
+for f in obj12 obj16 obj19; do
+  ec get "$f" "$W/out/$f.deg" >/dev/null || fail "get $f with node 3 down"
+  cmp -s "$W/in/$f" "$W/out/$f.deg" || fail "$f read back wrong with node 3 down"
+done
+say "obj12, obj16 and obj19 read back with node 3 down"
 
 # ---- 4. more than m nodes down; a node back over a damaged directory ---------------------
 if [ "$mode" = local ]; then
