@@ -624,6 +624,11 @@ REWRITES = {
         timeout=300,
         why="one 64 KiB object, 1 repetition, 2 small puts instead of 1 and 16 MiB, 5 "
             "repetitions, 41 small puts; -o: a scratch directory of the run"),
+    "perf/daemon/ecd_put_emu.sh --tls -s \"1m 16m 64m\" -r 5 -o docs/perf/2026-12-07-storage-tls/emu-tls": Run(
+        'perf/daemon/ecd_put_emu.sh --tls -s "1m" -r 1 -o "$DOCS_TMP/emu_tls2"',
+        skip_rc=NEEDS_NETNS, timeout=300,
+        why="one 1 MiB object, 1 repetition instead of 1, 16 and 64 MiB, 5 repetitions; -o: "
+            "not over the committed run"),
     "perf/daemon/ecd_put_emu.sh --tls -s \"1m 16m 64m\" -r 5 -o docs/perf/2026-12-07-storage-inline/emu-tls": Run(
         'perf/daemon/ecd_put_emu.sh --tls -s "1m" -r 1 -o "$DOCS_TMP/emu_tls"',
         skip_rc=NEEDS_NETNS, timeout=300,
