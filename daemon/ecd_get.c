@@ -49,24 +49,29 @@ int find_manifest(const ecd_cluster_t *cl, const char *name, ecd_manifest_t *m)
 
 #define ECD_FETCH_AHEAD (4u << 20) /* a get asks for chunks up to this size at once */
 
-/* FETCH of row r sent to its node (NULL: the row is here, or the request
- * could not be sent; fetch_end says which). */
-static ecd_conn_t *fetch_start(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r,
-                               char *reason, size_t rsize)
+/* One row's FETCH: its request line, and the connection it went out on
+ * (NULL: the row is here, or the request could not be sent, why in
+ * reason). */
+typedef struct fetch {
+    char req[ECD_NAME_MAX + 32];
+    ecd_conn_t *c;
+    char reason[128];
+} fetch_t;
+
+/* Send row r's FETCH to its node. */
+static void fetch_start(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, fetch_t *f)
 {
-    char req[ECD_LINE_MAX];
-    reason[0] = '\0';
-    if (m->node[r] == cfg.node) return NULL;
-    snprintf(req, sizeof(req), "FETCH %s %d\n", m->name, r);
-    return ecd_peer_send(cl->addr[m->node[r]], req, reason, rsize);
+    f->c = NULL;
+    f->reason[0] = '\0';
+    if (m->node[r] == cfg.node) return;
+    snprintf(f->req, sizeof(f->req), "FETCH %s %d\n", m->name, r);
+    f->c = ecd_peer_send(cl->addr[m->node[r]], f->req, f->reason, sizeof(f->reason));
 }
 
 /* Row r's chunk into buf: read here, or the answer to fetch_start's
- * request on c (reason: why it could not be sent), checked against the
- * manifest here too. */
+ * request, checked against the manifest here too. */
 static ecd_chunk_state_t fetch_end(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r,
-                                   ecd_conn_t *c, const char *reason, uint8_t *buf, char *why,
-                                   size_t wsize)
+                                   fetch_t *f, uint8_t *buf, char *why, size_t wsize)
 {
     int nd = m->node[r];
     if (nd == cfg.node) {
@@ -74,14 +79,15 @@ static ecd_chunk_state_t fetch_end(const ecd_cluster_t *cl, const ecd_manifest_t
         snprintf(why, wsize, "%s", s == ECD_CHUNK_MISSING ? "missing" : "corrupt");
         return s;
     }
-    char line[ECD_LINE_MAX] = "", *w[3], req[ECD_LINE_MAX], err[256] = "";
-    snprintf(req, sizeof(req), "FETCH %s %d\n", m->name, r);
+    char line[ECD_LINE_MAX] = "", *w[3], err[256] = "";
+    ecd_conn_t *c = f->c;
     ecd_chunk_state_t s = ECD_CHUNK_MISSING;
     int whole = 1; /* the whole answer was read: the connection may be kept */
     if (c == NULL) {
-        snprintf(why, wsize, "node %d: %s", nd, reason[0] ? reason : "not reachable");
+        snprintf(why, wsize, "node %d: %s", nd, f->reason[0] ? f->reason : "not reachable");
         return s;
-    } else if (ecd_peer_answer(cl->addr[nd], req, &c, line, sizeof(line), err, sizeof(err)) != 0) {
+    } else if (ecd_peer_answer(cl->addr[nd], f->req, &c, line, sizeof(line), err, sizeof(err)) !=
+               0) {
         snprintf(why, wsize, "node %d: %s", nd, err);
         return s;
     } else if (strncmp(line, "ERR corrupt", 11) == 0) {
@@ -161,16 +167,15 @@ int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t
      * where a larger chunk's sender could stall past its timeout while the
      * rows before it are read), then parity rows, one at a time, for what
      * failed */
-    ecd_conn_t *fc[ECD_MAX_NODES];
-    char reason[ECD_MAX_NODES][128];
+    fetch_t f[ECD_MAX_NODES];
     const int ahead = chunk <= ECD_FETCH_AHEAD ? k : 0;
     for (int r = 0; r < ahead; r++)
-        fc[r] = fetch_start(cl, m, r, reason[r], sizeof(reason[r]));
+        fetch_start(cl, m, r, &f[r]);
     for (int r = 0; r < n && ng < k; r++) {
         char why[256] = "";
-        if (r >= ahead) fc[r] = fetch_start(cl, m, r, reason[r], sizeof(reason[r]));
+        if (r >= ahead) fetch_start(cl, m, r, &f[r]);
         ecd_chunk_state_t s =
-            fetch_end(cl, m, r, fc[r], reason[r], bufs + (size_t)r * chunk, why, sizeof(why));
+            fetch_end(cl, m, r, &f[r], bufs + (size_t)r * chunk, why, sizeof(why));
         if (s == ECD_CHUNK_OK) {
             good[ng++] = r;
         } else {
