@@ -306,34 +306,20 @@ void ecd_disk_abort(char (*tmps)[600], int n);
 void ecd_disk_stats(ecd_disk_t *d, long *objects, long long *bytes, long *missing, long *corrupt);
 
 /* ---- lincoll groups over the daemons' connections (ecd_group.c) ---------- */
-/* One operation's group: rank 0 .. size-1.  The coordinator is the hub of
- * the out-of-band allgather: it holds a connection to every other member
+/* An epoch's group: rank 0 .. size-1.  The leader is the hub of the
+ * out-of-band allgather: it holds a connection to every other member
  * (member[r], NULL at its own rank); a member holds one, to the hub. */
 typedef struct ecd_group {
     int rank, size;
-    int hub;             /* this process is the coordinator */
-    ecd_conn_t *up;      /* member: connection to the coordinator */
-    ecd_conn_t **member; /* coordinator: connection of every rank */
+    int hub;             /* this process is the leader */
+    ecd_conn_t *up;      /* member: connection to the leader */
+    ecd_conn_t **member; /* leader: connection of every rank */
     double timeout;
     int broken;
 } ecd_group_t;
 
 /* lincoll_init over the group (blocking oob callbacks on the connections). */
 lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p);
-/* Start a plan and drive it from a poll loop on lincoll_context_fd: no busy
- * polling; returns what the plan ended with. */
-lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan);
-/* The same, and give up (LINCOLL_ERR_PEER_FAILED) as soon as `watch`, a
- * connection that must stay silent meanwhile, becomes readable or closes:
- * a member watches its coordinator, which breaks the group by shutting its
- * connections when the operation fails. */
-lincoll_status_t ecd_run_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
-                                    ecd_conn_t *watch);
-/* The same for a plan already started (lincoll_start): several plans of
- * one communicator may be in flight, driven to completion one at a time in
- * the order they were started. */
-lincoll_status_t ecd_drive_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
-                                      ecd_conn_t *watch);
 
 /* ---- logging -------------------------------------------------------------- */
 extern int ecd_self; /* node id for log lines, -1 in the client */

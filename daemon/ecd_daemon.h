@@ -200,7 +200,7 @@ void peer_repairing(ecd_conn_t *c, char **w, int nw);
 
 /* ---- repair (ecd_repair.c) ------------------------------------------------- */
 void client_repair(ecd_conn_t *c, char **w, int nw);
-void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw);
+void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw, struct ecd_epoch *ep);
 void send_inventory(ecd_conn_t *c);
 
 /* ---- self-healing (ecd_scrub.c) -------------------------------------------- */

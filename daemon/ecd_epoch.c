@@ -251,6 +251,47 @@ ecd_epoch_t *ecd_epoch_get(const ecd_cluster_t *cl, const int *need, uint64_t st
     }
 }
 
+ecd_epoch_t *ecd_epoch_agree(const ecd_cluster_t *cl, ecd_conn_t *const *member, const int *nodes,
+                             int n, int *lost, char *err, size_t esize)
+{
+    int need[ECD_MAX_NODES] = {0};
+    for (int i = 0; i < n; i++)
+        need[nodes[i]] = 1;
+    uint64_t stale = 0;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        ecd_epoch_t *e = ecd_epoch_get(cl, need, stale, err, esize);
+        if (e == NULL) return NULL;
+        int agreed = 1;
+        for (int i = 0; i < n; i++)
+            if (member[i] != NULL &&
+                ecd_printf(member[i], "EPOCH %llu\n", (unsigned long long)e->seq) != 0) {
+                *lost = 1;
+                snprintf(err, esize, "node %d left: %s", nodes[i], strerror(errno));
+                ecd_epoch_release(e);
+                return NULL;
+            }
+        for (int i = 0; i < n; i++) {
+            char line[ECD_LINE_MAX] = "";
+            if (member[i] == NULL) continue;
+            if (ecd_read_line(member[i], line, sizeof(line)) < 0) {
+                *lost = 1;
+                snprintf(err, esize, "node %d left: %s", nodes[i], strerror(errno));
+                ecd_epoch_release(e);
+                return NULL;
+            }
+            if (strcmp(line, "OK") != 0) {
+                ecd_log("epoch %llu: node %d: %s", (unsigned long long)e->seq, nodes[i], line);
+                agreed = 0;
+            }
+        }
+        if (agreed) return e;
+        stale = e->seq;
+        ecd_epoch_release(e);
+    }
+    snprintf(err, esize, "the nodes did not agree on a lincoll epoch twice; try again");
+    return NULL;
+}
+
 ecd_epoch_t *ecd_epoch_find(uint64_t seq)
 {
     const double until = ecd_now() + cfg.timeout;

@@ -62,6 +62,14 @@ uint64_t ecd_cluster_sig(const ecd_cluster_t *cl);
  * reason in err. */
 ecd_epoch_t *ecd_epoch_get(const ecd_cluster_t *cl, const int *need, uint64_t stale, char *err,
                            size_t esize);
+/* An epoch holding nodes[0..n-1] on which the members of an operation agree:
+ * "EPOCH SEQ" on each member[i] (NULL: this node), each answering "OK" when
+ * SEQ is its current epoch; when one has another, a newer epoch is asked
+ * for and agreed on once more (one retry).  The epoch, referenced, or NULL
+ * with the reason in err (and *lost set to 1 when a member's connection
+ * failed). */
+ecd_epoch_t *ecd_epoch_agree(const ecd_cluster_t *cl, ecd_conn_t *const *member, const int *nodes,
+                             int n, int *lost, char *err, size_t esize);
 /* The current epoch if it is number seq (a member of an operation); waits
  * up to T for one being installed.  NULL when this node has another. */
 ecd_epoch_t *ecd_epoch_find(uint64_t seq);

@@ -1,11 +1,10 @@
 /*
- * daemon/ecd_group.c: a lincoll context for one operation of the daemons,
- * bootstrapped over their own TCP connections (LINCOLL_BOOTSTRAP_OOB), and
- * plans driven from a poll loop on the context's event descriptor.
+ * daemon/ecd_group.c: a lincoll context over the daemons of an epoch,
+ * bootstrapped over their own TCP connections (LINCOLL_BOOTSTRAP_OOB).
  *
- * The coordinator of the operation is the hub of the out-of-band
- * allgather: every member sends "AG <len>\n" and its bytes on its
- * connection to the coordinator, which answers every member with
+ * The epoch's leader is the hub of the out-of-band allgather: every member
+ * sends "AG <len>\n" and its bytes on its connection to the leader, which
+ * answers every member with
  * "AGR <size*len>\n" and the blocks in rank order.  The callbacks are
  * blocking and bounded by the connections' idle timeout.  A failure
  * anywhere (a member that closed or went silent) shuts every connection of
@@ -16,7 +15,6 @@
 #include "daemon/ecd.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +99,7 @@ static lincoll_status_t ecd_oob_allgather(const void *sbuf, void *rbuf, size_t l
     return st;
 }
 
-/* lincoll_init runs in one thread at a time (an epoch forming, a repair) */
+/* lincoll_init runs in one thread at a time */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p)
@@ -118,43 +116,4 @@ lincoll_status_t ecd_group_context(ecd_group_t *g, lincoll_context_t **ctx_p)
     lincoll_status_t st = lincoll_init(&p, ctx_p);
     pthread_mutex_unlock(&init_lock);
     return st;
-}
-
-lincoll_status_t ecd_run_plan(lincoll_context_t *ctx, lincoll_plan_t *plan)
-{
-    return ecd_run_plan_watch(ctx, plan, NULL);
-}
-
-lincoll_status_t ecd_run_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan, ecd_conn_t *watch)
-{
-    lincoll_status_t st = lincoll_start(plan);
-    if (st != LINCOLL_OK) return st;
-    return ecd_drive_plan_watch(ctx, plan, watch);
-}
-
-lincoll_status_t ecd_drive_plan_watch(lincoll_context_t *ctx, lincoll_plan_t *plan,
-                                      ecd_conn_t *watch)
-{
-    int fd = -1;
-    if (lincoll_context_fd(ctx, &fd) != LINCOLL_OK) fd = -1;
-    lincoll_status_t st;
-    for (;;) {
-        st = lincoll_test(plan);
-        if (st != LINCOLL_INPROGRESS) return st;
-        int ms = 10;
-        if (fd >= 0) {
-            lincoll_status_t a = lincoll_context_arm(ctx);
-            if (a == LINCOLL_ERR_BUSY) continue; /* events pending: test again */
-            if (a == LINCOLL_OK) ms = 1000;      /* armed: sleep until the fd says */
-        }
-        if (watch != NULL && ecd_conn_buffered(watch)) break; /* bytes already buffered */
-        struct pollfd p[2] = {{.fd = fd, .events = POLLIN},
-                              {.fd = watch != NULL ? watch->fd : -1, .events = POLLIN}};
-        int n = poll(p, 2, ms);
-        if (n > 0 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) break;
-    }
-    /* the watched connection spoke or closed: its peer gave up on the group */
-    ecd_log("group: the coordinator's connection closed or spoke during a collective; "
-            "leaving it");
-    return LINCOLL_ERR_PEER_FAILED;
 }

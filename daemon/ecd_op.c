@@ -489,7 +489,7 @@ void peer_op(ecd_conn_t *c, char **w, int nw)
             if (n >= 1 && strcmp(ww[0], "ENCODE") == 0) {
                 if (member_encode(c, opid, atoi(w[2]), ww, n, ep)) continue; /* END, or a close */
             } else if (n >= 1 && strcmp(ww[0], "REPAIR") == 0)
-                member_repair(c, opid, ww, n);
+                member_repair(c, opid, ww, n, ep);
             else
                 reply_err(c, "unexpected '%s' in an operation", n ? ww[0] : "");
             break;

@@ -290,49 +290,6 @@ static void *put_encode(void *arg)
     return NULL;
 }
 
-/* An epoch holding the put's L live nodes, on which every member agrees
- * ("EPOCH SEQ" in their sessions): when one has another, a newer epoch is
- * asked for and agreed on once more.  0, or -1 (err). */
-static int put_agree_epoch(put_pipe_t *p, const ecd_cluster_t *cl, const int *node_of_row,
-                           char *err, size_t esize)
-{
-    int need[ECD_MAX_NODES] = {0};
-    for (int r = 0; r < p->L; r++)
-        need[node_of_row[r]] = 1;
-    uint64_t stale = 0;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        p->ep = ecd_epoch_get(cl, need, stale, err, esize);
-        if (p->ep == NULL) return -1;
-        int agreed = 1;
-        for (int r = 0; r < p->L; r++)
-            if (p->member[r] != NULL &&
-                ecd_printf(p->member[r], "EPOCH %llu\n", (unsigned long long)p->ep->seq) != 0) {
-                p->lost = 1;
-                snprintf(err, esize, "node %d left: %s", node_of_row[r], strerror(errno));
-                return -1;
-            }
-        for (int r = 0; r < p->L; r++) {
-            char line[ECD_LINE_MAX] = "";
-            if (p->member[r] == NULL) continue;
-            if (ecd_read_line(p->member[r], line, sizeof(line)) < 0) {
-                p->lost = 1;
-                snprintf(err, esize, "node %d left: %s", node_of_row[r], strerror(errno));
-                return -1;
-            }
-            if (strcmp(line, "OK") != 0) {
-                ecd_log("put: node %d: %s", node_of_row[r], line);
-                agreed = 0;
-            }
-        }
-        if (agreed) return 0;
-        stale = p->ep->seq;
-        ecd_epoch_release(p->ep);
-        p->ep = NULL;
-    }
-    snprintf(err, esize, "the nodes did not agree on a lincoll epoch twice; try again");
-    return -1;
-}
-
 /* Read stripe s of the upload into its slot (zero-padded); its bytes in
  * p->got.  0, or -1 with the reason in p->err. */
 static int put_read_stripe(ecd_conn_t *c, put_pipe_t *p, uint64_t s)
@@ -661,7 +618,8 @@ again:;
     for (int r = 0; r < L; r++)
         p.member[r] = m.node[r] == cfg.node ? NULL : op.conn[m.node[r]];
     if (p.encode) { /* the epoch every member runs the collective on */
-        if (put_agree_epoch(&p, &op.cl, m.node, err, sizeof(err)) != 0) goto done;
+        p.ep = ecd_epoch_agree(&op.cl, p.member, m.node, p.L, &p.lost, err, sizeof(err));
+        if (p.ep == NULL) goto done;
         p.tag = ecd_epoch_tags(p.ep, ECD_PUT_INFLIGHT);
         snprintf(eptag, sizeof(eptag), " E=%llu/%llu", (unsigned long long)p.ep->seq,
                  (unsigned long long)p.tag);

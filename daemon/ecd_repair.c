@@ -4,10 +4,12 @@
  * collective, the commit on the target.
  */
 #include "daemon/ecd_daemon.h"
+#include "daemon/ecd_epoch.h"
 #include "daemon/ecd_verify.h"
 #include "kernels/crc/crc32c.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,14 +26,20 @@ typedef struct rjob {
 
 /* The repair strategy: rebuild job j's lost row on the target from its k
  * survivors.  Today's: lincoll's N-rank repair collective over the whole
- * group (lincoll_encode_repair_init), one plan per object; rank r stands
- * for the row its node holds.  A schedule among the k survivors alone can
- * replace this function without touching the rest of the operation. */
-typedef int (*repair_fn_t)(lincoll_context_t *ctx, lincoll_comm_t *w, const int *node_of_rank,
-                           const rjob_t *j, const uint8_t *in, uint8_t *out);
+ * group (lincoll_encode_repair_init), one plan per object, on the epoch's
+ * context with the repair's tag (every job's plan completes on this rank
+ * before the next takes the tag: messages of one tag match in order); rank
+ * r stands for the row its node holds.  A schedule among the k survivors
+ * alone can replace this function without touching the rest of the
+ * operation.  0, -1 (failed), or -2 (failed, and the transport may still
+ * use in and out: they are the epoch's to free). */
+typedef int (*repair_fn_t)(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, ecd_conn_t *watch,
+                           const int *node_of_rank, const rjob_t *j, const uint8_t *in,
+                           uint8_t *out);
 
-static int repair_rs_collective(lincoll_context_t *ctx, lincoll_comm_t *w, const int *node_of_rank,
-                                const rjob_t *j, const uint8_t *in, uint8_t *out)
+static int repair_rs_collective(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, ecd_conn_t *watch,
+                                const int *node_of_rank, const rjob_t *j, const uint8_t *in,
+                                uint8_t *out)
 {
     const int L = lincoll_comm_size(w), me = lincoll_comm_rank(w), k = j->m.k, n = j->m.k + j->m.m;
     uint64_t *G = generator(n, k), *Gp = malloc(sizeof(uint64_t) * (size_t)L * (size_t)k);
@@ -55,13 +63,21 @@ static int repair_rs_collective(lincoll_context_t *ctx, lincoll_comm_t *w, const
             if (node_of_rank[r] == j->m.node[j->surv[i]]) surv[i] = r;
     }
     lincoll_plan_t *plan = NULL;
+    const lincoll_encode_opts_t eo = {.tag = tag};
+    ecd_epoch_lock(e);
     lincoll_status_t st = lincoll_encode_repair_init(w, gf, k, LINCOLL_GF_RS_CAUCHY, Gp, surv, 1,
-                                                     &lost, j->m.chunk, in, out, NULL, &plan);
-    if (st == LINCOLL_OK) st = ecd_run_plan(ctx, plan);
-    lincoll_plan_free(plan); /* a failed job's buffers outlive the context (repair_member) */
+                                                     &lost, j->m.chunk, in, out, &eo, &plan);
+    if (st == LINCOLL_OK) st = lincoll_start(plan);
+    ecd_epoch_unlock(e);
+    if (st == LINCOLL_OK) st = ecd_epoch_drive(e, plan, watch);
+    ecd_epoch_lock(e);
+    int held = lincoll_plan_free(plan) == LINCOLL_ERR_BUSY; /* a running one is canceled */
+    ecd_epoch_unlock(e);
     if (st != LINCOLL_OK)
-        ecd_log("repair of %s row %d (rank %d): %s", j->m.name, j->lost, me, lincoll_strerror(st));
-    ok = st == LINCOLL_OK ? 0 : -1;
+        ecd_log("repair of %s row %d (rank %d, epoch %llu): %s", j->m.name, j->lost, me,
+                (unsigned long long)e->seq, lincoll_strerror(st));
+    if (held || (st != LINCOLL_OK && st != LINCOLL_ERR_PEER_FAILED)) ecd_epoch_fail(e);
+    ok = st == LINCOLL_OK ? 0 : held ? -2 : -1;
 out:
     free(G);
     free(Gp);
@@ -70,23 +86,23 @@ out:
 
 static const repair_fn_t repair_strategy = repair_rs_collective;
 
-/* Every member's part of a repair: the group, one plan per job, the target
- * keeps what it rebuilt in temporaries.  Returns the number of chunks
- * rebuilt (target) or 0, or -1 when the group failed. */
-static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, int nj,
-                         char (*tmps)[600], int *rows_out, ecd_manifest_t *ms_out, int *bad_out,
-                         const char *opid, ecd_vrepair_t *vr)
+/* Every member's part of a repair: the group on epoch e (ranks: the nodes
+ * node_of_rank[0..L-1]), one plan per job, the target keeps what it
+ * rebuilt in temporaries.  watch: the coordinator's connection, silent
+ * until the members report (NULL on the coordinator).  Returns the number
+ * of chunks rebuilt (target) or 0, or -1 when the group failed. */
+static int repair_member(ecd_epoch_t *e, uint64_t tag, ecd_conn_t *watch, const int *node_of_rank,
+                         int L, rjob_t *jobs, int nj, char (*tmps)[600], int *rows_out,
+                         ecd_manifest_t *ms_out, int *bad_out, const char *opid, ecd_vrepair_t *vr)
 {
-    lincoll_context_t *ctx;
-    lincoll_status_t st = ecd_group_context(g, &ctx);
+    lincoll_comm_t *w = NULL;
+    lincoll_status_t st = ecd_epoch_group(e, node_of_rank, L, &w);
     if (st != LINCOLL_OK) {
-        ecd_log("repair (op %s): lincoll_init of the group: %s", opid, lincoll_strerror(st));
+        ecd_log("repair (op %s): its group on epoch %llu: %s", opid, (unsigned long long)e->seq,
+                lincoll_strerror(st));
         return -1;
     }
-    lincoll_comm_t *w;
-    lincoll_comm_world(ctx, &w);
     int rebuilt = 0, failed = 0;
-    uint8_t *held[2] = {NULL, NULL}; /* a failed job's buffers: its transfers may go on */
     *bad_out = 0;
     for (int i = 0; i < nj && !failed; i++) {
         rjob_t *j = &jobs[i];
@@ -105,7 +121,13 @@ static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, 
         }
         if (target) out = malloc(j->m.chunk);
         if (target && out == NULL) failed = 1;
-        if (!failed && repair_strategy(ctx, w, node_of_rank, j, in, out) != 0) failed = 1;
+        int r = failed ? -1 : repair_strategy(e, w, tag, watch, node_of_rank, j, in, out);
+        if (r == -2) { /* the transport may still use them: freed with the context */
+            ecd_epoch_keep(e, in);
+            ecd_epoch_keep(e, out);
+            in = out = NULL;
+        }
+        if (r != 0) failed = 1;
         if (!failed && target) {
             ecd_verify_test_alter(out, j->m.chunk, "a rebuilt chunk of a repair");
             if (lc_crc32c(0, out, j->m.chunk) != j->m.crc[j->lost]) {
@@ -121,17 +143,13 @@ static int repair_member(ecd_group_t *g, const int *node_of_rank, rjob_t *jobs, 
                 vrep_chunk(vr, i, j->lost, out, j->m.chunk);
             }
         }
-        if (failed) { /* freed once lincoll_finalize has closed the transport */
-            held[0] = in, held[1] = out;
-            continue;
-        }
         free(in);
         free(out);
     }
-    lincoll_status_t fin = lincoll_finalize(ctx);
-    free(held[0]);
-    free(held[1]);
-    if (failed || fin != LINCOLL_OK) {
+    ecd_epoch_lock(e);
+    lincoll_comm_free(w);
+    ecd_epoch_unlock(e);
+    if (failed) {
         ecd_disk_abort(tmps, rebuilt);
         return -1;
     }
@@ -281,6 +299,8 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
     char(*tmps)[600] = NULL;
     int *rows = NULL;
     ecd_manifest_t *ms = NULL;
+    ecd_epoch_t *ep = NULL; /* the epoch the repair's collective runs on */
+    uint64_t tag = 0;
     if (op_begin(&op, NULL, err, sizeof(err)) != 0) goto done;
     if (target >= op.cl.n) {
         snprintf(err, sizeof(err), "node %ld is not in the cluster (nodes 0..%d)", target,
@@ -333,16 +353,23 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         }
     }
     /* the group: every live node, in node order */
-    int node_of_rank[ECD_MAX_NODES], L = 0, my_rank = -1;
+    int node_of_rank[ECD_MAX_NODES], L = 0;
     ecd_conn_t *member[ECD_MAX_NODES] = {0};
     for (int i = 0; i < op.cl.n; i++) {
         if (!op.live[i]) continue;
-        if (i == cfg.node) my_rank = L;
         member[L] = op.conn[i];
         node_of_rank[L++] = i;
     }
     if (njobs > 0) {
         char members[ECD_MAX_NODES * 4] = "", vword[64];
+        int lost = 0;
+        /* the epoch every member runs the collective on, and its tag */
+        ep = ecd_epoch_agree(&op.cl, member, node_of_rank, L, &lost, err, sizeof(err));
+        if (ep == NULL) goto done;
+        tag = ecd_epoch_tags(ep, 1);
+        ecd_log("repair of node %ld (op %s): %d chunks to rebuild, on epoch %llu over %d nodes "
+                "(tag %llu)",
+                target, op.id, njobs, (unsigned long long)ep->seq, L, (unsigned long long)tag);
         vr = vrep_coordinator(njobs);
         vrep_word(vr, vword, sizeof(vword));
         for (int r = 0; r < L; r++) {
@@ -351,7 +378,8 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         }
         for (int r = 0; r < L; r++) {
             if (member[r] == NULL) continue;
-            if (ecd_printf(member[r], "REPAIR %d %d %d %s%s\n", L, r, njobs, members, vword) != 0)
+            if (ecd_printf(member[r], "REPAIR %d %d %d %s E=%llu/%llu%s\n", L, r, njobs, members,
+                           (unsigned long long)ep->seq, (unsigned long long)tag, vword) != 0)
                 goto send_fail;
             for (int i = 0; i < njobs; i++) {
                 char text[ECD_MANIFEST_MAX], sv[ECD_MAX_NODES * 4] = "";
@@ -380,9 +408,8 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         rows = calloc((size_t)njobs, sizeof(int));
         ms = calloc((size_t)njobs, sizeof(*ms));
         if (tmps == NULL || rows == NULL || ms == NULL) goto done;
-        ecd_group_t g = {
-            .rank = my_rank, .size = L, .hub = 1, .member = member, .timeout = cfg.timeout};
-        int mine = repair_member(&g, node_of_rank, jobs, njobs, tmps, rows, ms, &bad, op.id, vr);
+        int mine = repair_member(ep, tag, NULL, node_of_rank, L, jobs, njobs, tmps, rows, ms, &bad,
+                                 op.id, vr);
         if (mine < 0) {
             snprintf(err, sizeof(err), "the repair collective failed");
             goto done;
@@ -437,6 +464,7 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
 done:
     if (tmps != NULL) ecd_disk_abort(tmps, njobs);
     op_end(&op);
+    ecd_epoch_release(ep);
     if (ok) {
         ecd_log("repair of node %ld: %d objects checked, %d chunks rebuilt, %d unrecoverable, %d "
                 "refused by their checksum, %d dropped by their fingerprint",
@@ -459,11 +487,19 @@ done:
 }
 
 /* A member's side of "REPAIR L rank njobs members" (in an OP session). */
-void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw)
+void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw, ecd_epoch_t *ep)
 {
     ecd_vrepair_t *vr = NULL; /* the coordinator's key: what crosses UCX is checked */
-    if (vrep_member(w, &nw, &vr) != 0 || nw != 5) {
-        reply_err(c, "REPAIR: expected 4 arguments and an optional verify= key");
+    uint64_t eseq = 0, tag = 0;
+    if (vrep_member(w, &nw, &vr) != 0 || nw != 6 ||
+        sscanf(w[5], "E=%" SCNu64 "/%" SCNu64, &eseq, &tag) != 2) {
+        reply_err(c, "REPAIR: expected L RANK JOBS NODES E=SEQ/TAG and an optional verify= key");
+        vrep_end(vr);
+        return;
+    }
+    if (ep == NULL || ep->seq != eseq || tag < 1 || tag > LINCOLL_TAG_MAX) {
+        reply_err(c, "REPAIR: no agreed epoch %llu here (EPOCH first) or a bad tag",
+                  (unsigned long long)eseq);
         vrep_end(vr);
         return;
     }
@@ -509,8 +545,7 @@ void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw)
         goto out;
     }
     if (ecd_printf(c, "OK\n") != 0) goto out;
-    ecd_group_t g = {.rank = rank, .size = L, .up = c, .timeout = cfg.timeout};
-    rebuilt = repair_member(&g, node_of_rank, jobs, nj, tmps, rows, ms, &bad, opid, vr);
+    rebuilt = repair_member(ep, tag, c, node_of_rank, L, jobs, nj, tmps, rows, ms, &bad, opid, vr);
     if (rebuilt < 0) {
         reply_err(c, "the repair collective failed");
         goto out;

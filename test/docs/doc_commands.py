@@ -653,6 +653,14 @@ REWRITES = {
         why="a synopsis: every option given; REV: the daemon before small puts went with "
             "their OP (2b87d15); 6 daemons, 2 warm-up and 4 timed puts per cluster in "
             "blocks of 2; -o: a scratch directory"),
+    "perf/daemon/repair_compare.sh -R REV [-b BUILD_DIR] [-o OUT_DIR] [-n NODES] [-r REPS] "
+    "[-j \"1 8\"] [-S BYTES] [-L \"BASE NEW\"]": Run(
+        'perf/daemon/repair_compare.sh -R 46f6338 -b build -o "$DOCS_TMP/repair" -n 6 -r 1 '
+        '-j "1 2" -S 4096 -L "base new" && grep -q "^base/new" "$DOCS_TMP/repair/summary.tsv"',
+        timeout=300,
+        why="a synopsis: every option given; REV: the daemon whose repairs formed a context "
+            "of their own (46f6338); 1 round, 1 and 2 chunks of 4 KiB; -o: a scratch "
+            "directory, whose summary is checked"),
     "perf/daemon/build_base.sh REV BUILD_DIR OUT_BIN_DIR": Run(
         'perf/daemon/build_base.sh 2b87d15 build "$DOCS_TMP/base-bin" && '
         'test -x "$DOCS_TMP/base-bin/lincoll-ecd" && test -x "$DOCS_TMP/base-bin/lincoll-ec"',
