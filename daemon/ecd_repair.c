@@ -24,26 +24,32 @@ typedef struct rjob {
     int surv[ECD_MAX_NODES]; /* k surviving rows */
 } rjob_t;
 
-/* The repair strategy: rebuild job j's lost row on the target from its k
- * survivors.  Today's: lincoll's N-rank repair collective over the whole
- * group (lincoll_encode_repair_init), one plan per object, on the epoch's
- * context with the repair's tag (every job's plan completes on this rank
- * before the next takes the tag: messages of one tag match in order); rank
- * r stands for the row its node holds.  A schedule among the k survivors
- * alone can replace this function without touching the rest of the
- * operation.  0, -1 (failed), or -2 (failed, and the transport may still
- * use in and out: they are the epoch's to free). */
-typedef int (*repair_fn_t)(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, ecd_conn_t *watch,
-                           const int *node_of_rank, const rjob_t *j, const uint8_t *in,
-                           uint8_t *out);
+/* Jobs whose collectives run at once on each member (their tags: the
+ * repair's TAG + 32 (i mod ECD_REPAIR_INFLIGHT) for job i), as long as
+ * their chunks add up to at most ECD_REPAIR_WINDOW bytes (one job always). */
+#define ECD_REPAIR_INFLIGHT 4
+#define ECD_REPAIR_WINDOW   (16u << 20)
 
-static int repair_rs_collective(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, ecd_conn_t *watch,
-                                const int *node_of_rank, const rjob_t *j, const uint8_t *in,
-                                uint8_t *out)
+/* The repair strategy: the plan that rebuilds job j's lost row on the
+ * target from its k survivors (a compiler: it builds the plan, the caller
+ * starts and drives it).  Today's: lincoll's N-rank repair collective over
+ * the whole group (lincoll_encode_repair_init), one plan per object, on the
+ * epoch's context with the job's tag; rank r stands for the row its node
+ * holds.  A schedule among the k survivors alone can replace this function
+ * without touching the rest of the operation.  Called under the epoch's
+ * lock. */
+typedef lincoll_status_t (*repair_fn_t)(lincoll_comm_t *w, uint64_t tag, const int *node_of_rank,
+                                        const rjob_t *j, const uint8_t *in, uint8_t *out,
+                                        lincoll_plan_t **plan);
+
+static lincoll_status_t repair_rs_collective(lincoll_comm_t *w, uint64_t tag,
+                                             const int *node_of_rank, const rjob_t *j,
+                                             const uint8_t *in, uint8_t *out, lincoll_plan_t **plan)
 {
-    const int L = lincoll_comm_size(w), me = lincoll_comm_rank(w), k = j->m.k, n = j->m.k + j->m.m;
+    const int L = lincoll_comm_size(w), k = j->m.k, n = j->m.k + j->m.m;
     uint64_t *G = generator(n, k), *Gp = malloc(sizeof(uint64_t) * (size_t)L * (size_t)k);
-    int surv[ECD_MAX_NODES], lost = -1, ok = -1;
+    int surv[ECD_MAX_NODES], lost = -1;
+    lincoll_status_t st = LINCOLL_ERR_NOMEM;
     if (G == NULL || Gp == NULL) goto out;
     for (int r = 0; r < L; r++) {
         int row = -1;
@@ -62,33 +68,77 @@ static int repair_rs_collective(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag,
         for (int r = 0; r < L; r++)
             if (node_of_rank[r] == j->m.node[j->surv[i]]) surv[i] = r;
     }
-    lincoll_plan_t *plan = NULL;
     const lincoll_encode_opts_t eo = {.tag = tag};
-    ecd_epoch_lock(e);
-    lincoll_status_t st = lincoll_encode_repair_init(w, gf, k, LINCOLL_GF_RS_CAUCHY, Gp, surv, 1,
-                                                     &lost, j->m.chunk, in, out, &eo, &plan);
-    if (st == LINCOLL_OK) st = lincoll_start(plan);
-    ecd_epoch_unlock(e);
-    if (st == LINCOLL_OK) st = ecd_epoch_drive(e, plan, watch);
-    ecd_epoch_lock(e);
-    int held = lincoll_plan_free(plan) == LINCOLL_ERR_BUSY; /* a running one is canceled */
-    ecd_epoch_unlock(e);
-    if (st != LINCOLL_OK)
-        ecd_log("repair of %s row %d (rank %d, epoch %llu): %s", j->m.name, j->lost, me,
-                (unsigned long long)e->seq, lincoll_strerror(st));
-    if (held || (st != LINCOLL_OK && st != LINCOLL_ERR_PEER_FAILED)) ecd_epoch_fail(e);
-    ok = st == LINCOLL_OK ? 0 : held ? -2 : -1;
+    st = lincoll_encode_repair_init(w, gf, k, LINCOLL_GF_RS_CAUCHY, Gp, surv, 1, &lost, j->m.chunk,
+                                    in, out, &eo, plan);
 out:
     free(G);
     free(Gp);
-    return ok;
+    return st;
 }
 
 static const repair_fn_t repair_strategy = repair_rs_collective;
 
+/* One job in flight on this member. */
+typedef struct rslot {
+    int job;
+    uint8_t *in, *out; /* this node's survivor chunk, the rebuilt one (target) */
+    lincoll_plan_t *plan;
+} rslot_t;
+
+/* Job i's buffers and started plan, or -1 (the reason logged). */
+static int repair_start(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, const int *node_of_rank,
+                        rjob_t *jobs, int i, rslot_t *sl, ecd_vrepair_t *vr)
+{
+    rjob_t *j = &jobs[i];
+    *sl = (rslot_t){.job = i};
+    for (int s = 0; s < j->m.k; s++) {
+        if (j->m.node[j->surv[s]] != cfg.node) continue;
+        sl->in = calloc(1, j->m.chunk);
+        if (sl->in == NULL) return -1;
+        if (ecd_disk_read_chunk(&disk, &j->m, j->surv[s], sl->in) != ECD_CHUNK_OK) {
+            /* zeros instead: the target's checksum refuses the result */
+            ecd_log("repair of %s: this node's survivor row %d went bad", j->m.name, j->surv[s]);
+            memset(sl->in, 0, j->m.chunk);
+        }
+        vrep_chunk(vr, i, j->surv[s], sl->in, j->m.chunk);
+    }
+    if (j->m.node[j->lost] == cfg.node && (sl->out = malloc(j->m.chunk)) == NULL) return -1;
+    ecd_epoch_lock(e);
+    lincoll_status_t st = repair_strategy(w, tag + 32 * (uint64_t)(i % ECD_REPAIR_INFLIGHT),
+                                          node_of_rank, j, sl->in, sl->out, &sl->plan);
+    if (st == LINCOLL_OK) st = lincoll_start(sl->plan);
+    ecd_epoch_unlock(e);
+    if (st != LINCOLL_OK) {
+        ecd_log("repair of %s row %d (epoch %llu): %s", j->m.name, j->lost,
+                (unsigned long long)e->seq, lincoll_strerror(st));
+        return -1;
+    }
+    return 0;
+}
+
+/* Free a slot's plan and buffers; a plan the transport could not stop
+ * leaves its buffers to the epoch (freed with its context) and fails it. */
+static void repair_slot_free(ecd_epoch_t *e, rslot_t *sl, lincoll_status_t st)
+{
+    ecd_epoch_lock(e);
+    int held = lincoll_plan_free(sl->plan) == LINCOLL_ERR_BUSY; /* a running one is canceled */
+    ecd_epoch_unlock(e);
+    if (held) {
+        ecd_epoch_keep(e, sl->in);
+        ecd_epoch_keep(e, sl->out);
+        sl->in = sl->out = NULL;
+    }
+    if (held || (st != LINCOLL_OK && st != LINCOLL_ERR_PEER_FAILED)) ecd_epoch_fail(e);
+    free(sl->in);
+    free(sl->out);
+    *sl = (rslot_t){.job = -1};
+}
+
 /* Every member's part of a repair: the group on epoch e (ranks: the nodes
- * node_of_rank[0..L-1]), one plan per job, the target keeps what it
- * rebuilt in temporaries.  watch: the coordinator's connection, silent
+ * node_of_rank[0..L-1]), one plan per job, up to ECD_REPAIR_INFLIGHT of
+ * them started at once and completed in job order; the target keeps what
+ * it rebuilt in temporaries.  watch: the coordinator's connection, silent
  * until the members report (NULL on the coordinator).  Returns the number
  * of chunks rebuilt (target) or 0, or -1 when the group failed. */
 static int repair_member(ecd_epoch_t *e, uint64_t tag, ecd_conn_t *watch, const int *node_of_rank,
@@ -102,50 +152,55 @@ static int repair_member(ecd_epoch_t *e, uint64_t tag, ecd_conn_t *watch, const 
                 lincoll_strerror(st));
         return -1;
     }
-    int rebuilt = 0, failed = 0;
+    rslot_t sl[ECD_REPAIR_INFLIGHT];
+    int rebuilt = 0, failed = 0, next = 0; /* the next job to start */
+    uint64_t window = 0;                   /* chunk bytes of the jobs in flight */
+    for (int s = 0; s < ECD_REPAIR_INFLIGHT; s++)
+        sl[s].job = -1;
     *bad_out = 0;
     for (int i = 0; i < nj && !failed; i++) {
-        rjob_t *j = &jobs[i];
-        uint8_t *in = NULL, *out = NULL;
-        int target = j->m.node[j->lost] == cfg.node;
-        for (int s = 0; s < j->m.k; s++) {
-            if (j->m.node[j->surv[s]] != cfg.node) continue;
-            in = calloc(1, j->m.chunk);
-            if (in != NULL && ecd_disk_read_chunk(&disk, &j->m, j->surv[s], in) != ECD_CHUNK_OK) {
-                /* zeros instead: the target's checksum refuses the result */
-                ecd_log("repair of %s: this node's survivor row %d went bad", j->m.name,
-                        j->surv[s]);
-                memset(in, 0, j->m.chunk);
+        /* start jobs up to the window (job i's at least) */
+        while (next < nj && next < i + ECD_REPAIR_INFLIGHT &&
+               (next == i || window + jobs[next].m.chunk <= ECD_REPAIR_WINDOW)) {
+            rslot_t *n = &sl[next % ECD_REPAIR_INFLIGHT];
+            if (repair_start(e, w, tag, node_of_rank, jobs, next, n, vr) != 0) {
+                repair_slot_free(e, n, LINCOLL_OK); /* nothing of it started */
+                failed = 1;
+                break;
             }
-            if (in != NULL) vrep_chunk(vr, i, j->surv[s], in, j->m.chunk);
+            window += jobs[next++].m.chunk;
         }
-        if (target) out = malloc(j->m.chunk);
-        if (target && out == NULL) failed = 1;
-        int r = failed ? -1 : repair_strategy(e, w, tag, watch, node_of_rank, j, in, out);
-        if (r == -2) { /* the transport may still use them: freed with the context */
-            ecd_epoch_keep(e, in);
-            ecd_epoch_keep(e, out);
-            in = out = NULL;
+        if (failed) break;
+        /* job i completes */
+        rslot_t *c = &sl[i % ECD_REPAIR_INFLIGHT];
+        rjob_t *j = &jobs[i];
+        st = ecd_epoch_drive(e, c->plan, watch);
+        if (st != LINCOLL_OK) {
+            ecd_log("repair of %s row %d (epoch %llu): %s", j->m.name, j->lost,
+                    (unsigned long long)e->seq, lincoll_strerror(st));
+            failed = 1;
+            break;
         }
-        if (r != 0) failed = 1;
-        if (!failed && target) {
-            ecd_verify_test_alter(out, j->m.chunk, "a rebuilt chunk of a repair");
-            if (lc_crc32c(0, out, j->m.chunk) != j->m.crc[j->lost]) {
+        if (c->out != NULL) {
+            ecd_verify_test_alter(c->out, j->m.chunk, "a rebuilt chunk of a repair");
+            if (lc_crc32c(0, c->out, j->m.chunk) != j->m.crc[j->lost]) {
                 ecd_log("repair of %s row %d: the rebuilt chunk fails the manifest's checksum; "
                         "not stored",
                         j->m.name, j->lost);
                 (*bad_out)++;
-            } else if (ecd_disk_write_temp(&disk, opid, j->m.name, j->lost, out, j->m.chunk,
+            } else if (ecd_disk_write_temp(&disk, opid, j->m.name, j->lost, c->out, j->m.chunk,
                                            tmps[rebuilt], sizeof(tmps[0])) == 0) {
                 rows_out[rebuilt] = j->lost;
                 ms_out[rebuilt] = j->m;
                 rebuilt++;
-                vrep_chunk(vr, i, j->lost, out, j->m.chunk);
+                vrep_chunk(vr, i, j->lost, c->out, j->m.chunk);
             }
         }
-        free(in);
-        free(out);
+        repair_slot_free(e, c, LINCOLL_OK);
+        window -= j->m.chunk;
     }
+    for (int s = 0; s < ECD_REPAIR_INFLIGHT; s++) /* a failure leaves jobs in flight */
+        if (sl[s].job >= 0) repair_slot_free(e, &sl[s], failed ? st : LINCOLL_OK);
     ecd_epoch_lock(e);
     lincoll_comm_free(w);
     ecd_epoch_unlock(e);
@@ -366,7 +421,7 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         /* the epoch every member runs the collective on, and its tag */
         ep = ecd_epoch_agree(&op.cl, member, node_of_rank, L, &lost, err, sizeof(err));
         if (ep == NULL) goto done;
-        tag = ecd_epoch_tags(ep, 1);
+        tag = ecd_epoch_tags(ep, ECD_REPAIR_INFLIGHT);
         ecd_log("repair of node %ld (op %s): %d chunks to rebuild, on epoch %llu over %d nodes "
                 "(tag %llu)",
                 target, op.id, njobs, (unsigned long long)ep->seq, L, (unsigned long long)tag);
@@ -497,7 +552,8 @@ void member_repair(ecd_conn_t *c, const char *opid, char **w, int nw, ecd_epoch_
         vrep_end(vr);
         return;
     }
-    if (ep == NULL || ep->seq != eseq || tag < 1 || tag > LINCOLL_TAG_MAX) {
+    if (ep == NULL || ep->seq != eseq || tag < 1 ||
+        tag + 32 * (ECD_REPAIR_INFLIGHT - 1) > LINCOLL_TAG_MAX) {
         reply_err(c, "REPAIR: no agreed epoch %llu here (EPOCH first) or a bad tag",
                   (unsigned long long)eseq);
         vrep_end(vr);

@@ -9,7 +9,9 @@
 # Two local clusters of NODES daemons each (default 6), RS(4,2),
 # --insecure, on 127.0.0.1, port 0: one of REV's daemon (build_base.sh:
 # REV's daemon/, this build's flags and library), one of this build's.
-# Each gets the same objects of BYTES (default 65536).  Then REPS rounds
+# Each gets the same objects of BYTES (default 65536) and one untimed
+# repair of one chunk (every node's first operation opens its connections
+# and endpoints).  Then REPS rounds
 # (default 9): for every J of -j, on each cluster in turn (the first side
 # swapped every round), J of node 1's chunks are deleted and
 # `lincoll-ec -s NODE0 repair 1` is timed, from its start to its checked
@@ -102,12 +104,23 @@ for d in "$base_name" "$new_name"; do
   held=$(find "$W/$d/d1/chunks" -type f | wc -l)
   [ "$held" -ge "$maxj" ] || { echo "repair_compare: $d: node 1 holds $held chunks, fewer than $maxj" >&2; exit 1; }
 done
+lose() { # delete the first $2 of cluster $1's node 1 chunks
+  local f
+  mapfile -t f < <(find "$W/$1/d1/chunks" -type f | sort)
+  rm -f "${f[@]:0:$2}"
+}
+# one repair per cluster first, not timed: every node's first operation
+# opens its connections and endpoints
+for d in "$base_name" "$new_name"; do
+  lose "$d" 1
+  res=$(ec "$d" repair 1 2>&1) || { echo "repair_compare: $d warm-up repair 1: $res" >&2; exit 1; }
+done
 printf 'daemon\tjobs\tround\tms\n' >"$out/ops.tsv"
 for r in $(seq 1 "$reps"); do
   order="$base_name $new_name"; [ $((r % 2)) = 0 ] && order="$new_name $base_name"
   for j in $jobs; do
     for d in $order; do
-      find "$W/$d/d1/chunks" -type f | sort | head -n "$j" | xargs rm -f
+      lose "$d" "$j"
       t0=$(date +%s%N)
       res=$(ec "$d" repair 1 2>&1) || { echo "repair_compare: $d repair 1: $res" >&2; exit 1; }
       t1=$(date +%s%N)
