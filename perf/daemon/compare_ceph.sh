@@ -5,7 +5,7 @@
 #   perf/daemon/compare_ceph.sh [-b BIN_DIR] [-o REPORT.md] [-n 12|6]
 #                               [-d SECONDS] [-r REPS] [-c "1 4 16 64"]
 #                               [-s "4k 1m 16m"] [-p "load kill small"]
-#                               [-L LOAD_SECONDS] [--install]
+#                               [-L LOAD_SECONDS] [-k] [--install]
 #
 # Ceph: perf/anchors/ceph_bench.sh up (1 mon, 1 mgr, -n OSDs, EC pool k=4
 # m=2, failure domain osd, overwrites on, so 4 KiB objects are written as
@@ -16,7 +16,11 @@
 # node of its cluster file).  Each repetition, for every C of -c and size of
 # -s, interleaved: Ceph's rados bench write then seq (-d seconds each), then
 # lincoll-ecd's puts then gets (-d seconds each, C clients of
-# perf/daemon/load_gen.py).  Medians over -r repetitions (default 3).
+# perf/daemon/load_gen.py).  -k: lincoll-ecd's clients keep one connection
+# per daemon and send each request to its object's owner (load.sh --keep
+# --route owner), as rados clients keep their OSD sessions and compute each
+# object's primary; without -k, a connection per request to node i mod N.
+# Medians over -r repetitions (default 3).
 # While lincoll-ecd runs the Ceph daemons are up and idle (the other way
 # round nothing of lincoll-ecd runs): any cost of that falls on lincoll-ecd.
 # Then perf/daemon/load.sh with the phases -p (default load kill small; ""
@@ -41,6 +45,7 @@ sizes="4k 1m 16m"
 phases="load kill small"
 ldur=
 install=
+keep=
 while [ $# -gt 0 ]; do
   case $1 in
     -b) bin=$2; shift 2 ;;
@@ -52,6 +57,7 @@ while [ $# -gt 0 ]; do
     -s) sizes=$2; shift 2 ;;
     -p) phases=$2; shift 2 ;;
     -L) ldur=$2; shift 2 ;;
+    -k) keep="--keep --route owner"; shift ;;
     --install) install=--install; shift ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare_ceph: unknown argument '$1' (-h for usage)" >&2; exit 2 ;;
@@ -94,7 +100,7 @@ for rep in $(seq 1 "$reps"); do
         { cp -r "$W/ceph/log" "$out/ceph-logs"; say "rados bench failed"; exit 1; }
       awk -F, -v r="$rep" '{print "ceph," r "," $0 ",,,,,"}' "$W/ceph.rows" >>"$csv"
       say "rep $rep: $c clients, $s: lincoll-ecd"
-      "$load_sh" -b "$bin" -o "$W/l" -n "$nodes" -p bench -c "$c" -s "$s" -d "$dur" >/dev/null 2>"$W/load.err" ||
+      "$load_sh" -b "$bin" -o "$W/l" -n "$nodes" -p bench -c "$c" -s "$s" -d "$dur" $keep >/dev/null 2>"$W/load.err" ||
         { cat "$W/load.err" >&2; say "load.sh failed"; exit 1; }
       # clients,op,size,ops,ok,fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms
       awk -F, -v r="$rep" 'NR > 1 {sub(/\r$/, ""); print "lincoll," r "," $1 "," $2 "," $3 "," $5 "," $10 "," $11 "," $14 "," $15 "," $12 "," $13 "," $6 "," $8 "," $9}' \
@@ -167,7 +173,7 @@ dname=$(basename "$out")
 {
   echo "# lincoll-ecd and Ceph under load, $(date +%F)"
   echo
-  echo "Produced by \`perf/daemon/compare_ceph.sh -n $nodes -d $dur -r $reps -c \"$clients\" -s \"$sizes\" -p \"$phases\" -L $ldur\`"
+  echo "Produced by \`perf/daemon/compare_ceph.sh -n $nodes -d $dur -r $reps -c \"$clients\" -s \"$sizes\" -p \"$phases\" -L $ldur${keep:+ -k}\`"
   echo "at $(git -C "$top" describe --always --dirty 2>/dev/null || echo "a tree outside git") with the daemon $bin/lincoll-ecd on $(nproc) cores."
   echo "The machine is shared with other work: \`uptime\` before: $up0; after: $up1."
   echo
@@ -176,7 +182,7 @@ dname=$(basename "$out")
   echo "overwrites on (4 KiB objects written as 4 KiB, not rounded up to k x 4 KiB)."
   echo "Each repetition runs, interleaved, for every client count and size: rados bench write then seq"
   echo "($dur s each), and lincoll-ecd's puts then gets ($dur s each, perf/daemon/load_gen.py, every get"
-  echo "checked byte for byte).  Medians of $reps repetitions; MB = 10^6 bytes; latency of the successful"
+  echo "checked byte for byte$([ -n "$keep" ] && echo "; each client keeps a connection per daemon and sends each request to its object's owner, as a rados client keeps its OSD sessions and computes each object's primary" || echo "; a connection per request, client i to node i mod $nodes")).  Medians of $reps repetitions; MB = 10^6 bytes; latency of the successful"
   echo "operations (rados bench gives mean and max, no percentiles: the latency ratio is of means)."
   echo
   cat "$W/side.md"

@@ -730,9 +730,13 @@ REWRITES = {
             "among the README's dependencies, and --install would fetch it) it must refuse "
             "and say so, which is checked instead"),
     "perf/daemon/compare_ceph.sh [-n 12|6] [-d SECONDS] [-r REPS] [-c \"1 4 16 64\"] "
-    "[-s \"4k 1m 16m\"] [-p \"load kill small\"] [-o REPORT.md] [--install]": Run(
-        ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small"),
-        timeout=600, why=COMPARE_CEPH_WHY),
+    "[-s \"4k 1m 16m\"] [-p \"load kill small\"] [-o REPORT.md] [-k] [--install]": Run(
+        ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -k"),
+        timeout=600, why=COMPARE_CEPH_WHY + "; -k: the clients kept and routed"),
+    "perf/daemon/compare_ceph.sh -n 12 -d 3 -r 2 -c \"1 4 16 64\" -s \"4k 1m 16m\" "
+    "-p \"load kill small\" -L 8 -k -o docs/perf/2026-12-07-storage-ceph.md": Run(
+        ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2 -k"),
+        timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took about 30 minutes, 12 OSDs)"),
     "perf/daemon/compare_ceph.sh -n 6 -d 3 -r 2 -c \"1 4 16 64\" -s \"4k 1m 16m\" "
     "-p \"load kill small\" -L 8": Run(
         ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2"),
