@@ -180,9 +180,11 @@ void peer_manifest(ecd_conn_t *c, char **w, int nw);
 int find_manifest(const ecd_cluster_t *cl, const char *name, ecd_manifest_t *m);
 /* Write a correct chunk (and the manifest) to row r's node; 0 or -1. */
 int restore_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, const uint8_t *chunk);
-/* The object's k data rows into obj from k good chunks (bufs: n * chunk
- * bytes of room); the unusable rows in badrow.  0, or -1 (err). */
-int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t *G, uint8_t *bufs,
+/* The object's k data rows into obj (k * chunk bytes) from k good chunks:
+ * data rows are read into their place, parity rows into par (m * chunk
+ * bytes of room), and lost data rows decoded; the unusable rows in badrow.
+ * 0, or -1 (err). */
+int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t *G, uint8_t *par,
                 uint8_t *obj, int *badrow, int *nbad, char *err, size_t esize);
 void peer_fetch(ecd_conn_t *c, char **w, int nw);
 void peer_store(ecd_conn_t *c, char **w, int nw);

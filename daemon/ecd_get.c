@@ -150,11 +150,11 @@ int restore_chunk(const ecd_cluster_t *cl, const ecd_manifest_t *m, int r, const
     return ok;
 }
 
-/* The object's k data rows into obj (k * chunk bytes): k good chunks read
- * into bufs (n * chunk), data rows first, parity rows for the ones that
- * fail, and a decode when a data row is missing.  The rows found missing
- * or corrupt go to badrow.  0, or -1 (err). */
-int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t *G, uint8_t *bufs,
+/* The object's k data rows into obj (k * chunk bytes): k good chunks, data
+ * rows first (read into their place in obj), parity rows into par for the
+ * ones that fail, and a decode when a data row is missing.  The rows found
+ * missing or corrupt go to badrow.  0, or -1 (err). */
+int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t *G, uint8_t *par,
                 uint8_t *obj, int *badrow, int *nbad, char *err, size_t esize)
 {
     const int k = m->k, n = m->k + m->m;
@@ -174,8 +174,9 @@ int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t
     for (int r = 0; r < n && ng < k; r++) {
         char why[256] = "";
         if (r >= ahead) fetch_start(cl, m, r, &f[r]);
-        ecd_chunk_state_t s =
-            fetch_end(cl, m, r, &f[r], bufs + (size_t)r * chunk, why, sizeof(why));
+        /* a data row straight into its place in the object */
+        uint8_t *dst = r < k ? obj + (size_t)r * chunk : par + (size_t)(r - k) * chunk;
+        ecd_chunk_state_t s = fetch_end(cl, m, r, &f[r], dst, why, sizeof(why));
         if (s == ECD_CHUNK_OK) {
             good[ng++] = r;
         } else {
@@ -192,16 +193,14 @@ int object_data(const ecd_cluster_t *cl, const ecd_manifest_t *m, const uint64_t
         int have = 0;
         for (int i = 0; i < ng; i++)
             have |= good[i] == j;
-        if (have)
-            memcpy(obj + (size_t)j * chunk, bufs + (size_t)j * chunk, chunk);
-        else
-            lost[nl++] = j;
+        if (!have) lost[nl++] = j;
     }
-    if (nl > 0) {
+    if (nl > 0) { /* good data rows are in obj, good parity rows in par */
         const void *src[ECD_MAX_NODES];
         void *dst[ECD_MAX_NODES];
         for (int i = 0; i < k; i++)
-            src[i] = bufs + (size_t)good[i] * chunk;
+            src[i] =
+                good[i] < k ? obj + (size_t)good[i] * chunk : par + (size_t)(good[i] - k) * chunk;
         for (int i = 0; i < nl; i++)
             dst[i] = obj + (size_t)lost[i] * chunk;
         lincoll_status_t st = lincoll_gf_decode(gf, n, k, G, good, src, nl, lost, chunk, dst);
@@ -233,14 +232,14 @@ void client_get(ecd_conn_t *c, char **w, int nw)
     }
     const int k = m.k, n = m.k + m.m;
     size_t chunk = m.chunk;
-    uint8_t *bufs = malloc((size_t)n * chunk), *obj = malloc((size_t)k * chunk);
+    uint8_t *par = malloc((size_t)m.m * chunk), *obj = malloc((size_t)k * chunk);
     uint64_t *G = generator(n, k);
     int badrow[ECD_MAX_NODES], nbad = 0;
-    if (bufs == NULL || obj == NULL || G == NULL) {
+    if (par == NULL || obj == NULL || G == NULL) {
         reply_err(c, "GET %s: out of memory", w[1]);
         goto out;
     }
-    if (object_data(&cl, &m, G, bufs, obj, badrow, &nbad, err, sizeof(err)) != 0) {
+    if (object_data(&cl, &m, G, par, obj, badrow, &nbad, err, sizeof(err)) != 0) {
         reply_err(c, "GET %s: %s", m.name, err);
         goto out;
     }
@@ -279,14 +278,15 @@ void client_get(ecd_conn_t *c, char **w, int nw)
         if (ecd_printf(c, "OK %llu %s\n", (unsigned long long)m.size, hex) != 0) break;
     }
     /* what was found damaged is rewritten from the good data */
-    for (int i = 0; i < nbad; i++) {
-        uint8_t *row = bufs + (size_t)badrow[i] * chunk;
-        if (encode_row(G, k, badrow[i], obj, chunk, row) == 0 &&
-            lc_crc32c(0, row, chunk) == m.crc[badrow[i]])
-            restore_chunk(&cl, &m, badrow[i], row);
+    for (int i = 0; i < nbad; i++) { /* a data row is obj's; a parity row is encoded */
+        const int r = badrow[i];
+        uint8_t *row = r < k ? obj + (size_t)r * chunk : par + (size_t)(r - k) * chunk;
+        if ((r < k || encode_row(G, k, r, obj, chunk, row) == 0) &&
+            lc_crc32c(0, row, chunk) == m.crc[r])
+            restore_chunk(&cl, &m, r, row);
     }
 out:
-    free(bufs);
+    free(par);
     free(obj);
     free(G);
 }

@@ -31,13 +31,13 @@ typedef struct rjob {
 #define ECD_REPAIR_WINDOW   (16u << 20)
 
 /* The repair strategy: the plan that rebuilds job j's lost row on the
- * target from its k survivors (a compiler: it builds the plan, the caller
- * starts and drives it).  Today's: lincoll's N-rank repair collective over
- * the whole group (lincoll_encode_repair_init), one plan per object, on the
- * epoch's context with the job's tag; rank r stands for the row its node
- * holds.  A schedule among the k survivors alone can replace this function
- * without touching the rest of the operation.  Called under the epoch's
- * lock. */
+ * target from its k survivors, on communicator w whose rank r is node
+ * node_of_rank[r] (a compiler: it builds the plan, the caller starts and
+ * drives it).  Today's: lincoll_encode_repair_init with the job's tag;
+ * rank r stands for the row its node holds (any row of the object for a
+ * node that has no part in this job).  On a group of exactly the k
+ * survivors and the target (repair_group) it takes lincoll's star, tree or
+ * chain schedule among them.  Called under the epoch's lock. */
 typedef lincoll_status_t (*repair_fn_t)(lincoll_comm_t *w, uint64_t tag, const int *node_of_rank,
                                         const rjob_t *j, const uint8_t *in, uint8_t *out,
                                         lincoll_plan_t **plan);
@@ -79,14 +79,41 @@ out:
 
 static const repair_fn_t repair_strategy = repair_rs_collective;
 
+/* Job j's group: its k survivors' nodes in survivor order, then the
+ * target's, when these k + 1 nodes are distinct (placement puts an
+ * object's rows on distinct nodes); 0 otherwise (a manifest with two rows
+ * on one node): the job then runs over every live node. */
+static int repair_group(const rjob_t *j, int *nodes)
+{
+    int n = 0;
+    for (int s = 0; s <= j->m.k; s++) {
+        int node = j->m.node[s < j->m.k ? j->surv[s] : j->lost];
+        for (int t = 0; t < n; t++)
+            if (nodes[t] == node) return 0;
+        nodes[n++] = node;
+    }
+    return n;
+}
+
+/* This node takes part in job j. */
+static int repair_mine(const rjob_t *j)
+{
+    int nodes[ECD_MAX_NODES], n = repair_group(j, nodes);
+    for (int t = 0; t < n; t++)
+        if (nodes[t] == cfg.node) return 1;
+    return n == 0;
+}
+
 /* One job in flight on this member. */
 typedef struct rslot {
     int job;
-    uint8_t *in, *out; /* this node's survivor chunk, the rebuilt one (target) */
+    uint8_t *in, *out;    /* this node's survivor chunk, the rebuilt one (target) */
+    lincoll_comm_t *comm; /* the job's group, NULL: every live node's */
     lincoll_plan_t *plan;
 } rslot_t;
 
-/* Job i's buffers and started plan, or -1 (the reason logged). */
+/* Job i's buffers, group and started plan (w: every live node's group, its
+ * rank r node_of_rank[r]), or -1 (the reason logged). */
 static int repair_start(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, const int *node_of_rank,
                         rjob_t *jobs, int i, rslot_t *sl, ecd_vrepair_t *vr)
 {
@@ -104,9 +131,13 @@ static int repair_start(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, const i
         vrep_chunk(vr, i, j->surv[s], sl->in, j->m.chunk);
     }
     if (j->m.node[j->lost] == cfg.node && (sl->out = malloc(j->m.chunk)) == NULL) return -1;
+    int nodes[ECD_MAX_NODES], n = repair_group(j, nodes);
+    lincoll_status_t st = n > 0 ? ecd_epoch_group(e, nodes, n, &sl->comm) : LINCOLL_OK;
     ecd_epoch_lock(e);
-    lincoll_status_t st = repair_strategy(w, tag + 32 * (uint64_t)(i % ECD_REPAIR_INFLIGHT),
-                                          node_of_rank, j, sl->in, sl->out, &sl->plan);
+    if (st == LINCOLL_OK)
+        st = repair_strategy(
+            sl->comm != NULL ? sl->comm : w, tag + 32 * (uint64_t)(i % ECD_REPAIR_INFLIGHT),
+            sl->comm != NULL ? nodes : node_of_rank, j, sl->in, sl->out, &sl->plan);
     if (st == LINCOLL_OK) st = lincoll_start(sl->plan);
     ecd_epoch_unlock(e);
     if (st != LINCOLL_OK) {
@@ -117,12 +148,14 @@ static int repair_start(ecd_epoch_t *e, lincoll_comm_t *w, uint64_t tag, const i
     return 0;
 }
 
-/* Free a slot's plan and buffers; a plan the transport could not stop
- * leaves its buffers to the epoch (freed with its context) and fails it. */
+/* Free a slot's plan, group and buffers; a plan the transport could not
+ * stop leaves its buffers to the epoch (freed with its context) and fails
+ * it. */
 static void repair_slot_free(ecd_epoch_t *e, rslot_t *sl, lincoll_status_t st)
 {
     ecd_epoch_lock(e);
     int held = lincoll_plan_free(sl->plan) == LINCOLL_ERR_BUSY; /* a running one is canceled */
+    lincoll_comm_free(sl->comm);
     ecd_epoch_unlock(e);
     if (held) {
         ecd_epoch_keep(e, sl->in);
@@ -135,40 +168,50 @@ static void repair_slot_free(ecd_epoch_t *e, rslot_t *sl, lincoll_status_t st)
     *sl = (rslot_t){.job = -1};
 }
 
-/* Every member's part of a repair: the group on epoch e (ranks: the nodes
- * node_of_rank[0..L-1]), one plan per job, up to ECD_REPAIR_INFLIGHT of
- * them started at once and completed in job order; the target keeps what
- * it rebuilt in temporaries.  watch: the coordinator's connection, silent
+/* Every member's part of a repair on epoch e (node_of_rank[0..L-1]: every
+ * live node): each job runs on its group (repair_group) and this node
+ * takes part in its own jobs only, up to ECD_REPAIR_INFLIGHT of them in
+ * flight (job i's tag is the repair's TAG + 32 (i mod ECD_REPAIR_INFLIGHT):
+ * a job starts here once every job ECD_REPAIR_INFLIGHT or more before it
+ * has completed here), completed in job order; the target keeps what it
+ * rebuilt in temporaries.  watch: the coordinator's connection, silent
  * until the members report (NULL on the coordinator).  Returns the number
  * of chunks rebuilt (target) or 0, or -1 when the group failed. */
 static int repair_member(ecd_epoch_t *e, uint64_t tag, ecd_conn_t *watch, const int *node_of_rank,
                          int L, rjob_t *jobs, int nj, char (*tmps)[600], int *rows_out,
                          ecd_manifest_t *ms_out, int *bad_out, const char *opid, ecd_vrepair_t *vr)
 {
+    int *mine = malloc(sizeof(int) * (size_t)(nj > 0 ? nj : 1)), nm = 0;
     lincoll_comm_t *w = NULL;
-    lincoll_status_t st = ecd_epoch_group(e, node_of_rank, L, &w);
+    lincoll_status_t st =
+        mine == NULL ? LINCOLL_ERR_NOMEM : ecd_epoch_group(e, node_of_rank, L, &w);
     if (st != LINCOLL_OK) {
         ecd_log("repair (op %s): its group on epoch %llu: %s", opid, (unsigned long long)e->seq,
                 lincoll_strerror(st));
+        free(mine);
         return -1;
     }
+    for (int i = 0; i < nj; i++)
+        if (repair_mine(&jobs[i])) mine[nm++] = i;
     rslot_t sl[ECD_REPAIR_INFLIGHT];
-    int rebuilt = 0, failed = 0, next = 0; /* the next job to start */
+    int rebuilt = 0, failed = 0, next = 0; /* the next of mine to start */
     uint64_t window = 0;                   /* chunk bytes of the jobs in flight */
     for (int s = 0; s < ECD_REPAIR_INFLIGHT; s++)
         sl[s].job = -1;
     *bad_out = 0;
-    for (int i = 0; i < nj && !failed; i++) {
-        /* start jobs up to the window (job i's at least) */
-        while (next < nj && next < i + ECD_REPAIR_INFLIGHT &&
-               (next == i || window + jobs[next].m.chunk <= ECD_REPAIR_WINDOW)) {
-            rslot_t *n = &sl[next % ECD_REPAIR_INFLIGHT];
-            if (repair_start(e, w, tag, node_of_rank, jobs, next, n, vr) != 0) {
+    for (int q = 0; q < nm && !failed; q++) {
+        const int i = mine[q];
+        /* start jobs up to the window (job i's at least); slot = job mod W:
+         * free, since every job in flight is within W of job i */
+        while (next < nm && mine[next] < i + ECD_REPAIR_INFLIGHT &&
+               (next == q || window + jobs[mine[next]].m.chunk <= ECD_REPAIR_WINDOW)) {
+            rslot_t *n = &sl[mine[next] % ECD_REPAIR_INFLIGHT];
+            if (repair_start(e, w, tag, node_of_rank, jobs, mine[next], n, vr) != 0) {
                 repair_slot_free(e, n, LINCOLL_OK); /* nothing of it started */
                 failed = 1;
                 break;
             }
-            window += jobs[next++].m.chunk;
+            window += jobs[mine[next++]].m.chunk;
         }
         if (failed) break;
         /* job i completes */
@@ -204,6 +247,7 @@ static int repair_member(ecd_epoch_t *e, uint64_t tag, ecd_conn_t *watch, const 
     ecd_epoch_lock(e);
     lincoll_comm_free(w);
     ecd_epoch_unlock(e);
+    free(mine);
     if (failed) {
         ecd_disk_abort(tmps, rebuilt);
         return -1;

@@ -213,13 +213,13 @@ static int scrub_object(const ecd_cluster_t *cl, const char *name)
     degraded_mark(name, why);
     if (nbad == 0) return 0;
     /* rebuild from k good chunks */
-    uint8_t *bufs = malloc((size_t)n * m.chunk), *obj = malloc((size_t)m.k * m.chunk),
+    uint8_t *par = malloc((size_t)m.m * m.chunk), *obj = malloc((size_t)m.k * m.chunk),
             *row = malloc(m.chunk);
     uint64_t *G = generator(n, m.k);
     int seen[ECD_MAX_NODES], nseen, rebuilt = 0;
     char err[256];
-    if (bufs != NULL && obj != NULL && row != NULL && G != NULL &&
-        object_data(cl, &m, G, bufs, obj, seen, &nseen, err, sizeof(err)) == 0) {
+    if (par != NULL && obj != NULL && row != NULL && G != NULL &&
+        object_data(cl, &m, G, par, obj, seen, &nseen, err, sizeof(err)) == 0) {
         scrub_pace((uint64_t)m.k * m.chunk);
         for (int i = 0; i < nbad; i++) {
             if (encode_row(G, m.k, bad[i], obj, m.chunk, row) != 0 ||
@@ -230,9 +230,9 @@ static int scrub_object(const ecd_cluster_t *cl, const char *name)
         ecd_log("scrub: object %s: %d of %d bad rows rebuilt", name, rebuilt, nbad);
     } else {
         ecd_log("scrub: object %s cannot be rebuilt now: %s", name,
-                bufs && obj && row && G ? err : "out of memory");
+                par && obj && row && G ? err : "out of memory");
     }
-    free(bufs);
+    free(par);
     free(obj);
     free(row);
     free(G);
