@@ -29,7 +29,8 @@
 # Output: REPORT.md (default docs/perf/$(date +%F)-storage-load.md) and,
 # beside it, a directory of the same name without .md: compare.csv (every
 # run: system,rep,clients,op,size,ops,MBps,ops_s,mean_ms,max_ms,p50_ms,
-# p99_ms,fail,wrong,hang), medians.csv, throughput.png and latency.png
+# p99_ms,fail,wrong,hang), failures.csv (every lincoll-ecd operation that
+# did not succeed, with its message), medians.csv, throughput.png and latency.png
 # (perf/plot/storage_load.gp), the load test's files (load/) and Ceph's
 # logs when a run failed.  `uptime` is recorded before and after: the
 # machine may be shared.
@@ -92,6 +93,7 @@ t0=$(date +%s)
 say "Ceph up in $(($(date +%s) - t0)) s; $up0"
 csv=$out/compare.csv
 echo "system,rep,clients,op,size,ops,MBps,ops_s,mean_ms,max_ms,p50_ms,p99_ms,fail,wrong,hang" >"$csv"
+echo "rep,t_start,t_end,client,op,size,name,node,status,explained,message" >"$out/failures.csv"
 for rep in $(seq 1 "$reps"); do
   for c in $clients; do
     for s in $sizes; do
@@ -105,6 +107,10 @@ for rep in $(seq 1 "$reps"); do
       # clients,op,size,ops,ok,fail,unexplained,wrong,hang,MBps,ops_s,p50_ms,p99_ms,mean_ms,max_ms
       awk -F, -v r="$rep" 'NR > 1 {sub(/\r$/, ""); print "lincoll," r "," $1 "," $2 "," $3 "," $5 "," $10 "," $11 "," $14 "," $15 "," $12 "," $13 "," $6 "," $8 "," $9}' \
         "$W/l/bench.csv" >>"$csv"
+      # every lincoll-ecd operation that did not succeed, with its message
+      for f in "$W"/l/raw/bench-c"$c"-*.ops.csv; do
+        [ -f "$f" ] && awk -F, -v r="$rep" 'NR > 1 && $8 != "ok" {print r "," $0}' "$f" >>"$out/failures.csv"
+      done
       tail -4 "$csv" >&2
     done
   done

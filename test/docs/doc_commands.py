@@ -565,6 +565,27 @@ REWRITES = {
         skip_rc=NEEDS_NETNS, timeout=300,
         why="a synopsis: every option given, --quick first so that -s and -r after it make "
             "it one 64 KiB object, 1 repetition"),
+    "perf/daemon/load_emu.sh [-b BIN_DIR] [-o OUT_DIR] [-n NODES] [-H CLIENT_HOSTS] [-c \"4 16\"] "
+    "[-s SIZE] [-d SECONDS] [-r REPS] [--rate 50mbit] [--burst 64kb] [-a \"DAEMON ARGS\"] [-K]": Run(
+        'perf/daemon/load_emu.sh -b build/bin -o "$DOCS_TMP/load_emu" -n 6 -H 2 -c "1 3" -s 64k '
+        '-d 2 -r 1 --rate 100mbit --burst 64kb -a "--stripe 65536" -K && '
+        'grep -q "^| 3 |" "$DOCS_TMP/load_emu/summary.md" && test -s "$DOCS_TMP/load_emu/logs/log0"',
+        skip_rc=NEEDS_NETNS, timeout=300,
+        why="a synopsis: every option given; 6 daemons, 2 client hosts, 1 and 3 clients, 64 KiB "
+            "objects for 2 s; its table and the kept logs are checked"),
+    "perf/daemon/load_emu.sh -c \"1 4 16\" -r 3 -d 15 -o docs/perf/2026-12-07-storage-load-emu": Run(
+        'perf/daemon/load_emu.sh -n 6 -H 1 -c 2 -s 64k -r 1 -d 2 -o "$DOCS_TMP/load_emu2"',
+        skip_rc=NEEDS_NETNS, timeout=300,
+        why="6 daemons, 1 client host, 2 clients, 64 KiB objects for 2 s (the recorded run: 12 "
+            "daemons, 4 client hosts, 1-16 clients, 1 MiB, 3 repetitions of 15 s); -o: not over "
+            "the committed run"),
+    "perf/daemon/load_emu.sh -c \"1 4 16\" -r 3 -d 15 -a \"--stripe 65536\" -o "
+    "docs/perf/2026-12-07-storage-load-emu/stripe64k": Run(
+        'perf/daemon/load_emu.sh -n 6 -H 1 -c 2 -s 64k -r 1 -d 2 -a "--stripe 16384" '
+        '-o "$DOCS_TMP/load_emu3"',
+        skip_rc=NEEDS_NETNS, timeout=300,
+        why="6 daemons, 1 client host, 2 clients, 64 KiB objects (so stripes of 16 KiB) for 2 s; "
+            "-o: not over the committed run"),
     "perf/daemon/ecd_put_emu.sh -s \"64m 256m\" -r 5 -o docs/perf/2026-12-03-ecd-put-quiet": Run(
         'perf/daemon/ecd_put_emu.sh -s "1m" -r 1 -o "$DOCS_TMP/ecd_put_quiet"',
         skip_rc=NEEDS_NETNS, timeout=300,
@@ -661,6 +682,18 @@ REWRITES = {
         why="a synopsis: every option given; REV: the daemon whose repairs formed a context "
             "of their own (46f6338); 1 round, 1 and 2 chunks of 4 KiB; -o: a scratch "
             "directory, whose summary is checked"),
+    "perf/daemon/repair_compare.sh -R 46f6338 -n 6 -r 9 -j \"1 8 64\" -o "
+    "docs/perf/2026-12-07-storage-repair/n6": Run(
+        'perf/daemon/repair_compare.sh -R 46f6338 -n 6 -r 1 -j 2 -S 4096 -o "$DOCS_TMP/repair6"',
+        timeout=300,
+        why="1 round of 2 chunks of 4 KiB instead of 9 rounds of 1, 8 and 64 chunks of 64 KiB; "
+            "-o: not over the committed run"),
+    "perf/daemon/repair_compare.sh -R 46f6338 -n 12 -r 9 -j \"1 8 64\" -o "
+    "docs/perf/2026-12-07-storage-repair/n12": Run(
+        'perf/daemon/repair_compare.sh -R 46f6338 -n 12 -r 1 -j 2 -S 4096 -o "$DOCS_TMP/repair12"',
+        timeout=300,
+        why="1 round of 2 chunks of 4 KiB instead of 9 rounds of 1, 8 and 64 chunks of 64 KiB; "
+            "-o: not over the committed run"),
     "perf/daemon/build_base.sh REV BUILD_DIR OUT_BIN_DIR": Run(
         'perf/daemon/build_base.sh 2b87d15 build "$DOCS_TMP/base-bin" && '
         'test -x "$DOCS_TMP/base-bin/lincoll-ecd" && test -x "$DOCS_TMP/base-bin/lincoll-ec"',
@@ -733,10 +766,13 @@ REWRITES = {
     "[-s \"4k 1m 16m\"] [-p \"load kill small\"] [-o REPORT.md] [-k] [--install]": Run(
         ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -k"),
         timeout=600, why=COMPARE_CEPH_WHY + "; -k: the clients kept and routed"),
-    "perf/daemon/compare_ceph.sh -n 12 -d 3 -r 2 -c \"1 4 16 64\" -s \"4k 1m 16m\" "
-    "-p \"load kill small\" -L 8 -k -o docs/perf/2026-12-07-storage-ceph.md": Run(
+    "perf/daemon/compare_ceph.sh -n 12 -d 5 -r 2 -c \"1 4 16 64\" -s \"4k 1m 16m\" "
+    "-p \"load kill small\" -L 8 -k": Run(
         ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2 -k"),
-        timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took about 30 minutes, 12 OSDs)"),
+        timeout=600, why=COMPARE_CEPH_WHY + " (the recorded run took 13 minutes, 12 OSDs)"),
+    "perf/daemon/compare_ceph.sh -k": Run(
+        ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -k"),
+        timeout=600, why=COMPARE_CEPH_WHY + "; -k as written"),
     "perf/daemon/compare_ceph.sh -n 6 -d 3 -r 2 -c \"1 4 16 64\" -s \"4k 1m 16m\" "
     "-p \"load kill small\" -L 8": Run(
         ceph_or_refusal(COMPARE_CEPH_SHORT, "-d 2 -r 1 -c 1 -s 4k -p small -L 2"),
@@ -878,6 +914,10 @@ MAPPED = {
         "ctest:daemon_auth", "stat with the read and the write key"),
     "lincoll-ec -s 10.0.0.1:7000 --keyring ops.keyring repair NODE": (
         "ctest:daemon_auth", "repair with an exported admin key"),
+    "lincoll-ec repair 1": (
+        "ctest:daemon_story_local", "lincoll-ec repair 3 and repair 4 of a local cluster, every "
+        "object read back after (perf/daemon/repair_compare.sh, which runs this one, is run "
+        "above)"),
     "lincoll-ec -c /etc/ecd/cluster --keyring app.keyring put FILE [NAME]": (
         "ctest:daemon_auth", "a put and a get with -c and an exported write key (daemon_cluster: "
         "to the owner, past a silent owner, in a batch)"),
