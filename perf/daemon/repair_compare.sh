@@ -28,6 +28,7 @@
 #   env.txt      uptime before and after, nproc, the two revisions, $TMPDIR
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/perf/daemon/two_clusters.sh"
 build=$top/build
 rev=
 out=
@@ -77,23 +78,7 @@ cleanup() {
 }
 trap cleanup EXIT
 up0=$(uptime)
-"$top/perf/daemon/build_base.sh" "$rev" "$build" "$W/base-bin"
-declare -A bindir=([$base_name]=$W/base-bin [$new_name]=$build/bin)
-for d in "$base_name" "$new_name"; do
-  mkdir -p "$W/$d"
-  for i in $(seq 0 $((nodes - 1))); do
-    "${bindir[$d]}/lincoll-ecd" --insecure --node "$i" --dir "$W/$d/d$i" --cluster "$W/$d/cluster" \
-      --listen 127.0.0.1:0 --port-file "$W/$d/p$i" --timeout 10 --die-with-parent \
-      --scrub-interval 0 >>"$W/$d/log$i" 2>&1 &
-    pids+=($!)
-  done
-  for i in $(seq 0 $((nodes - 1))); do
-    for _ in $(seq 1 300); do [ -s "$W/$d/p$i" ] && break; sleep 0.1; done
-    [ -s "$W/$d/p$i" ] || { echo "repair_compare: $d node $i did not start (log: $(tail -2 "$W/$d/log$i"))" >&2; exit 1; }
-  done
-  { echo "code 4 2"; for i in $(seq 0 $((nodes - 1))); do echo "node $i 127.0.0.1:$(cat "$W/$d/p$i")"; done; } \
-    >"$W/$d/cluster"
-done
+two_clusters repair_compare "$rev" "$build" "$nodes" "$base_name" "$new_name"
 ec() { local d=$1; shift; "$build/bin/lincoll-ec" --insecure -s "127.0.0.1:$(cat "$W/$d/p0")" -t 300 "$@"; }
 head -c "$bytes" /dev/urandom >"$W/obj"
 # enough objects that node 1 holds a chunk of maxj of them, whatever NODES
