@@ -740,11 +740,13 @@ again:;
             snprintf(err, sizeof(err), "node %d did not report: %s", m.node[r], strerror(errno));
             goto done;
         }
+        char said[ECD_LINE_MAX]; /* the whole line, for the error: splitting cuts it */
+        snprintf(said, sizeof(said), "%s", line);
         int nr = ecd_split(line, ww, 4);
         if ((nr != 2 && nr != 3) || strcmp(ww[0], "READY") != 0 ||
             (uint32_t)strtoul(ww[1], NULL, 16) != m.crc[r]) {
             snprintf(err, sizeof(err), "node %d: %s", m.node[r],
-                     strcmp(ww[0], "READY") == 0 ? "its chunk differs from the code" : line);
+                     strcmp(ww[0], "READY") == 0 ? "its chunk differs from the code" : said);
             goto done;
         }
         if (vput_check(p.vf, G, r, ww[2], why, sizeof(why)) != 0) {

@@ -516,12 +516,12 @@ void client_repair(ecd_conn_t *c, char **w, int nw)
         /* reports, then commit on the target */
         int target_rebuilt = target == cfg.node ? mine : 0;
         for (int r = 0; r < L; r++) {
-            char line[ECD_LINE_MAX] = "", *ww[4];
+            char line[ECD_LINE_MAX] = "", said[ECD_LINE_MAX], *ww[4];
             if (member[r] == NULL) continue;
-            if (ecd_read_line(member[r], line, sizeof(line)) < 0 || ecd_split(line, ww, 4) != 3 ||
-                strcmp(ww[0], "READY") != 0) {
-                snprintf(err, sizeof(err), "node %d: %s", node_of_rank[r],
-                         line[0] ? line : strerror(errno));
+            int got = ecd_read_line(member[r], line, sizeof(line));
+            snprintf(said, sizeof(said), "%s", got < 0 ? strerror(errno) : line);
+            if (got < 0 || ecd_split(line, ww, 4) != 3 || strcmp(ww[0], "READY") != 0) {
+                snprintf(err, sizeof(err), "node %d: %s", node_of_rank[r], said);
                 goto done;
             }
             if (node_of_rank[r] == target) {
