@@ -86,15 +86,16 @@ static ecd_chunk_state_t fetch_end(const ecd_cluster_t *cl, const ecd_manifest_t
     if (c == NULL) {
         snprintf(why, wsize, "node %d: %s", nd, f->reason[0] ? f->reason : "not reachable");
         return s;
-    } else if (ecd_peer_answer(cl->addr[nd], f->req, &c, line, sizeof(line), err, sizeof(err)) !=
-               0) {
+    }
+    if (ecd_peer_answer(cl->addr[nd], f->req, &c, line, sizeof(line), err, sizeof(err)) != 0) {
         snprintf(why, wsize, "node %d: %s", nd, err);
         return s;
-    } else if (strncmp(line, "ERR corrupt", 11) == 0) {
+    }
+    snprintf(why, wsize, "%s", line); /* the answer whole: splitting cuts it */
+    if (strncmp(line, "ERR corrupt", 11) == 0) {
         snprintf(why, wsize, "%s", line + 4);
         s = ECD_CHUNK_CORRUPT;
-    } else if (snprintf(why, wsize, "%s", line) < 0 || /* the whole line: splitting cuts it */
-               ecd_split(line, w, 3) != 2 || strcmp(w[0], "OK") != 0 ||
+    } else if (ecd_split(line, w, 3) != 2 || strcmp(w[0], "OK") != 0 ||
                strtoull(w[1], NULL, 10) != m->chunk) {
         whole = strncmp(why, "ERR ", 4) == 0;
     } else if (ecd_read(c, buf, m->chunk) != 0) {
